@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+// vault: a portable, file-backed keychain for Swift.
+import PackageDescription
+
+let package = Package(
+    name: "vault",
+    products: [
+        .library(name: "VaultFormat", targets: ["VaultFormat"]),
+        .library(name: "VaultIO", targets: ["VaultIO"]),
+        .executable(name: "vaulttool", targets: ["vaulttool"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .target(name: "CVaultSys", cSettings: [.define("_GNU_SOURCE")]),
+        .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
+        .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
+        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultFormat"]),
+        .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
+        .executableTarget(
+            name: "vault-fixturegen",
+            dependencies: ["VaultFormat", "VaultTestSupport"],
+            path: "Tests/FixtureGenerator"
+        ),
+        .testTarget(name: "VaultFormatTests", dependencies: ["VaultFormat", "VaultTestSupport"]),
+        .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

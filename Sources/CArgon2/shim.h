@@ -1,0 +1,2 @@
+// vault: libargon2 (reference implementation) bindings.
+#include <argon2.h>

@@ -1,0 +1,162 @@
+// vault: per-item records.
+
+/// An item to be written: identity, classes, attributes and secret.
+public struct ItemDraft: Sendable {
+    /// The item's stable identifier.
+    public var id: ItemID
+    /// Generic or internet password.
+    public var itemClass: ItemClass
+    /// The protection class.
+    public var protectionClass: ProtectionClass
+    /// The attributes.
+    public var attributes: ItemAttributes
+    /// The secret.
+    public var secret: SecretBytes
+
+    /// Creates a draft.
+    public init(
+        id: ItemID, itemClass: ItemClass = .genericPassword, protectionClass: ProtectionClass = .whenUnlocked,
+        attributes: ItemAttributes, secret: SecretBytes
+    ) {
+        self.id = id
+        self.itemClass = itemClass
+        self.protectionClass = protectionClass
+        self.attributes = attributes
+        self.secret = secret
+    }
+
+    /// The attributes that make the item unique.
+    public var primaryKey: PrimaryKey { PrimaryKey(itemClass: itemClass, attributes: attributes) }
+}
+
+/// A record ready to be placed in a file: its index entry and its bytes.
+public struct SealedRecord: Sendable {
+    /// The index entry.
+    public var entry: IndexEntry
+    /// The record bytes.
+    public var bytes: [UInt8]
+
+    /// Pairs an entry with its bytes (for records copied unchanged).
+    public init(entry: IndexEntry, bytes: [UInt8]) {
+        self.entry = entry
+        self.bytes = bytes
+    }
+}
+
+/// Seals and opens records.
+///
+/// Spec: Spec/format-v1.md, "Records" (R-REC-1 to R-REC-3).
+public enum RecordCodec {
+    /// The largest secret, 16 MiB.
+    public static let maximumSecretByteCount = 16 * 1024 * 1024
+
+    static func context(vaultID: [UInt8], entry: IndexEntry, label: String) -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.append(label.utf8)
+        w.append(vaultID)
+        w.append(entry.itemID.bytes)
+        w.u8(entry.classByte)
+        w.u64(entry.version)
+        return w.bytes
+    }
+
+    /// Encrypts `draft` as written in generation `version`.
+    ///
+    /// - Throws: `limit` or `invalidParameter` for values the format cannot hold;
+    ///   `foreignDevice`/`keyUnavailable` when the class key is missing.
+    public static func seal(
+        _ draft: ItemDraft, version: UInt64, vaultID: [UInt8], keys: VaultKeys, random: some RandomSource
+    ) throws(VaultFormatError) -> SealedRecord {
+        guard draft.secret.count <= maximumSecretByteCount else {
+            throw VaultFormatError(.limit, "the secret is larger than 16 MiB")
+        }
+        let recordKeys = try keys.recordKeys(for: draft.protectionClass)
+        var attributes = try AttributesCodec.encode(draft.attributes, itemClass: draft.itemClass)
+        defer { Sodium.wipe(&attributes) }
+        let entry = IndexEntry(
+            tag: keys.lookupTag(draft.primaryKey), itemID: draft.id, itemClass: draft.itemClass,
+            protectionClass: draft.protectionClass, version: version, attributesLength: attributes.count,
+            secretLength: draft.secret.count)
+        let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        var out = [UInt8]()
+        out.reserveCapacity(entry.recordLength)
+        out.append(contentsOf: nonce)
+        if draft.protectionClass.isDeviceBound {
+            guard let deviceID = keys.deviceID else {
+                throw VaultFormatError(.foreignDevice, "device-bound items need this device's secret")
+            }
+            out.append(contentsOf: deviceID)
+        }
+        let paddedSecret = SecretBytes(count: entry.paddedSecretLength) { buffer in
+            draft.secret.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        }
+        XChaCha20Poly1305.seal(
+            paddedSecret, using: recordKeys.secret, nonce: nonce,
+            authenticating: context(vaultID: vaultID, entry: entry, label: "VLT1secr"), appendingTo: &out)
+        let secretTag = out.suffix(XChaCha20Poly1305.tagByteCount)
+        attributes.append(contentsOf: repeatElement(0, count: entry.paddedAttributesLength - attributes.count))
+        XChaCha20Poly1305.seal(
+            attributes, using: recordKeys.attributes, nonce: nonce,
+            authenticating: context(vaultID: vaultID, entry: entry, label: "VLT1attr") + secretTag, appendingTo: &out)
+        return SealedRecord(entry: entry, bytes: out)
+    }
+
+    struct Parts {
+        let nonce: ArraySlice<UInt8>
+        let secret: ArraySlice<UInt8>
+        let attributes: ArraySlice<UInt8>
+    }
+
+    static func split(_ record: ArraySlice<UInt8>, entry: IndexEntry, keys: VaultKeys) throws(VaultFormatError) -> Parts {
+        guard record.count == entry.recordLength else {
+            throw VaultFormatError(.recordCorrupt, "a record has the wrong length")
+        }
+        var r = ByteReader(record, failure: .recordCorrupt)
+        let nonce = try r.read(XChaCha20Poly1305.nonceByteCount, "nonce")
+        if entry.protectionClass.isDeviceBound {
+            let deviceID = try r.read(16, "device ID")
+            guard let own = keys.deviceID, deviceID.elementsEqual(own) else {
+                throw VaultFormatError(.foreignDevice, "this item belongs to another device")
+            }
+        }
+        let secret = try r.read(entry.paddedSecretLength + XChaCha20Poly1305.tagByteCount, "secret")
+        let attributes = try r.read(entry.paddedAttributesLength + XChaCha20Poly1305.tagByteCount, "attributes")
+        return Parts(nonce: nonce, secret: secret, attributes: attributes)
+    }
+
+    /// Decrypts a record's attributes and checks that its lookup tag matches (R-IDX-5).
+    public static func openAttributes(
+        _ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys
+    ) throws(VaultFormatError) -> ItemAttributes {
+        let parts = try split(record, entry: entry, keys: keys)
+        let recordKeys = try keys.recordKeys(for: entry.protectionClass)
+        let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr") + parts.secret.suffix(16)
+        guard var plain = XChaCha20Poly1305.open(parts.attributes, using: recordKeys.attributes, nonce: parts.nonce, authenticating: ad)
+        else { throw VaultFormatError(.recordCorrupt, "an item's attributes failed authentication") }
+        defer { Sodium.wipe(&plain) }
+        guard plain[entry.attributesLength...].allSatisfy({ $0 == 0 }) else {
+            throw VaultFormatError(.recordCorrupt, "an item's attribute padding is not zero")
+        }
+        let attributes = try AttributesCodec.decode(plain[..<entry.attributesLength], itemClass: entry.itemClass)
+        guard keys.lookupTag(PrimaryKey(itemClass: entry.itemClass, attributes: attributes)) == entry.tag else {
+            throw VaultFormatError(.recordCorrupt, "an item's lookup tag does not match its attributes")
+        }
+        return attributes
+    }
+
+    /// Decrypts a record's secret.
+    public static func openSecret(
+        _ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys
+    ) throws(VaultFormatError) -> SecretBytes {
+        let parts = try split(record, entry: entry, keys: keys)
+        let recordKeys = try keys.recordKeys(for: entry.protectionClass)
+        let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
+        guard var plain = XChaCha20Poly1305.open(parts.secret, using: recordKeys.secret, nonce: parts.nonce, authenticating: ad)
+        else { throw VaultFormatError(.recordCorrupt, "an item's secret failed authentication") }
+        defer { Sodium.wipe(&plain) }
+        guard plain[entry.secretLength...].allSatisfy({ $0 == 0 }) else {
+            throw VaultFormatError(.recordCorrupt, "an item's secret padding is not zero")
+        }
+        return SecretBytes(bytes: plain[..<entry.secretLength])
+    }
+}

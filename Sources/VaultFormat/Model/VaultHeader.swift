@@ -1,0 +1,89 @@
+// vault: the plain, authenticated header.
+
+/// The header of a vault file: what can be known without a key.
+///
+/// Spec: Spec/format-v1.md, "Header" and "Fields".
+public struct VaultHeader: Sendable {
+    /// The major version this library reads and writes.
+    public static let currentMajor: UInt16 = 1
+    /// The minor version this library writes.
+    public static let currentMinor: UInt16 = 0
+    /// `\x89VLT\r\n\x1A\n`.
+    public static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// Bytes before the fields: magic, major, minor, header length.
+    public static let preambleByteCount = 16
+    /// Checksum plus MAC.
+    public static let trailerByteCount = 64
+    /// The largest header a reader accepts.
+    public static let maximumByteCount = 1_048_576
+    /// The most items a vault may hold.
+    public static let maximumRecordCount = 1_000_000
+    /// The most deletion records a vault may hold.
+    public static let maximumDeletionCount = 1_000_000
+
+    /// A header field this library does not know, kept for rewriting (R-FLD-3).
+    public struct UnknownField: Hashable, Sendable {
+        /// The field type; the critical bit is clear.
+        public var type: UInt16
+        /// The raw value.
+        public var value: [UInt8]
+
+        /// Creates a field.
+        public init(type: UInt16, value: [UInt8]) {
+            self.type = type
+            self.value = value
+        }
+    }
+
+    /// Format major version.
+    public var major: UInt16 = currentMajor
+    /// Format minor version.
+    public var minor: UInt16 = currentMinor
+    /// The vault's random identifier.
+    public var vaultID: [UInt8]
+    /// Creation time, milliseconds since the Unix epoch.
+    public var created: Int64
+    /// Rises by one with every write.
+    public var generation: UInt64
+    /// The keyslots, in file order.
+    public var keyslots: [Keyslot]
+    /// The nonce of the index ciphertext.
+    public var indexNonce: [UInt8]
+    /// Number of items.
+    public var recordCount: Int
+    /// Number of deletion records.
+    public var deletionCount: Int
+    /// Bytes of the records section.
+    public var recordsLength: Int
+    /// Non-critical fields from a newer writer.
+    public var unknownFields: [UnknownField] = []
+
+    /// Creates a header value.
+    public init(
+        vaultID: [UInt8], created: Int64, generation: UInt64, keyslots: [Keyslot], indexNonce: [UInt8] = [],
+        recordCount: Int = 0, deletionCount: Int = 0, recordsLength: Int = 0
+    ) {
+        self.vaultID = vaultID
+        self.created = created
+        self.generation = generation
+        self.keyslots = keyslots
+        self.indexNonce = indexNonce
+        self.recordCount = recordCount
+        self.deletionCount = deletionCount
+        self.recordsLength = recordsLength
+    }
+
+    /// Bytes of the index ciphertext: `39 × records + 24 × deletions + 16`.
+    public var indexLength: Int {
+        IndexEntry.byteCount * recordCount + DeletionRecord.byteCount * deletionCount
+            + XChaCha20Poly1305.tagByteCount
+    }
+
+    /// Whether this library may rewrite the file (R-HDR-3).
+    public var isWritable: Bool { major == Self.currentMajor && minor <= Self.currentMinor }
+
+    /// The weakest password keyslot's Argon2 parameters, if any slot is weak.
+    public var weakKeyslots: [Int] {
+        keyslots.indices.filter { keyslots[$0].kdf?.isWeak ?? false }
+    }
+}

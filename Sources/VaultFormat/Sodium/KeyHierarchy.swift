@@ -1,0 +1,233 @@
+// vault: the key hierarchy: keyslot KEKs, subkeys and class keys.
+
+/// The unlocked keys of one vault.
+///
+/// Holds the base key and the keys derived from it, the master key when a
+/// master-scope keyslot opened, and the per-class record keys that are
+/// available. ``dropping(_:)`` returns a copy without some class keys, which is
+/// how a library locks `whenUnlocked` items.
+///
+/// Spec: Spec/format-v1.md, "Key hierarchy".
+public final class VaultKeys: Sendable {
+    /// The master key, when a master-scope keyslot opened.
+    public let master: MasterKey?
+    /// The base key.
+    public let base: BaseKey
+    let headerKey: SecretBytes
+    let indexKey: SecretBytes
+    let lookupKey: SecretBytes
+    /// The device secret used, if any.
+    public let deviceSecret: DeviceSecret?
+    /// This device's ID in this vault, when a device secret was given.
+    public let deviceID: [UInt8]?
+    let classKeys: [ProtectionClass: RecordKeys]
+
+    struct RecordKeys: Sendable {
+        let attributes: SecretBytes
+        let secret: SecretBytes
+    }
+
+    /// Derives every key that `master` (or only `base`) and `deviceSecret` allow.
+    init(master: MasterKey?, base: BaseKey, deviceSecret: DeviceSecret?, vaultID: [UInt8]) {
+        self.master = master
+        self.base = base
+        headerKey = BLAKE2b.deriveKey(from: base.secret, id: 1, context: "VLTheadr")
+        indexKey = BLAKE2b.deriveKey(from: base.secret, id: 2, context: "VLTindex")
+        lookupKey = BLAKE2b.deriveKey(from: base.secret, id: 3, context: "VLTlookp")
+        self.deviceSecret = deviceSecret
+        deviceID = deviceSecret.map { KeyHierarchy.deviceID(deviceSecret: $0, vaultID: vaultID) }
+        var keys: [ProtectionClass: RecordKeys] = [:]
+        for protection in ProtectionClass.allCases {
+            let parent: SecretBytes
+            if protection.derivesFromBaseKey {
+                parent = base.secret
+            } else if let master {
+                parent = master.secret
+            } else {
+                continue
+            }
+            var classKey = BLAKE2b.deriveKey(from: parent, id: 16 + UInt64(protection.rawValue), context: "VLTclass")
+            if protection.isDeviceBound {
+                guard let deviceSecret else { continue }
+                classKey = BLAKE2b.keyedKey(key: classKey, message: [Array("VLT1devc".utf8), deviceSecret.secret])
+            }
+            keys[protection] = RecordKeys(
+                attributes: BLAKE2b.deriveKey(from: classKey, id: 1, context: "VLTattrs"),
+                secret: BLAKE2b.deriveKey(from: classKey, id: 2, context: "VLTsecrt"))
+        }
+        classKeys = keys
+    }
+
+    private init(copying other: VaultKeys, classKeys: [ProtectionClass: RecordKeys]) {
+        master = other.master
+        base = other.base
+        headerKey = other.headerKey
+        indexKey = other.indexKey
+        lookupKey = other.lookupKey
+        deviceSecret = other.deviceSecret
+        deviceID = other.deviceID
+        self.classKeys = classKeys
+    }
+
+    /// The protection classes whose records these keys can open.
+    public var availableClasses: Set<ProtectionClass> { Set(classKeys.keys) }
+
+    /// A copy that can no longer open the given classes.
+    public func dropping(_ classes: Set<ProtectionClass>) -> VaultKeys {
+        VaultKeys(copying: self, classKeys: classKeys.filter { !classes.contains($0.key) })
+    }
+
+    func recordKeys(for protection: ProtectionClass) throws(VaultFormatError) -> RecordKeys {
+        guard let keys = classKeys[protection] else {
+            if protection.isDeviceBound && deviceSecret == nil {
+                throw VaultFormatError(.foreignDevice, "items of class \(protection) need this device's secret")
+            }
+            throw VaultFormatError(.keyUnavailable, "the key for class \(protection) is not available")
+        }
+        return keys
+    }
+
+    /// Computes the lookup tag of a primary key (big-endian so that numeric order is byte order).
+    ///
+    /// Spec: Spec/format-v1.md, "Lookup tag".
+    public func lookupTag(_ key: PrimaryKey) -> UInt64 {
+        let tag = BLAKE2b.hash(key.bytes, key: lookupKey, length: 8)
+        return tag.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+/// Key-encryption keys and keyslot wrapping.
+public enum KeyHierarchy {
+    /// `deviceID = BLAKE2b(16, key = DS, msg = "VLT1dvid" || vaultID)`.
+    public static func deviceID(deviceSecret: DeviceSecret, vaultID: [UInt8]) -> [UInt8] {
+        BLAKE2b.hash([Array("VLT1dvid".utf8), vaultID], key: deviceSecret.secret, length: 16)
+    }
+
+    /// `BK = Derive(MK, 1, "VLTbase_")`.
+    public static func baseKey(from master: MasterKey) -> BaseKey {
+        BaseKey(secret: BLAKE2b.deriveKey(from: master.secret, id: 1, context: "VLTbase_"))
+    }
+
+    /// Derives the key-encryption key of `slot` from `credentials`, or `nil` when
+    /// the credentials cannot open this kind of slot.
+    ///
+    /// - Throws: `kdfRejected` before Argon2 runs when the parameters break R-KS-2.
+    static func keyEncryptionKey(for slot: Keyslot, credentials: Credentials) throws(VaultFormatError)
+        -> KeyEncryptionKey?
+    {
+        switch slot.kind {
+        case .password:
+            guard let password = credentials.password, let kdf = slot.kdf else { return nil }
+            try kdf.validateForReading()
+            return KeyEncryptionKey(
+                secret: try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf))
+        case .keyFile:
+            guard let keyFile = credentials.keyFile else { return nil }
+            return KeyEncryptionKey(
+                secret: BLAKE2b.keyedKey(
+                    key: SecretBytes(bytes: slot.salt), message: [Array("VLT1keyf".utf8), keyFileDigest(keyFile)]))
+        case .passwordAndKeyFile:
+            guard let password = credentials.password, let keyFile = credentials.keyFile, let kdf = slot.kdf else {
+                return nil
+            }
+            try kdf.validateForReading()
+            let stretched = try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
+            return KeyEncryptionKey(
+                secret: BLAKE2b.keyedKey(key: stretched, message: [Array("VLT1pwkf".utf8), keyFileDigest(keyFile)]))
+        case .device:
+            guard let device = credentials.deviceSecret else { return nil }
+            return KeyEncryptionKey(
+                secret: BLAKE2b.keyedKey(key: device.secret, message: [Array("VLT1devk".utf8), slot.salt]))
+        }
+    }
+
+    private static func keyFileDigest(_ keyFile: SecretBytes) -> SecretBytes {
+        var digest = BLAKE2b.hash(keyFile, length: 64)
+        defer { Sodium.wipe(&digest) }
+        return SecretBytes(bytes: digest)
+    }
+
+    static func slotAssociatedData(_ slot: Keyslot, vaultID: [UInt8]) -> [UInt8] {
+        Array("VLT1slot".utf8) + vaultID + slot.parameterBytes
+    }
+
+    /// Builds a keyslot that wraps `key` (the master or base key) for `credentials`.
+    ///
+    /// - Parameters:
+    ///   - kind: The credential kind; `credentials` must hold what it needs.
+    ///   - kdf: Argon2id parameters for password kinds. Checked with
+    ///     ``KDFParameters/validateForWriting()`` unless `allowWeak` (tests only).
+    /// - Throws: `invalidParameter` when a needed credential is missing; `kdfRejected` for weak parameters.
+    public static func makeKeyslot(
+        kind: Keyslot.Kind,
+        wrapping key: SecretBytes,
+        scope: Keyslot.Scope,
+        credentials: Credentials,
+        kdf: KDFParameters = .default,
+        vaultID: [UInt8],
+        random: some RandomSource = SystemRandom(),
+        allowWeak: Bool = false
+    ) throws(VaultFormatError) -> Keyslot {
+        var slot = Keyslot(
+            kind: kind, scope: scope, kdf: nil, salt: random.bytes(32), deviceID: nil, nonce: random.bytes(24),
+            wrapped: [])
+        if kind.usesPassword {
+            if allowWeak { try kdf.validateForReading() } else { try kdf.validateForWriting() }
+            slot.kdf = kdf
+        }
+        if kind == .device {
+            guard let device = credentials.deviceSecret else {
+                throw VaultFormatError(.invalidParameter, "a device keyslot needs the device secret")
+            }
+            slot.deviceID = deviceID(deviceSecret: device, vaultID: vaultID)
+        }
+        guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else {
+            throw VaultFormatError(.invalidParameter, "a \(kind) keyslot needs that credential")
+        }
+        slot.wrapped = XChaCha20Poly1305.seal(
+            key, using: kek, nonce: slot.nonce, authenticating: slotAssociatedData(slot, vaultID: vaultID))
+        return slot
+    }
+
+    /// Opens the first keyslot that `credentials` unlock, trying every slot (R-KS-3).
+    ///
+    /// - Returns: The index of the slot that opened, and the keys.
+    /// - Throws: `kdfRejected` when a password slot's parameters break R-KS-2;
+    ///   `wrongCredential` when no slot opens.
+    public static func unlock(_ header: VaultHeader, with credentials: Credentials) throws(VaultFormatError)
+        -> (slot: Int, keys: VaultKeys)
+    {
+        let ownDeviceID = credentials.deviceSecret.map { deviceID(deviceSecret: $0, vaultID: header.vaultID) }
+        // Check every password slot's cost before running any Argon2 (R-KS-2).
+        for slot in header.keyslots where slot.kind.usesPassword { try slot.kdf?.validateForReading() }
+        // Prefer cheap slots: device and key file first, then the Argon2 ones, master scope first.
+        let order = header.keyslots.indices.sorted { a, b in
+            let sa = header.keyslots[a]
+            let sb = header.keyslots[b]
+            return (sa.kind.usesPassword ? 1 : 0, sa.scope.rawValue, a) < (sb.kind.usesPassword ? 1 : 0, sb.scope.rawValue, b)
+        }
+        for index in order {
+            let slot = header.keyslots[index]
+            if slot.kind == .device && slot.deviceID != ownDeviceID { continue }
+            guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else { continue }
+            guard
+                var unwrapped = XChaCha20Poly1305.open(
+                    slot.wrapped, using: kek, nonce: slot.nonce,
+                    authenticating: slotAssociatedData(slot, vaultID: header.vaultID))
+            else { continue }
+            defer { Sodium.wipe(&unwrapped) }
+            let secret = SecretBytes(bytes: unwrapped)
+            let master = slot.scope == .masterKey ? MasterKey(secret: secret) : nil
+            let base = master.map(baseKey(from:)) ?? BaseKey(secret: secret)
+            let keys = VaultKeys(
+                master: master, base: base, deviceSecret: credentials.deviceSecret, vaultID: header.vaultID)
+            return (index, keys)
+        }
+        throw VaultFormatError(.wrongCredential, "wrong password or key file")
+    }
+
+    /// Keys for a new vault's master key.
+    public static func keys(master: MasterKey, deviceSecret: DeviceSecret?, vaultID: [UInt8]) -> VaultKeys {
+        VaultKeys(master: master, base: baseKey(from: master), deviceSecret: deviceSecret, vaultID: vaultID)
+    }
+}

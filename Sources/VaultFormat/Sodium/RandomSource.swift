@@ -1,0 +1,60 @@
+// vault: where nonces, salts, IDs and keys come from.
+
+internal import CSodium
+
+/// A source of random bytes for nonces, salts, item IDs and new keys.
+///
+/// Production code uses ``SystemRandom``. A seeded source exists only behind
+/// `@_spi(Testing)`, so that fixtures are reproducible while no shipped API can
+/// pick a predictable source.
+public protocol RandomSource: Sendable {
+    /// Fills `buffer` with random bytes.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer)
+}
+
+extension RandomSource {
+    /// `count` random bytes.
+    public func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { fill($0) }
+        return out
+    }
+
+    /// A random key in secret memory.
+    public func key<K: VaultKey>(_: K.Type = K.self) -> K {
+        K(secret: SecretBytes(count: K.byteCount) { fill($0) })
+    }
+}
+
+/// The operating system's generator, through libsodium.
+public struct SystemRandom: RandomSource {
+    public init() {}
+
+    /// The corresponding C function is `randombytes_buf`.
+    public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        Sodium.ensure()
+        if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
+    }
+}
+
+/// A deterministic generator for tests and fixtures: ChaCha20 keystream from a
+/// 32-byte seed. Never use it for real vaults.
+@_spi(Testing)
+public final class SeededRandom: RandomSource, @unchecked Sendable {
+    private let seed: [UInt8]
+    private var counter: UInt64 = 0
+
+    /// Creates a generator from a text seed.
+    public init(seed: String) {
+        self.seed = BLAKE2b.hash(Array(seed.utf8), length: 32)
+    }
+
+    /// The corresponding C function is `randombytes_buf_deterministic`.
+    public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        Sodium.ensure()
+        counter += 1
+        var block = BLAKE2b.hash([seed, withUnsafeBytes(of: counter.littleEndian) { Array($0) }], length: 32)
+        randombytes_buf_deterministic(base, buffer.count, &block)
+    }
+}

@@ -1,0 +1,117 @@
+// vault: secret bytes in guarded, locked, zeroed-on-release memory.
+
+internal import CSodium
+
+/// Bytes that must not leak: keys, passwords, secrets.
+///
+/// The bytes live in memory from `sodium_malloc` (guard pages, `mlock`ed where
+/// the system allows), and `sodium_free` zeroes them on release. The type has no
+/// description that shows the bytes, and `==` runs in constant time.
+public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes, CustomStringConvertible,
+    CustomDebugStringConvertible
+{
+    private let pointer: UnsafeMutableRawPointer?
+    /// The number of bytes.
+    public let count: Int
+
+    /// Allocates `count` zero bytes and lets `initializer` fill them.
+    public init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void = { _ in }) rethrows {
+        Sodium.ensure()
+        self.count = count
+        if count == 0 {
+            pointer = nil
+        } else {
+            guard let p = sodium_malloc(count) else { fatalError("sodium_malloc failed: out of memory") }
+            sodium_memzero(p, count)
+            pointer = p
+        }
+        try initializer(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Copies `bytes` into secret memory. The caller should wipe its own copy.
+    public convenience init(bytes: some ContiguousBytes) {
+        let copy: (UnsafeMutableRawBufferPointer) -> Void = { dst in
+            bytes.withUnsafeBytes { src in dst.copyMemory(from: src) }
+        }
+        let n = bytes.withUnsafeBytes { $0.count }
+        self.init(count: n, copy)
+    }
+
+    /// Copies the UTF-8 bytes of `string`.
+    public convenience init(utf8 string: String) {
+        var bytes = Array(string.utf8)
+        self.init(bytes: bytes)
+        Sodium.wipe(&bytes)
+    }
+
+    /// `count` random bytes from the operating system's generator.
+    public static func random(count: Int) -> SecretBytes {
+        SecretBytes(count: count) { buffer in
+            if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
+        }
+    }
+
+    deinit {
+        if let pointer { sodium_free(pointer) }
+    }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Returns a copy as an ordinary array. Use only for bytes headed for
+    /// encryption or for the caller who asked for the secret.
+    public func copyBytes() -> [UInt8] { withUnsafeBytes { Array($0) } }
+
+    public static func == (lhs: SecretBytes, rhs: SecretBytes) -> Bool { Sodium.constantTimeEqual(lhs, rhs) }
+
+    public var description: String { "SecretBytes(\(count) bytes)" }
+    public var debugDescription: String { description }
+}
+
+/// A 256-bit key with a role. Each role is its own type, so that a key cannot be
+/// passed where another role belongs.
+public protocol VaultKey: Sendable, CustomStringConvertible {
+    /// The key's bytes.
+    var secret: SecretBytes { get }
+    /// Wraps existing key bytes.
+    init(secret: SecretBytes)
+}
+
+extension VaultKey {
+    /// The key size in bytes.
+    public static var byteCount: Int { 32 }
+    /// A fresh random key.
+    public static func random() -> Self { Self(secret: .random(count: byteCount)) }
+    public var description: String { "\(Self.self)(redacted)" }
+}
+
+/// The vault's master key: everything derives from it.
+public struct MasterKey: VaultKey {
+    public let secret: SecretBytes
+    public init(secret: SecretBytes) { self.secret = secret }
+}
+
+/// The base key: header MAC, index, lookup tags and the `always` classes.
+public struct BaseKey: VaultKey {
+    public let secret: SecretBytes
+    public init(secret: SecretBytes) { self.secret = secret }
+}
+
+/// A key that encrypts one protection class's records.
+public struct ClassKey: VaultKey {
+    public let secret: SecretBytes
+    public init(secret: SecretBytes) { self.secret = secret }
+}
+
+/// A key-encryption key derived from a credential; it wraps a keyslot.
+public struct KeyEncryptionKey: VaultKey {
+    public let secret: SecretBytes
+    public init(secret: SecretBytes) { self.secret = secret }
+}
+
+/// The device secret: a random 32-byte key kept outside the vault.
+public struct DeviceSecret: VaultKey {
+    public let secret: SecretBytes
+    public init(secret: SecretBytes) { self.secret = secret }
+}

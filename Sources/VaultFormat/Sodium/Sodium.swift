@@ -1,0 +1,51 @@
+// vault: libsodium initialisation and small primitives.
+
+internal import CSodium
+
+/// Entry points to libsodium that need no key type.
+enum Sodium {
+    /// Initialises libsodium once per process.
+    ///
+    /// The corresponding C function is `sodium_init`.
+    static let initialized: Bool = sodium_init() >= 0
+
+    /// Makes sure libsodium is ready; traps only if the library cannot start,
+    /// which means the process has no entropy source at all.
+    @inline(__always) static func ensure() {
+        precondition(initialized, "libsodium failed to initialise")
+    }
+
+    /// Compares two byte buffers in constant time.
+    ///
+    /// The corresponding C function is `sodium_memcmp`.
+    static func constantTimeEqual(_ a: some ContiguousBytes, _ b: some ContiguousBytes) -> Bool {
+        a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in
+                pa.count == pb.count && (pa.count == 0 || sodium_memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
+            }
+        }
+    }
+
+    /// Overwrites memory with zeros in a way the compiler cannot remove.
+    ///
+    /// The corresponding C function is `sodium_memzero`.
+    static func zero(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        sodium_memzero(base, buffer.count)
+    }
+
+    /// Zeroes an array in place, then empties it.
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { zero($0) }
+        bytes.removeAll()
+    }
+}
+
+/// Bytes that can be read as a contiguous buffer (`[UInt8]`, `ArraySlice`, ``SecretBytes``).
+public protocol ContiguousBytes {
+    /// Calls `body` with the bytes.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension Array: ContiguousBytes where Element == UInt8 {}
+extension ArraySlice: ContiguousBytes where Element == UInt8 {}

@@ -1,0 +1,158 @@
+// vault: an opened vault: header, keys, index, and access to records.
+
+/// Where record bytes come from: a file read with `pread`, or bytes in memory.
+public protocol RecordSource: Sendable {
+    /// Returns `count` bytes starting at absolute file offset `offset`.
+    func read(offset: Int, count: Int) throws -> ArraySlice<UInt8>
+}
+
+/// A whole vault file held in memory.
+public struct InMemoryFile: RecordSource {
+    /// The file's bytes.
+    public let bytes: [UInt8]
+
+    /// Wraps file bytes.
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public func read(offset: Int, count: Int) throws -> ArraySlice<UInt8> {
+        guard offset >= 0, count >= 0, offset <= bytes.count - count else {
+            throw VaultFormatError(.truncated, "the file ends early")
+        }
+        return bytes[offset..<offset + count]
+    }
+}
+
+/// An item with its attributes decrypted and, when asked for, its secret.
+public struct DecodedItem: Sendable {
+    /// The index entry (ID, classes, version, sizes).
+    public let entry: IndexEntry
+    /// The decrypted attributes.
+    public let attributes: ItemAttributes
+    /// The secret, when it was requested.
+    public let secret: SecretBytes?
+}
+
+/// A vault opened with a credential: its header is authenticated and its index
+/// decrypted. Records are read from ``source`` on demand.
+///
+/// Spec: Spec/format-v1.md, "Open" (section 10.1).
+public struct VaultSnapshot: Sendable {
+    /// The authenticated header.
+    public let header: VaultHeader
+    /// The header's bytes (the index's associated data).
+    public let headerBytes: [UInt8]
+    /// The unlocked keys.
+    public let keys: VaultKeys
+    /// The decrypted index.
+    public let index: VaultIndex
+    /// Which keyslot opened the vault.
+    public let openedKeyslot: Int
+    /// Where records are read from.
+    public let source: any RecordSource
+
+    /// The absolute offset of the records section.
+    public var recordsOffset: Int { headerBytes.count + header.indexLength }
+
+    /// Opens a vault held entirely in memory.
+    public static func open(_ file: [UInt8], with credentials: Credentials) throws -> VaultSnapshot {
+        let source = InMemoryFile(file)
+        let length = try VaultHeader.headerLength(preamble: file.prefix(VaultHeader.preambleByteCount), fileLength: file.count)
+        return try open(headerBytes: Array(file[0..<length]), fileLength: file.count, source: source, with: credentials)
+    }
+
+    /// Opens a vault from its header bytes, reading the index from `source`.
+    ///
+    /// - Throws: A ``VaultFormatError`` (R-HDR-*, R-KS-*, R-IDX-*) or the source's error.
+    public static func open(
+        headerBytes: [UInt8], fileLength: Int, source: any RecordSource, with credentials: Credentials
+    ) throws -> VaultSnapshot {
+        let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
+        let (slot, keys) = try unlock(header, headerBytes: headerBytes, with: credentials)
+        let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
+        let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
+        return VaultSnapshot(
+            header: header, headerBytes: headerBytes, keys: keys, index: index, openedKeyslot: slot, source: source)
+    }
+
+    /// Opens a keyslot and verifies the header MAC (R-KS-3, R-HDR-6).
+    public static func unlock(_ header: VaultHeader, headerBytes: [UInt8], with credentials: Credentials)
+        throws(VaultFormatError) -> (slot: Int, keys: VaultKeys)
+    {
+        let opened = try KeyHierarchy.unlock(header, with: credentials)
+        let macStart = headerBytes.count - 32
+        let mac = BLAKE2b.hash(headerBytes[0..<macStart], key: opened.keys.headerKey, length: 32)
+        guard Sodium.constantTimeEqual(mac, headerBytes[macStart...]) else {
+            throw VaultFormatError(.headerAuthentication, "header authentication failed: the header was modified")
+        }
+        return opened
+    }
+
+    // MARK: - Lookup
+
+    /// The position of the item with `primaryKey`, or `nil`.
+    ///
+    /// Compares lookup tags only; ``attributes(at:)`` confirms the match (R-IDX-5).
+    public func position(of primaryKey: PrimaryKey) throws -> Int? {
+        for position in index.positions(ofTag: keys.lookupTag(primaryKey)) {
+            let entry = index.entries[position]
+            let attributes = try self.attributes(at: position)
+            if PrimaryKey(itemClass: entry.itemClass, attributes: attributes) == primaryKey { return position }
+        }
+        return nil
+    }
+
+    /// The raw record bytes of the entry at `position`.
+    public func recordBytes(at position: Int) throws -> ArraySlice<UInt8> {
+        try source.read(offset: recordsOffset + index.offsets[position], count: index.entries[position].recordLength)
+    }
+
+    /// Decrypts the attributes of the entry at `position`.
+    public func attributes(at position: Int) throws -> ItemAttributes {
+        try RecordCodec.openAttributes(
+            try recordBytes(at: position), entry: index.entries[position], vaultID: header.vaultID, keys: keys)
+    }
+
+    /// Decrypts the secret of the entry at `position`.
+    public func secret(at position: Int) throws -> SecretBytes {
+        try RecordCodec.openSecret(
+            try recordBytes(at: position), entry: index.entries[position], vaultID: header.vaultID, keys: keys)
+    }
+
+    /// Decrypts every item the keys can open; with `includeSecrets`, their secrets too.
+    ///
+    /// Items whose class key is missing or that belong to another device are
+    /// skipped only when `skipUnavailable` is set; otherwise their error is thrown.
+    public func items(includeSecrets: Bool, skipUnavailable: Bool = false) throws -> [DecodedItem] {
+        var out = [DecodedItem]()
+        out.reserveCapacity(index.entries.count)
+        for (position, entry) in index.entries.enumerated() {
+            do {
+                let bytes = try recordBytes(at: position)
+                let attributes = try RecordCodec.openAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
+                let secret =
+                    includeSecrets
+                    ? try RecordCodec.openSecret(bytes, entry: entry, vaultID: header.vaultID, keys: keys) : nil
+                out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
+            } catch let error as VaultFormatError
+                where skipUnavailable && (error.code == .foreignDevice || error.code == .keyUnavailable)
+            {
+                continue
+            }
+        }
+        return out
+    }
+
+    /// Checks every record: both ciphertexts, padding, tags, and primary-key uniqueness (R-IDX-5).
+    ///
+    /// - Returns: The number of items checked; items this device cannot open are counted in `skipped`.
+    public func verify() throws -> (checked: Int, skipped: Int) {
+        var seen = Set<PrimaryKey>()
+        let items = try self.items(includeSecrets: true, skipUnavailable: true)
+        for item in items {
+            guard seen.insert(PrimaryKey(itemClass: item.entry.itemClass, attributes: item.attributes)).inserted else {
+                throw VaultFormatError(.recordCorrupt, "two items have the same primary key")
+            }
+        }
+        return (items.count, index.entries.count - items.count)
+    }
+}

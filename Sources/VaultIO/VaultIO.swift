@@ -1,0 +1,2 @@
+// vault: VaultIO.
+import VaultFormat

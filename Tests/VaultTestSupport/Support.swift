@@ -1,0 +1,2 @@
+// vault: shared test helpers.
+@_exported import VaultFormat
