@@ -134,6 +134,12 @@ public struct VaultWriter: Sendable {
         header.unknownFields = fields
     }
 
+    /// Sets the version numbers written (for building fixtures of other versions).
+    @_spi(Testing) public mutating func setVersion(major: UInt16, minor: UInt16) {
+        header.major = major
+        header.minor = minor
+    }
+
     /// Encodes the file: header, index, records (section 10.2).
     ///
     /// - Parameters:

@@ -1,1 +1,24 @@
-print("todo")
+// vault: writes the golden fixtures of format v1.
+//
+// Usage: swift run vault-fixturegen Fixtures/v1
+// Landed fixtures are frozen; run this only to add new cases, and say why in the commit.
+
+import Foundation
+import VaultTestSupport
+
+let arguments = CommandLine.arguments.dropFirst()
+guard arguments.count == 1, let folder = arguments.first else {
+    FileHandle.standardError.write(Data("usage: vault-fixturegen <folder>\n".utf8))
+    exit(64)
+}
+do {
+    let output = try FixtureCatalog.generate()
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for (name, bytes) in output.files.sorted(by: { $0.key < $1.key }) {
+        try Data(bytes).write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))
+    }
+    print("wrote \(output.files.count) files, \(output.manifest.cases.count) cases, to \(folder)")
+} catch {
+    FileHandle.standardError.write(Data("vault-fixturegen: \(error)\n".utf8))
+    exit(1)
+}

@@ -200,11 +200,12 @@ public enum KeyHierarchy {
         let ownDeviceID = credentials.deviceSecret.map { deviceID(deviceSecret: $0, vaultID: header.vaultID) }
         // Check every password slot's cost before running any Argon2 (R-KS-2).
         for slot in header.keyslots where slot.kind.usesPassword { try slot.kdf?.validateForReading() }
-        // Prefer cheap slots: device and key file first, then the Argon2 ones, master scope first.
+        // Master-scope slots first (they give the most access), and among those the cheap
+        // ones (device, key file) before the ones that run Argon2; file order breaks ties.
         let order = header.keyslots.indices.sorted { a, b in
             let sa = header.keyslots[a]
             let sb = header.keyslots[b]
-            return (sa.kind.usesPassword ? 1 : 0, sa.scope.rawValue, a) < (sb.kind.usesPassword ? 1 : 0, sb.scope.rawValue, b)
+            return (sa.scope.rawValue, sa.kind.usesPassword ? 1 : 0, a) < (sb.scope.rawValue, sb.kind.usesPassword ? 1 : 0, b)
         }
         for index in order {
             let slot = header.keyslots[index]
