@@ -1,1 +1,5 @@
-print("vaulttool")
+// vaulttool: entry point.
+
+import Foundation
+
+exit(VaultTool.run(Array(CommandLine.arguments.dropFirst())))

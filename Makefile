@@ -1,0 +1,24 @@
+# vault: the two commands a newcomer needs, and a few more.
+.PHONY: demo test deps build fixtures format
+
+# Build vaulttool, create a demo vault with a few items in a temporary folder, inspect it.
+demo:
+	scripts/demo.sh
+
+# Install what is missing, then run every test.
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+deps:
+	scripts/install-deps.sh
+
+build: deps
+	swift build -c release
+
+# Regenerate Fixtures/v1 (landed fixtures are frozen: only to add cases).
+fixtures: deps
+	swift run vault-fixturegen Fixtures/v1
+
+format:
+	swift format --in-place --recursive Sources Tests Package.swift

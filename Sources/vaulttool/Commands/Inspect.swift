@@ -1,0 +1,156 @@
+// vaulttool inspect: everything the plain header shows, without a credential.
+
+import Foundation
+import VaultFormat
+
+/// `vaulttool inspect [--json] <path>`.
+struct Inspect: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Inspect a vault file without decrypting it.",
+        discussion: "Shows the format version, vault ID, creation time, generation, keyslots and their KDF cost,\nitem and deletion counts and section sizes, and checks the file's structure. Needs no password.")
+    static let options = [OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output.")]
+    static let arguments = [ArgumentSpec(name: "path", help: "The vault file to inspect.")]
+
+    let path: String
+    let json: Bool
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)!
+        json = parsed.flag("--json")
+    }
+
+    func run() throws {
+        let report = try InspectReport.make(path: path)
+        Output.out(json ? try Output.json(report) : report.text)
+        if report.structure.error != nil { throw ExitCode.damaged }
+    }
+}
+
+/// The result of `inspect`; its JSON form is documented in Spec/cli.md.
+struct InspectReport: Encodable {
+    struct Version: Encodable {
+        var major: Int
+        var minor: Int
+    }
+    struct KDF: Encodable {
+        var algorithm = "argon2id"
+        var memoryKiB: Int
+        var iterations: Int
+        var lanes: Int
+    }
+    struct Slot: Encodable {
+        var index: Int
+        var kind: String
+        var scope: String
+        var kdf: KDF?
+        var weak: Bool
+    }
+    struct Sizes: Encodable {
+        var header: Int
+        var index: Int
+        var records: Int
+        var total: Int
+    }
+    struct Structure: Encodable {
+        var ok: Bool
+        var error: ErrorInfo?
+    }
+    struct ErrorInfo: Encodable {
+        var code: String
+        var message: String
+    }
+
+    var file: String
+    var format: Version?
+    var vaultID: String?
+    var created: String?
+    var generation: UInt64?
+    var keyslots: [Slot] = []
+    var items: Int?
+    var deletions: Int?
+    var sizes: Sizes?
+    var writable: Bool?
+    var structure: Structure
+    var warnings: [String] = []
+
+    /// Reads the header of `path` and checks the file's structure.
+    static func make(path: String) throws -> InspectReport {
+        let bytes = try VaultFileBytes.read(path)
+        var report = InspectReport(file: path, structure: Structure(ok: true, error: nil))
+        do {
+            let length = try VaultHeader.headerLength(preamble: bytes.prefix(16), fileLength: bytes.count)
+            let header = try VaultHeader.decode(Array(bytes[0..<length]), fileLength: bytes.count)
+            report.fill(header, headerLength: length, total: bytes.count)
+        } catch {
+            report.structure = Structure(ok: false, error: ErrorInfo(code: error.code.name, message: error.reason))
+        }
+        return report
+    }
+
+    private mutating func fill(_ header: VaultHeader, headerLength: Int, total: Int) {
+        format = Version(major: Int(header.major), minor: Int(header.minor))
+        vaultID = Hex.encode(header.vaultID)
+        created = Output.date(header.created)
+        generation = header.generation
+        items = header.recordCount
+        deletions = header.deletionCount
+        writable = header.isWritable
+        sizes = Sizes(header: headerLength, index: header.indexLength, records: header.recordsLength, total: total)
+        for (index, slot) in header.keyslots.enumerated() {
+            let kdf = slot.kdf.map {
+                KDF(memoryKiB: Int($0.memoryKiB), iterations: Int($0.iterations), lanes: Int($0.lanes))
+            }
+            let weak = slot.kdf?.isWeak ?? false
+            keyslots.append(Slot(index: index, kind: slot.kind.description, scope: slot.scope.description, kdf: kdf, weak: weak))
+            if weak {
+                warnings.append(
+                    "keyslot #\(index) uses weak Argon2id parameters (below \(KDFParameters.minimumMemoryKiB) KiB or \(KDFParameters.minimumIterations) passes); run 'vaulttool migrate' to raise them")
+            }
+        }
+        if !header.isWritable {
+            warnings.append("format \(header.major).\(header.minor) is newer than this vaulttool: the vault is read-only here")
+        }
+    }
+
+    /// The human-readable form.
+    var text: String {
+        var out = Output.field("File:", file)
+        guard let format, let sizes else {
+            out += Output.field("Structure:", "DAMAGED: \(structure.error?.message ?? "unknown problem")")
+            return out
+        }
+        out += Output.field("Format:", "vault \(format.major).\(format.minor)")
+        out += Output.field("Vault ID:", vaultID ?? "")
+        out += Output.field("Created:", created ?? "")
+        out += Output.field("Generation:", String(generation ?? 0))
+        out += Output.field("Keyslots:", String(keyslots.count))
+        for slot in keyslots {
+            var line = "  #\(slot.index)  " + slot.kind.padding(toLength: 20, withPad: " ", startingAt: 0)
+                + slot.scope.padding(toLength: 8, withPad: " ", startingAt: 0)
+            if let kdf = slot.kdf {
+                line += "Argon2id \(kdf.memoryKiB / 1024 > 0 ? "\(kdf.memoryKiB / 1024) MiB" : "\(kdf.memoryKiB) KiB"), t=\(kdf.iterations), p=\(kdf.lanes)"
+                if slot.weak { line += "  (weak)" }
+            }
+            out += line + "\n"
+        }
+        out += Output.field("Items:", Output.count(items ?? 0))
+        out += Output.field("Deletions:", Output.count(deletions ?? 0))
+        out += Output.field(
+            "Sizes:",
+            "header \(Output.count(sizes.header)) B, index \(Output.count(sizes.index)) B, records \(Output.count(sizes.records)) B, total \(Output.count(sizes.total)) B")
+        out += Output.field("Structure:", "ok (header checksum and layout; items need the password to verify)")
+        for warning in warnings { out += "Warning: \(warning)\n" }
+        return out
+    }
+}
+
+/// Reads a whole vault file for commands that do not need the library's reader.
+enum VaultFileBytes {
+    static func read(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ToolError("cannot read '\(path)': no such file or no permission", exitCode: .ioFailure)
+        }
+        return Array(data)
+    }
+}

@@ -1,0 +1,66 @@
+// vaulttool: a small argument parser for the Command protocol.
+
+/// The result of parsing one command's arguments.
+struct ParsedArguments {
+    /// Option values by long name (`--service` → values in order given). Flags hold `""`.
+    private(set) var values: [String: [String]] = [:]
+    /// Positional arguments in order.
+    private(set) var positionals: [String] = []
+
+    /// Whether a flag was given.
+    func flag(_ name: String) -> Bool { values[name] != nil }
+    /// The last value of an option.
+    func value(_ name: String) -> String? { values[name]?.last }
+    /// Every value of a repeatable option.
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    /// The positional argument at `index`.
+    func positional(_ index: Int) -> String? { index < positionals.count ? positionals[index] : nil }
+
+    /// Parses `arguments` against the options and arguments of `command`.
+    ///
+    /// - Throws: ``UsageError`` for an unknown option, a missing value, a repeated
+    ///   single option, or the wrong number of positional arguments.
+    init(_ arguments: [String], for command: any Command.Type) throws {
+        var optionsDone = false
+        var rest = arguments[...]
+        while let word = rest.popFirst() {
+            if optionsDone || !word.hasPrefix("-") || word == "-" {
+                positionals.append(word)
+                continue
+            }
+            if word == "--" {
+                optionsDone = true
+                continue
+            }
+            var name = word
+            var inline: String?
+            if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                inline = String(word[word.index(after: equals)...])
+            }
+            guard let spec = command.options.first(where: { $0.names.contains(name) }) else {
+                throw UsageError("Unknown option '\(name)'")
+            }
+            let key = spec.names[0]
+            if values[key] != nil && !spec.repeats {
+                throw UsageError("Option '\(key)' given more than once")
+            }
+            if spec.valueName == nil {
+                guard inline == nil else { throw UsageError("Option '\(key)' takes no value") }
+                values[key] = [""]
+                continue
+            }
+            guard let value = inline ?? rest.popFirst() else {
+                throw UsageError("Missing value for '\(key) <\(spec.valueName!)>'")
+            }
+            values[key, default: []].append(value)
+        }
+        let required = command.arguments.filter { !$0.optional }.count
+        if positionals.count < required {
+            throw UsageError("Missing expected argument '<\(command.arguments[positionals.count].name)>'")
+        }
+        if positionals.count > command.arguments.count {
+            throw UsageError("Unexpected argument '\(positionals[command.arguments.count])'")
+        }
+    }
+}

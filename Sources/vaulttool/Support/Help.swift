@@ -1,0 +1,58 @@
+// vaulttool: help text laid out the way swift-argument-parser lays it out.
+
+/// Renders `--help` and usage lines.
+enum Help {
+    static let helpOption = OptionSpec(names: ["--help", "-h"], valueName: nil, help: "Show help information.")
+
+    /// `vaulttool inspect [--json] <path>`.
+    static func usage(_ command: any Command.Type) -> String {
+        var parts = ["vaulttool", command.configuration.commandName]
+        for option in command.options {
+            let name = option.names[0]
+            let shown = option.valueName.map { "\(name) <\($0)>" } ?? name
+            parts.append(option.repeats ? "[\(shown) ...]" : "[\(shown)]")
+        }
+        for argument in command.arguments {
+            parts.append(argument.optional ? "[<\(argument.name)>]" : "<\(argument.name)>")
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// The full `--help` text of a command.
+    static func text(_ command: any Command.Type) -> String {
+        let configuration = command.configuration
+        var out = "OVERVIEW: \(configuration.abstract)\n"
+        if !configuration.discussion.isEmpty { out += "\n\(configuration.discussion)\n" }
+        out += "\nUSAGE: \(usage(command))\n"
+        if !command.arguments.isEmpty {
+            out += "\nARGUMENTS:\n"
+            for argument in command.arguments { out += row("<\(argument.name)>", argument.help) }
+        }
+        out += "\nOPTIONS:\n"
+        for option in command.options + [helpOption] {
+            let names = option.names.sorted { $0.count < $1.count }.joined(separator: ", ")
+            out += row(option.valueName.map { "\(names) <\($0)>" } ?? names, option.help)
+        }
+        return out
+    }
+
+    /// One aligned row: two spaces, the label padded to 24 columns, the help.
+    static func row(_ label: String, _ help: String) -> String {
+        let indent = "  "
+        if label.count > 22 { return indent + label + "\n" + String(repeating: " ", count: 26) + help + "\n" }
+        return indent + label + String(repeating: " ", count: 24 - label.count) + help + "\n"
+    }
+
+    /// The top-level help: every command with its abstract.
+    static func root(_ commands: [any Command.Type], version: String) -> String {
+        var out = "OVERVIEW: A portable, file-backed keychain (vault \(version)).\n\n"
+        out += "USAGE: vaulttool <subcommand>\n\n"
+        out += "OPTIONS:\n"
+        out += row("--version", "Show the version.")
+        out += row("-h, --help", "Show help information.")
+        out += "\nSUBCOMMANDS:\n"
+        for command in commands { out += row(command.configuration.commandName, command.configuration.abstract) }
+        out += "\n  See 'vaulttool help <subcommand>' for detailed help.\n"
+        return out
+    }
+}

@@ -1,0 +1,43 @@
+// vaulttool: writing to stdout and stderr.
+
+import Foundation
+
+/// Where the tool's text goes. Library code never prints; commands do, through here.
+enum Output {
+    /// Writes `text` to standard output as is.
+    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    /// Writes raw bytes to standard output (for `get`).
+    static func outBytes(_ bytes: [UInt8]) { FileHandle.standardOutput.write(Data(bytes)) }
+    /// Writes `text` to standard error.
+    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+    /// Encodes a value as stable JSON (sorted keys) followed by a newline.
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
+    /// `2026-01-01T00:00:00Z` for milliseconds since the Unix epoch.
+    static func date(_ milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    /// `1,234,567`.
+    static func count(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (index, char) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(char)
+        }
+        return out
+    }
+
+    /// Pads `label` so that values line up after it.
+    static func field(_ label: String, _ value: String, width: Int = 13) -> String {
+        label + String(repeating: " ", count: max(1, width - label.count)) + value + "\n"
+    }
+}

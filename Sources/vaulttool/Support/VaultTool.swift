@@ -1,0 +1,72 @@
+// vaulttool: dispatching to subcommands.
+
+import CVaultSys
+import VaultFormat
+
+/// The tool: its commands, `--help`, `--version`, and error reporting.
+enum VaultTool {
+    /// The version printed by `--version`.
+    static let version = "0.1.0"
+
+    /// Every subcommand, in help order.
+    static var commands: [any Command.Type] { [Inspect.self] }
+
+    /// Runs the tool and returns its exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        // Refuse core dumps and ptrace-style dumping before any key is held.
+        _ = vault_disable_core_dumps()
+        guard let first = arguments.first else {
+            Output.err(Help.root(commands, version: version))
+            return ExitCode.usage.rawValue
+        }
+        switch first {
+        case "--help", "-h":
+            Output.out(Help.root(commands, version: version))
+            return 0
+        case "--version":
+            Output.out("vaulttool \(version) (vault format \(VaultHeader.currentMajor).\(VaultHeader.currentMinor))\n")
+            return 0
+        case "help":
+            guard let name = arguments.dropFirst().first else {
+                Output.out(Help.root(commands, version: version))
+                return 0
+            }
+            guard let command = lookup(name) else { return usageError("Unknown subcommand '\(name)'", nil) }
+            Output.out(Help.text(command))
+            return 0
+        default:
+            break
+        }
+        guard let command = lookup(first) else { return usageError("Unknown subcommand '\(first)'", nil) }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            Output.out(Help.text(command))
+            return 0
+        }
+        do {
+            var instance = try command.init(try ParsedArguments(rest, for: command))
+            try instance.run()
+            return 0
+        } catch let error as UsageError {
+            return usageError(error.message, command)
+        } catch {
+            return report(error)
+        }
+    }
+
+    static func lookup(_ name: String) -> (any Command.Type)? {
+        commands.first { $0.configuration.commandName == name || $0.configuration.aliases.contains(name) }
+    }
+
+    static func usageError(_ message: String, _ command: (any Command.Type)?) -> Int32 {
+        var text = "Error: \(message)\n"
+        if let command {
+            text += "Usage: \(Help.usage(command))\n"
+            text += "  See 'vaulttool \(command.configuration.commandName) --help' for more information.\n"
+        } else {
+            text += "Usage: vaulttool <subcommand>\n  See 'vaulttool --help' for more information.\n"
+        }
+        Output.err(text)
+        return ExitCode.usage.rawValue
+    }
+}

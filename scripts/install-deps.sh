@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs libsodium and libargon2 (headers and pkg-config files) when they are missing.
+# Debian/Ubuntu only; needs root or sudo. Does nothing when both are present.
+set -euo pipefail
+if pkg-config --exists libsodium libargon2 2>/dev/null; then
+    exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "installing libsodium-dev and libargon2-dev (apt-get)..." >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libsodium-dev libargon2-dev pkg-config >/dev/null
