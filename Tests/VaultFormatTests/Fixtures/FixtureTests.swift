@@ -17,6 +17,15 @@ struct FixtureTests {
         #expect(Set(manifest.cases.map(\.name)).count == manifest.cases.count, "case names are unique")
     }
 
+    @Test func everyCaseIsDocumentedInTheSpec() throws {
+        let spec = try String(
+            contentsOf: FixtureRunner.fixturesRoot.deletingLastPathComponent().appendingPathComponent("Spec/test-vectors.md"),
+            encoding: .utf8)
+        for fixture in try FixtureRunner.manifest().cases {
+            #expect(spec.contains("`\(fixture.name)`"), "\(fixture.name) is missing from Spec/test-vectors.md")
+        }
+    }
+
     /// Landed fixtures are frozen: the generator must reproduce every one byte for byte.
     @Test func generatorReproducesEveryLandedFixture() throws {
         let output = try FixtureCatalog.generate()
