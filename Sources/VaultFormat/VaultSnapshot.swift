@@ -94,7 +94,7 @@ public struct VaultSnapshot: Sendable {
     /// Compares lookup tags only; ``attributes(at:)`` confirms the match (R-IDX-5).
     public func position(of primaryKey: PrimaryKey) throws -> Int? {
         for position in index.positions(ofTag: keys.lookupTag(primaryKey)) {
-            let entry = index.entries[position]
+            let entry = index.entry(at: position)
             let attributes = try self.attributes(at: position)
             if PrimaryKey(itemClass: entry.itemClass, attributes: attributes) == primaryKey { return position }
         }
@@ -103,19 +103,19 @@ public struct VaultSnapshot: Sendable {
 
     /// The raw record bytes of the entry at `position`.
     public func recordBytes(at position: Int) throws -> ArraySlice<UInt8> {
-        try source.read(offset: recordsOffset + index.offsets[position], count: index.entries[position].recordLength)
+        try source.read(offset: recordsOffset + index.offsets[position], count: index.entry(at: position).recordLength)
     }
 
     /// Decrypts the attributes of the entry at `position`.
     public func attributes(at position: Int) throws -> ItemAttributes {
         try RecordCodec.openAttributes(
-            try recordBytes(at: position), entry: index.entries[position], vaultID: header.vaultID, keys: keys)
+            try recordBytes(at: position), entry: index.entry(at: position), vaultID: header.vaultID, keys: keys)
     }
 
     /// Decrypts the secret of the entry at `position`.
     public func secret(at position: Int) throws -> SecretBytes {
         try RecordCodec.openSecret(
-            try recordBytes(at: position), entry: index.entries[position], vaultID: header.vaultID, keys: keys)
+            try recordBytes(at: position), entry: index.entry(at: position), vaultID: header.vaultID, keys: keys)
     }
 
     /// Decrypts every item the keys can open; with `includeSecrets`, their secrets too.
@@ -124,8 +124,9 @@ public struct VaultSnapshot: Sendable {
     /// skipped only when `skipUnavailable` is set; otherwise their error is thrown.
     public func items(includeSecrets: Bool, skipUnavailable: Bool = false) throws -> [DecodedItem] {
         var out = [DecodedItem]()
-        out.reserveCapacity(index.entries.count)
-        for (position, entry) in index.entries.enumerated() {
+        out.reserveCapacity(index.count)
+        for position in 0..<index.count {
+            let entry = index.entry(at: position)
             do {
                 let bytes = try recordBytes(at: position)
                 let attributes = try RecordCodec.openAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
@@ -146,6 +147,7 @@ public struct VaultSnapshot: Sendable {
     ///
     /// - Returns: The number of items checked; items this device cannot open are counted in `skipped`.
     public func verify() throws -> (checked: Int, skipped: Int) {
+        try index.checkIdentifiers()
         var seen = Set<PrimaryKey>()
         let items = try self.items(includeSecrets: true, skipUnavailable: true)
         for item in items {
@@ -153,6 +155,6 @@ public struct VaultSnapshot: Sendable {
                 throw VaultFormatError(.recordCorrupt, "two items have the same primary key")
             }
         }
-        return (items.count, index.entries.count - items.count)
+        return (items.count, index.count - items.count)
     }
 }

@@ -45,11 +45,12 @@ public struct VaultWriter: Sendable {
         header = snapshot.header
         header.generation += 1
         keys = snapshot.keys
-        records = Dictionary(minimumCapacity: snapshot.index.entries.count)
-        byTag = Dictionary(minimumCapacity: snapshot.index.entries.count)
-        if snapshot.index.entries.count > 0 {
+        records = Dictionary(minimumCapacity: snapshot.index.count)
+        byTag = Dictionary(minimumCapacity: snapshot.index.count)
+        if snapshot.index.count > 0 {
             let all = try snapshot.source.read(offset: snapshot.recordsOffset, count: snapshot.header.recordsLength)
-            for (position, entry) in snapshot.index.entries.enumerated() {
+            for position in 0..<snapshot.index.count {
+                let entry = snapshot.index.entry(at: position)
                 let start = all.startIndex + snapshot.index.offsets[position]
                 records[entry.itemID] = SealedRecord(entry: entry, bytes: Array(all[start..<start + entry.recordLength]))
                 byTag[entry.tag, default: []].append(entry.itemID)

@@ -32,7 +32,7 @@ public enum Argon2id {
         associatedData: some ContiguousBytes = [UInt8]()
     ) throws(VaultFormatError) -> SecretBytes {
         var status: Int32 = 0
-        let key = SecretBytes(count: length) { out in
+        let key = SecretBytes(count: length, protection: .guarded) { out in
             password.withUnsafeBytes { pw in
                 salt.withUnsafeBytes { s in
                     secret.withUnsafeBytes { k in

@@ -3,43 +3,61 @@
 /// The decrypted index: entries sorted by lookup tag, deletion records, and
 /// where each record starts.
 ///
+/// Entries stay in their encoded form and are decoded on demand, so that opening
+/// a vault of 100,000 items costs one decryption and one pass over the bytes.
+///
 /// Spec: Spec/format-v1.md, "Index" (R-IDX-1 to R-IDX-4).
 public struct VaultIndex: Sendable {
-    /// Entries sorted by `(tag, itemID)`.
-    public let entries: [IndexEntry]
+    private let plain: [UInt8]
+    /// The number of entries.
+    public let count: Int
     /// Deletion records sorted by item ID.
     public let deletions: [DeletionRecord]
     /// `offsets[i]` is where entry `i`'s record starts, relative to the records section.
     public let offsets: [Int]
 
-    /// Builds an index from sorted entries, computing offsets.
-    init(entries: [IndexEntry], deletions: [DeletionRecord]) {
-        self.entries = entries
-        self.deletions = deletions
-        var offsets = [Int]()
-        offsets.reserveCapacity(entries.count)
-        var next = 0
-        for entry in entries {
-            offsets.append(next)
-            next += entry.recordLength
+    /// Every entry, decoded (O(n); use ``entry(at:)`` for one).
+    public var entries: [IndexEntry] { (0..<count).map(entry(at:)) }
+
+    /// The entry at `position`, in `(tag, itemID)` order.
+    public func entry(at position: Int) -> IndexEntry {
+        plain.withUnsafeBytes { raw in
+            let base = position * IndexEntry.byteCount
+            let classByte = raw[base + 24]
+            return IndexEntry(
+                tag: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt64.self)),
+                itemID: ItemID(bytes: UnsafeRawBufferPointer(rebasing: raw[base + 8..<base + 24])),
+                itemClass: ItemClass(rawValue: classByte >> 4)!,
+                protectionClass: ProtectionClass(rawValue: classByte & 15)!,
+                version: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: base + 25, as: UInt64.self)),
+                attributesLength: Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self))),
+                secretLength: Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self))))
         }
-        self.offsets = offsets
+    }
+
+    /// The tag of the entry at `position`.
+    func tag(at position: Int) -> UInt64 {
+        plain.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: position * IndexEntry.byteCount, as: UInt64.self)) }
     }
 
     /// The positions of the entries whose tag is `tag` (usually zero or one).
     public func positions(ofTag tag: UInt64) -> Range<Int> {
         var low = 0
-        var high = entries.count
+        var high = count
         while low < high {
             let mid = (low + high) / 2
-            if entries[mid].tag < tag { low = mid + 1 } else { high = mid }
+            if self.tag(at: mid) < tag { low = mid + 1 } else { high = mid }
         }
         var end = low
-        while end < entries.count && entries[end].tag == tag { end += 1 }
+        while end < count && self.tag(at: end) == tag { end += 1 }
         return low..<end
     }
 
-    /// Decrypts and checks the index.
+    /// Decrypts and checks the index in one pass (R-IDX-1 to R-IDX-4).
+    ///
+    /// Item-ID uniqueness and deletion records naming live items (R-IDX-2) need a
+    /// set of every ID; ``VaultSnapshot/verify()`` checks them, since the index is
+    /// authenticated and only a key holder could write such an index.
     ///
     /// - Parameters:
     ///   - ciphertext: Exactly `header.indexLength` bytes.
@@ -52,37 +70,45 @@ public struct VaultIndex: Sendable {
             let plain = XChaCha20Poly1305.open(
                 ciphertext, using: keys.indexKey, nonce: header.indexNonce, authenticating: headerBytes)
         else { throw VaultFormatError(.indexCorrupt, "the index failed authentication") }
-        var r = ByteReader(plain, failure: .indexCorrupt)
-        var entries = [IndexEntry]()
-        entries.reserveCapacity(header.recordCount)
-        var ids = Set<ItemID>(minimumCapacity: header.recordCount)
-        var total = 0
-        for _ in 0..<header.recordCount {
-            let tag = try r.read(8, "tag").reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            let id = ItemID(bytes: try r.read(16, "item ID"))
-            let classByte = try r.u8("class")
-            guard let itemClass = ItemClass(rawValue: classByte >> 4),
-                let protection = ProtectionClass(rawValue: classByte & 15)
-            else { throw VaultFormatError(.indexCorrupt, "an index entry has an unknown class") }
-            let version = try r.u64("version")
-            let attributesLength = Int(try r.u16("attributes length"))
-            let secretLength = Int(try r.u32("secret length"))
-            guard version >= 1, version <= header.generation else {
-                throw VaultFormatError(.indexCorrupt, "an index entry has a version outside 1...generation")
+        let count = header.recordCount
+        var offsets = [Int](repeating: 0, count: count)
+        let problem: String? = plain.withUnsafeBytes { raw in
+            var total = 0
+            var previousTag: UInt64 = 0
+            var previousID = (UInt64(0), UInt64(0))
+            for position in 0..<count {
+                let base = position * IndexEntry.byteCount
+                let tag = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt64.self))
+                let id = (
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 16, as: UInt64.self))
+                )
+                if position > 0 && (tag, id.0, id.1) <= (previousTag, previousID.0, previousID.1) {
+                    return "index entries are out of order"
+                }
+                let classByte = raw[base + 24]
+                guard classByte >> 4 <= 1, classByte & 15 <= 6 else { return "an index entry has an unknown class" }
+                let version = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: base + 25, as: UInt64.self))
+                guard version >= 1, version <= header.generation else {
+                    return "an index entry has a version outside 1...generation"
+                }
+                let attributesLength = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self)))
+                let secretLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self)))
+                guard secretLength <= RecordCodec.maximumSecretByteCount else {
+                    return "an index entry declares a secret over the limit"
+                }
+                offsets[position] = total
+                total +=
+                    XChaCha20Poly1305.nonceByteCount + (classByte & 15 >= 3 ? 16 : 0)
+                    + Padding.paddedLength(secretLength) + Padding.paddedLength(attributesLength)
+                    + 2 * XChaCha20Poly1305.tagByteCount
+                previousTag = tag
+                previousID = id
             }
-            guard secretLength <= RecordCodec.maximumSecretByteCount else {
-                throw VaultFormatError(.indexCorrupt, "an index entry declares a secret over the limit")
-            }
-            let entry = IndexEntry(
-                tag: tag, itemID: id, itemClass: itemClass, protectionClass: protection, version: version,
-                attributesLength: attributesLength, secretLength: secretLength)
-            if let last = entries.last, !last.sortsBefore(entry) {
-                throw VaultFormatError(.indexCorrupt, "index entries are out of order")
-            }
-            guard ids.insert(id).inserted else { throw VaultFormatError(.indexCorrupt, "an item ID appears twice") }
-            total += entry.recordLength
-            entries.append(entry)
+            return total == header.recordsLength ? nil : "record lengths do not add up to the records section"
         }
+        if let problem { throw VaultFormatError(.indexCorrupt, problem) }
+        var r = ByteReader(plain[(count * IndexEntry.byteCount)...], failure: .indexCorrupt)
         var deletions = [DeletionRecord]()
         deletions.reserveCapacity(header.deletionCount)
         for _ in 0..<header.deletionCount {
@@ -90,15 +116,22 @@ public struct VaultIndex: Sendable {
             if let last = deletions.last, !(last.itemID < record.itemID) {
                 throw VaultFormatError(.indexCorrupt, "deletion records are out of order")
             }
-            guard !ids.contains(record.itemID) else {
-                throw VaultFormatError(.indexCorrupt, "a deletion record names a live item")
-            }
             deletions.append(record)
         }
-        guard total == header.recordsLength else {
-            throw VaultFormatError(.indexCorrupt, "record lengths do not add up to the records section")
+        return VaultIndex(plain: plain, count: count, deletions: deletions, offsets: offsets)
+    }
+
+    /// Checks R-IDX-2's set rules: unique item IDs, no deletion record naming a live item.
+    func checkIdentifiers() throws(VaultFormatError) {
+        var ids = Set<ItemID>(minimumCapacity: count)
+        for position in 0..<count {
+            guard ids.insert(entry(at: position).itemID).inserted else {
+                throw VaultFormatError(.indexCorrupt, "an item ID appears twice")
+            }
         }
-        return VaultIndex(entries: entries, deletions: deletions)
+        for deletion in deletions where ids.contains(deletion.itemID) {
+            throw VaultFormatError(.indexCorrupt, "a deletion record names a live item")
+        }
     }
 
     /// Encodes and encrypts the index.

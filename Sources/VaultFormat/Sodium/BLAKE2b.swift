@@ -54,7 +54,7 @@ public enum BLAKE2b {
     public static func deriveKey(from key: SecretBytes, id: UInt64, context: StaticString) -> SecretBytes {
         Sodium.ensure()
         precondition(context.utf8CodeUnitCount == 8 && key.count == 32)
-        return SecretBytes(count: 32) { out in
+        return SecretBytes(count: 32, protection: .guarded) { out in
             key.withUnsafeBytes { k in
                 context.utf8Start.withMemoryRebound(to: CChar.self, capacity: 8) { ctx in
                     _ = crypto_kdf_derive_from_key(
@@ -68,6 +68,6 @@ public enum BLAKE2b {
     static func keyedKey(key: SecretBytes, message parts: [any ContiguousBytes]) -> SecretBytes {
         var bytes = hash(parts, key: key, length: 32)
         defer { Sodium.wipe(&bytes) }
-        return SecretBytes(bytes: bytes)
+        return SecretBytes(bytes: bytes, protection: .guarded)
     }
 }

@@ -144,7 +144,7 @@ public enum KeyHierarchy {
     private static func keyFileDigest(_ keyFile: SecretBytes) -> SecretBytes {
         var digest = BLAKE2b.hash(keyFile, length: 64)
         defer { Sodium.wipe(&digest) }
-        return SecretBytes(bytes: digest)
+        return SecretBytes(bytes: digest, protection: .guarded)
     }
 
     static func slotAssociatedData(_ slot: Keyslot, vaultID: [UInt8]) -> [UInt8] {
@@ -217,7 +217,7 @@ public enum KeyHierarchy {
                     authenticating: slotAssociatedData(slot, vaultID: header.vaultID))
             else { continue }
             defer { Sodium.wipe(&unwrapped) }
-            let secret = SecretBytes(bytes: unwrapped)
+            let secret = SecretBytes(bytes: unwrapped, protection: .guarded)
             let master = slot.scope == .masterKey ? MasterKey(secret: secret) : nil
             let base = master.map(baseKey(from:)) ?? BaseKey(secret: secret)
             let keys = VaultKeys(

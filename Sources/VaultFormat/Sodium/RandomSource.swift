@@ -22,7 +22,7 @@ extension RandomSource {
 
     /// A random key in secret memory.
     public func key<K: VaultKey>(_: K.Type = K.self) -> K {
-        K(secret: SecretBytes(count: K.byteCount) { fill($0) })
+        K(secret: SecretBytes(count: K.byteCount, protection: .guarded) { fill($0) })
     }
 }
 

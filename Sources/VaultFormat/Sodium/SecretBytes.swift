@@ -4,55 +4,80 @@ internal import CSodium
 
 /// Bytes that must not leak: keys, passwords, secrets.
 ///
-/// The bytes live in memory from `sodium_malloc` (guard pages, `mlock`ed where
-/// the system allows), and `sodium_free` zeroes them on release. The type has no
-/// description that shows the bytes, and `==` runs in constant time.
+/// Keys live in memory from `sodium_malloc` (``Protection/guarded``: guard pages,
+/// `mlock`ed where the system allows); item secrets, of which a bulk import makes
+/// hundreds of thousands, live in ordinary heap memory (``Protection/zeroed``).
+/// Both are overwritten with zeros on release. The type has no description that
+/// shows the bytes, and `==` runs in constant time.
 public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes, CustomStringConvertible,
     CustomDebugStringConvertible
 {
+    /// Where the bytes live.
+    public enum Protection: Sendable {
+        /// `sodium_malloc`: guard pages around the buffer, locked in RAM, zeroed by `sodium_free`.
+        case guarded
+        /// The heap, zeroed with `sodium_memzero` before it is freed.
+        case zeroed
+    }
+
     private let pointer: UnsafeMutableRawPointer?
+    private let protection: Protection
     /// The number of bytes.
     public let count: Int
 
     /// Allocates `count` zero bytes and lets `initializer` fill them.
-    public init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void = { _ in }) rethrows {
+    public init(
+        count: Int, protection: Protection = .zeroed, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void = { _ in }
+    ) rethrows {
         Sodium.ensure()
         self.count = count
+        self.protection = protection
         if count == 0 {
             pointer = nil
-        } else {
+        } else if protection == .guarded {
             guard let p = sodium_malloc(count) else { fatalError("sodium_malloc failed: out of memory") }
             sodium_memzero(p, count)
+            pointer = p
+        } else {
+            let p = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+            p.initializeMemory(as: UInt8.self, repeating: 0, count: count)
             pointer = p
         }
         try initializer(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 
     /// Copies `bytes` into secret memory. The caller should wipe its own copy.
-    public convenience init(bytes: some ContiguousBytes) {
+    public convenience init(bytes: some ContiguousBytes, protection: Protection = .zeroed) {
         let copy: (UnsafeMutableRawBufferPointer) -> Void = { dst in
             bytes.withUnsafeBytes { src in dst.copyMemory(from: src) }
         }
         let n = bytes.withUnsafeBytes { $0.count }
-        self.init(count: n, copy)
+        self.init(count: n, protection: protection, copy)
     }
 
-    /// Copies the UTF-8 bytes of `string`.
+    /// Copies the UTF-8 bytes of `string` (a password or a secret) into guarded memory.
     public convenience init(utf8 string: String) {
         var bytes = Array(string.utf8)
-        self.init(bytes: bytes)
+        self.init(bytes: bytes, protection: .guarded)
         Sodium.wipe(&bytes)
     }
 
-    /// `count` random bytes from the operating system's generator.
+    /// `count` random bytes from the operating system's generator, in guarded memory.
     public static func random(count: Int) -> SecretBytes {
-        SecretBytes(count: count) { buffer in
+        SecretBytes(count: count, protection: .guarded) { buffer in
             if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
         }
     }
 
     deinit {
-        if let pointer { sodium_free(pointer) }
+        guard let pointer else { return }
+        switch protection {
+        case .guarded:
+            sodium_free(pointer)
+        case .zeroed:
+            sodium_memzero(pointer, count)
+            pointer.deallocate()
+        }
     }
 
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
