@@ -35,12 +35,15 @@ public struct VaultWriter: Sendable {
 
     /// Starts the next generation of an opened vault, copying every record as ciphertext.
     ///
-    /// - Throws: `structure` when the vault's minor version is newer than this library (R-HDR-3),
-    ///   or the source's read error.
+    /// - Throws: `unsupportedVersion` when the vault's minor version is newer than this library (R-HDR-3),
+    ///   `limit` when the generation counter is exhausted, or the source's read error.
     public init(updating snapshot: VaultSnapshot) throws {
         guard snapshot.header.isWritable else {
             throw VaultFormatError(
                 .unsupportedVersion, "this vault was written by a newer version of vault and is read-only here")
+        }
+        guard snapshot.header.generation < UInt64.max else {
+            throw VaultFormatError(.limit, "the vault's generation counter is exhausted")
         }
         header = snapshot.header
         header.generation += 1
@@ -148,10 +151,13 @@ public struct VaultWriter: Sendable {
     ///   - random: The source of the index nonce.
     public func encode(now: Int64, random: some RandomSource = SystemRandom()) -> [UInt8] {
         let sorted = records.values.sorted { $0.entry.sortsBefore($1.entry) }
-        let kept = deletions.filter { now - $0.value <= DeletionRecord.retentionMilliseconds }
+        // Keep deletion records from the last 90 days, the newest million at most (R-DEL-1).
+        let cutoff = now.subtractingReportingOverflow(DeletionRecord.retentionMilliseconds)
+        let kept = deletions.filter { cutoff.overflow || $0.value >= cutoff.partialValue }
+            .sorted { ($0.value, $0.key) > ($1.value, $1.key) }
+            .prefix(VaultHeader.maximumDeletionCount)
             .map { DeletionRecord(itemID: $0.key, deletedAt: $0.value) }
             .sorted { $0.itemID < $1.itemID }
-            .suffix(VaultHeader.maximumDeletionCount)
         var header = self.header
         header.indexNonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
         header.recordCount = sorted.count

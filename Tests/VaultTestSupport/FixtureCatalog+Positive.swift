@@ -129,6 +129,17 @@ extension FixtureCatalog {
             "v1_protection_classes_no_device", file: file, items: portable, unavailable: 4,
             "the same vault without any device secret")
 
+        // One of this device's records with its device marker altered must not pass as foreign.
+        let snapshot = try VaultSnapshot.open(
+            c.files[file]!, with: .password(password, deviceSecret: device.secret))
+        let bound = (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }!
+        let markerOffset = snapshot.recordsOffset + snapshot.index.offsets[bound] + 24
+        c.failure(
+            "record_device_marker_altered",
+            file: c.file("record_device_marker_altered.vault", Surgery.flip(c.files[file]!, at: markerOffset)),
+            credentials: .init(password: password, deviceSecret: device.hex), .recordCorrupt,
+            "a bit of a device-bound record's device marker flipped: tampering, not another device (R-REC-2)")
+
         // A base-scope device keyslot reads the `always` classes without the password.
         let d = try FixtureMaker(
             seed: "device_base_scope", slots: [.password(password), .device(device.secret, scope: .baseKey)],

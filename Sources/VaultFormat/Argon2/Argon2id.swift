@@ -44,15 +44,25 @@ public enum Argon2id {
                                 return UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
                             }
                             var context = argon2_context(
-                                out: out.baseAddress?.assumingMemoryBound(to: UInt8.self), outlen: UInt32(length),
-                                pwd: pointer(pw), pwdlen: UInt32(pw.count),
-                                salt: pointer(s), saltlen: UInt32(s.count),
-                                secret: pointer(k), secretlen: UInt32(k.count),
-                                ad: pointer(x), adlen: UInt32(x.count),
-                                t_cost: parameters.iterations, m_cost: parameters.memoryKiB,
-                                lanes: parameters.lanes, threads: parameters.lanes,
+                                out: out.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                outlen: UInt32(length),
+                                pwd: pointer(pw),
+                                pwdlen: UInt32(pw.count),
+                                salt: pointer(s),
+                                saltlen: UInt32(s.count),
+                                secret: pointer(k),
+                                secretlen: UInt32(k.count),
+                                ad: pointer(x),
+                                adlen: UInt32(x.count),
+                                t_cost: parameters.iterations,
+                                m_cost: parameters.memoryKiB,
+                                lanes: parameters.lanes,
+                                threads: parameters.lanes,
                                 version: UInt32(ARGON2_VERSION_13.rawValue),
-                                allocate_cbk: nil, free_cbk: nil, flags: 0)  // ARGON2_DEFAULT_FLAGS (a macro Swift cannot import)
+                                allocate_cbk: nil,
+                                free_cbk: nil,
+                                flags: 0
+                            )  // ARGON2_DEFAULT_FLAGS (a macro Swift cannot import)
                             status = argon2_ctx(&context, Argon2_id)
                         }
                     }

@@ -82,10 +82,10 @@ public enum RecordCodec {
         out.reserveCapacity(entry.recordLength)
         out.append(contentsOf: nonce)
         if draft.protectionClass.isDeviceBound {
-            guard let deviceID = keys.deviceID else {
+            guard let marker = keys.deviceMarker(nonce: nonce) else {
                 throw VaultFormatError(.foreignDevice, "device-bound items need this device's secret")
             }
-            out.append(contentsOf: deviceID)
+            out.append(contentsOf: marker)
         }
         let paddedSecret = SecretBytes(count: entry.paddedSecretLength) { buffer in
             draft.secret.withUnsafeBytes { buffer.copyMemory(from: $0) }
@@ -107,28 +107,42 @@ public enum RecordCodec {
         let attributes: ArraySlice<UInt8>
     }
 
-    static func split(_ record: ArraySlice<UInt8>, entry: IndexEntry, keys: VaultKeys) throws(VaultFormatError) -> Parts {
+    static func split(_ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys)
+        throws(VaultFormatError) -> Parts
+    {
         guard record.count == entry.recordLength else {
             throw VaultFormatError(.recordCorrupt, "a record has the wrong length")
         }
         var r = ByteReader(record, failure: .recordCorrupt)
         let nonce = try r.read(XChaCha20Poly1305.nonceByteCount, "nonce")
-        if entry.protectionClass.isDeviceBound {
-            let deviceID = try r.read(16, "device ID")
-            guard let own = keys.deviceID, deviceID.elementsEqual(own) else {
+        let marker = entry.protectionClass.isDeviceBound ? try r.read(16, "device marker") : nil
+        let secret = try r.read(entry.paddedSecretLength + XChaCha20Poly1305.tagByteCount, "secret")
+        let attributes = try r.read(entry.paddedAttributesLength + XChaCha20Poly1305.tagByteCount, "attributes")
+        let parts = Parts(nonce: nonce, secret: secret, attributes: attributes)
+        if let marker {
+            guard let own = keys.deviceMarker(nonce: nonce) else {
+                throw VaultFormatError(.foreignDevice, "this item is bound to a device; its secret is not available here")
+            }
+            if !Sodium.constantTimeEqual(marker, own) {
+                // Another device's record, unless the marker of one of ours was altered: if our
+                // key opens it, the marker was tampered with (R-REC-2).
+                let recordKeys = try keys.recordKeys(for: entry.protectionClass)
+                let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
+                if var plain = XChaCha20Poly1305.open(secret, using: recordKeys.secret, nonce: nonce, authenticating: ad) {
+                    Sodium.wipe(&plain)
+                    throw VaultFormatError(.recordCorrupt, "a device-bound record's device marker was altered")
+                }
                 throw VaultFormatError(.foreignDevice, "this item belongs to another device")
             }
         }
-        let secret = try r.read(entry.paddedSecretLength + XChaCha20Poly1305.tagByteCount, "secret")
-        let attributes = try r.read(entry.paddedAttributesLength + XChaCha20Poly1305.tagByteCount, "attributes")
-        return Parts(nonce: nonce, secret: secret, attributes: attributes)
+        return parts
     }
 
     /// Decrypts a record's attributes and checks that its lookup tag matches (R-IDX-5).
     public static func openAttributes(
         _ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys
     ) throws(VaultFormatError) -> ItemAttributes {
-        let parts = try split(record, entry: entry, keys: keys)
+        let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr") + parts.secret.suffix(16)
         guard var plain = XChaCha20Poly1305.open(parts.attributes, using: recordKeys.attributes, nonce: parts.nonce, authenticating: ad)
@@ -148,7 +162,7 @@ public enum RecordCodec {
     public static func openSecret(
         _ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys
     ) throws(VaultFormatError) -> SecretBytes {
-        let parts = try split(record, entry: entry, keys: keys)
+        let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
         guard var plain = XChaCha20Poly1305.open(parts.secret, using: recordKeys.secret, nonce: parts.nonce, authenticating: ad)

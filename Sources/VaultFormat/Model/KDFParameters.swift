@@ -18,7 +18,7 @@ public struct KDFParameters: Hashable, Sendable, Codable, CustomStringConvertibl
         self.lanes = lanes
     }
 
-    /// 64 MiB, 3 passes, 2 lanes: the default (about 80 ms on a 2-core server).
+    /// 64 MiB, 3 passes, 2 lanes: the default (RFC 9106's second recommendation with 2 lanes).
     public static let interactive = KDFParameters(memoryKiB: 65_536, iterations: 3, lanes: 2)
     /// 256 MiB, 3 passes, 2 lanes.
     public static let moderate = KDFParameters(memoryKiB: 262_144, iterations: 3, lanes: 2)

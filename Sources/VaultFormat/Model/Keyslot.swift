@@ -49,8 +49,6 @@ public struct Keyslot: Hashable, Sendable {
     public var kdf: KDFParameters?
     /// The salt (32 bytes for key-file and device kinds; 16 to 64 for password kinds).
     public var salt: [UInt8]
-    /// For device slots, the device's identifier in this vault.
-    public var deviceID: [UInt8]?
     /// The wrapping nonce.
     public var nonce: [UInt8]
     /// `Seal(KEK, nonce, key, AD)`: 48 bytes.
@@ -75,10 +73,7 @@ public struct Keyslot: Hashable, Sendable {
             w.u32(kdf.lanes)
             w.u8(UInt8(salt.count))
             w.append(salt)
-        case .keyFile:
-            w.append(salt)
-        case .device:
-            w.append(deviceID!)
+        case .keyFile, .device:
             w.append(salt)
         }
         return w.bytes
@@ -99,7 +94,6 @@ public struct Keyslot: Hashable, Sendable {
             throw VaultFormatError(.structure, "keyslot has an unknown scope")
         }
         var kdf: KDFParameters?
-        var deviceID: [UInt8]?
         let salt: [UInt8]
         switch kind {
         case .password, .passwordAndKeyFile:
@@ -113,16 +107,13 @@ public struct Keyslot: Hashable, Sendable {
                 throw VaultFormatError(.kdfRejected, "keyslot salt length \(saltLength) is outside 16...64")
             }
             salt = Array(try r.read(saltLength, "salt"))
-        case .keyFile:
-            salt = Array(try r.read(32, "salt"))
-        case .device:
-            deviceID = Array(try r.read(16, "device ID"))
+        case .keyFile, .device:
             salt = Array(try r.read(32, "salt"))
         }
         let nonce = Array(try r.read(24, "keyslot nonce"))
         let wrapped = Array(try r.read(48, "wrapped key"))
         guard r.isAtEnd else { throw VaultFormatError(.structure, "keyslot has \(r.remaining) trailing bytes") }
         return Keyslot(
-            kind: kind, scope: scope, kdf: kdf, salt: salt, deviceID: deviceID, nonce: nonce, wrapped: wrapped)
+            kind: kind, scope: scope, kdf: kdf, salt: salt, nonce: nonce, wrapped: wrapped)
     }
 }

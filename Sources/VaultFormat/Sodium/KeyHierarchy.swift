@@ -18,8 +18,8 @@ public final class VaultKeys: Sendable {
     let lookupKey: SecretBytes
     /// The device secret used, if any.
     public let deviceSecret: DeviceSecret?
-    /// This device's ID in this vault, when a device secret was given.
-    public let deviceID: [UInt8]?
+    /// Keys the per-record device markers (R-REC-2), when a device secret was given.
+    let deviceMarkerKey: SecretBytes?
     let classKeys: [ProtectionClass: RecordKeys]
 
     struct RecordKeys: Sendable {
@@ -35,7 +35,9 @@ public final class VaultKeys: Sendable {
         indexKey = BLAKE2b.deriveKey(from: base.secret, id: 2, context: "VLTindex")
         lookupKey = BLAKE2b.deriveKey(from: base.secret, id: 3, context: "VLTlookp")
         self.deviceSecret = deviceSecret
-        deviceID = deviceSecret.map { KeyHierarchy.deviceID(deviceSecret: $0, vaultID: vaultID) }
+        deviceMarkerKey = deviceSecret.map {
+            BLAKE2b.keyedKey(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
+        }
         var keys: [ProtectionClass: RecordKeys] = [:]
         for protection in ProtectionClass.allCases {
             let parent: SecretBytes
@@ -65,7 +67,7 @@ public final class VaultKeys: Sendable {
         indexKey = other.indexKey
         lookupKey = other.lookupKey
         deviceSecret = other.deviceSecret
-        deviceID = other.deviceID
+        deviceMarkerKey = other.deviceMarkerKey
         self.classKeys = classKeys
     }
 
@@ -87,6 +89,14 @@ public final class VaultKeys: Sendable {
         return keys
     }
 
+    /// The 16-byte device marker of a device-bound record with `nonce`:
+    /// `BLAKE2b(16, DMK, "VLT1mark" || nonce)`, or `nil` without a device secret.
+    ///
+    /// Spec: Spec/format-v1.md, "Records" (R-REC-2).
+    func deviceMarker(nonce: some ContiguousBytes) -> [UInt8]? {
+        deviceMarkerKey.map { BLAKE2b.hash([Array("VLT1mark".utf8), nonce], key: $0, length: 16) }
+    }
+
     /// Computes the lookup tag of a primary key (big-endian so that numeric order is byte order).
     ///
     /// Spec: Spec/format-v1.md, "Lookup tag".
@@ -98,11 +108,6 @@ public final class VaultKeys: Sendable {
 
 /// Key-encryption keys and keyslot wrapping.
 public enum KeyHierarchy {
-    /// `deviceID = BLAKE2b(16, key = DS, msg = "VLT1dvid" || vaultID)`.
-    public static func deviceID(deviceSecret: DeviceSecret, vaultID: [UInt8]) -> [UInt8] {
-        BLAKE2b.hash([Array("VLT1dvid".utf8), vaultID], key: deviceSecret.secret, length: 16)
-    }
-
     /// `BK = Derive(MK, 1, "VLTbase_")`.
     public static func baseKey(from master: MasterKey) -> BaseKey {
         BaseKey(secret: BLAKE2b.deriveKey(from: master.secret, id: 1, context: "VLTbase_"))
@@ -169,17 +174,10 @@ public enum KeyHierarchy {
         allowWeak: Bool = false
     ) throws(VaultFormatError) -> Keyslot {
         var slot = Keyslot(
-            kind: kind, scope: scope, kdf: nil, salt: random.bytes(32), deviceID: nil, nonce: random.bytes(24),
-            wrapped: [])
+            kind: kind, scope: scope, kdf: nil, salt: random.bytes(32), nonce: random.bytes(24), wrapped: [])
         if kind.usesPassword {
             if allowWeak { try kdf.validateForReading() } else { try kdf.validateForWriting() }
             slot.kdf = kdf
-        }
-        if kind == .device {
-            guard let device = credentials.deviceSecret else {
-                throw VaultFormatError(.invalidParameter, "a device keyslot needs the device secret")
-            }
-            slot.deviceID = deviceID(deviceSecret: device, vaultID: vaultID)
         }
         guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else {
             throw VaultFormatError(.invalidParameter, "a \(kind) keyslot needs that credential")
@@ -197,7 +195,6 @@ public enum KeyHierarchy {
     public static func unlock(_ header: VaultHeader, with credentials: Credentials) throws(VaultFormatError)
         -> (slot: Int, keys: VaultKeys)
     {
-        let ownDeviceID = credentials.deviceSecret.map { deviceID(deviceSecret: $0, vaultID: header.vaultID) }
         // Check every password slot's cost before running any Argon2 (R-KS-2).
         for slot in header.keyslots where slot.kind.usesPassword { try slot.kdf?.validateForReading() }
         // Master-scope slots first (they give the most access), and among those the cheap
@@ -209,7 +206,6 @@ public enum KeyHierarchy {
         }
         for index in order {
             let slot = header.keyslots[index]
-            if slot.kind == .device && slot.deviceID != ownDeviceID { continue }
             guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else { continue }
             guard
                 var unwrapped = XChaCha20Poly1305.open(
