@@ -22,7 +22,11 @@ let package = Package(
             dependencies: ["VaultFormat", "VaultTestSupport"],
             path: "Tests/FixtureGenerator"
         ),
-        .testTarget(name: "VaultFormatTests", dependencies: ["VaultFormat", "VaultTestSupport"]),
+        .testTarget(
+            name: "VaultFormatTests",
+            dependencies: ["VaultFormat", "VaultTestSupport"],
+            resources: [.copy("Vectors")]
+        ),
         .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
