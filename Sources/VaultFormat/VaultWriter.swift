@@ -36,7 +36,8 @@ public struct VaultWriter: Sendable {
     /// Starts the next generation of an opened vault, copying every record as ciphertext.
     ///
     /// - Throws: `unsupportedVersion` when the vault's minor version is newer than this library (R-HDR-3),
-    ///   `limit` when the generation counter is exhausted, or the source's read error.
+    ///   `limit` when the generation counter is exhausted, `indexCorrupt` for a repeated item ID or a
+    ///   deletion record naming a live item (R-IDX-2), or the source's read error.
     public init(updating snapshot: VaultSnapshot) throws {
         guard snapshot.header.isWritable else {
             throw VaultFormatError(
@@ -55,11 +56,18 @@ public struct VaultWriter: Sendable {
             for position in 0..<snapshot.index.count {
                 let entry = snapshot.index.entry(at: position)
                 let start = all.startIndex + snapshot.index.offsets[position]
+                // R-IDX-2: a key holder could have written an index with a repeated ID; refuse to rewrite it.
+                guard records[entry.itemID] == nil else {
+                    throw VaultFormatError(.indexCorrupt, "an item ID appears twice")
+                }
                 records[entry.itemID] = SealedRecord(entry: entry, bytes: Array(all[start..<start + entry.recordLength]))
                 byTag[entry.tag, default: []].append(entry.itemID)
             }
         }
         deletions = Dictionary(uniqueKeysWithValues: snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) })
+        for id in deletions.keys where records[id] != nil {
+            throw VaultFormatError(.indexCorrupt, "a deletion record names a live item")
+        }
     }
 
     /// The number of items in the next generation.

@@ -36,9 +36,8 @@ struct KeyslotDecodeTests {
         for slot in slots {
             #expect(try Keyslot.decode(slot.encoded[...]) == slot)
         }
-        // Spec section 5: "Total: 88 + n bytes" (kinds 1 and 3), "Kind 2 (total 106 bytes)".
-        // Kind 4 is left out: since 566fea9 it no longer carries a device ID, and the spec is being updated.
-        #expect(slots.prefix(4).map(\.encoded.count) == [120, 120, 106, 120])
+        // Spec section 5: 88 + n bytes for kinds 1 and 3, 106 bytes for kinds 2 and 4.
+        #expect(slots.map(\.encoded.count) == [120, 120, 106, 120, 106])
     }
 
     @Test func decode_handLaidPasswordSlot_readsEveryField() throws {
