@@ -1,0 +1,70 @@
+// vault: how a Vault creates keyslots, waits for writers and finds the device secret.
+
+public import VaultFormat
+
+/// Settings for opening or creating a ``Vault``.
+///
+/// ```swift
+/// var configuration = VaultConfiguration()
+/// configuration.kdf = .moderate
+/// configuration.lockTimeout = .seconds(10)
+/// let vault = try Vault.create(at: path, credentials: .password(passphrase), configuration: configuration)
+/// ```
+public struct VaultConfiguration: Sendable {
+    /// Argon2id cost of the password keyslots a vault creates.
+    ///
+    /// Checked against the format's floor for new keyslots (R-KS-4): parameters
+    /// weaker than 19,456 KiB and 2 passes are refused with
+    /// ``VaultFormatError`` `kdfRejected`. Opening a vault uses the parameters
+    /// stored in its keyslots, whatever this says.
+    public var kdf: KDFParameters
+
+    /// How long a writer waits for other writers (threads or processes) before
+    /// failing with ``VaultIOError/Code/lockTimeout``.
+    public var lockTimeout: Duration
+
+    /// Where this machine's 32-byte device secret is kept, if anywhere.
+    ///
+    /// When set, and the ``Credentials`` passed to ``Vault`` carry no device
+    /// secret, the file is read when the vault is opened or created and its
+    /// secret added to the credentials. It unlocks device keyslots and the
+    /// device-bound protection classes.
+    public var deviceSecretPath: String?
+
+    /// Whether ``kdf`` must meet the floor for new keyslots. Only tests waive it.
+    var kdfFloor: KDFFloor = .enforced
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - kdf: Argon2id cost of new password keyslots; ``KDFParameters/default`` (64 MiB, 3 passes).
+    ///   - lockTimeout: How long a writer waits for the write lock; 5 seconds.
+    ///   - deviceSecretPath: The device-secret file, or `nil`.
+    public init(kdf: KDFParameters = .default, lockTimeout: Duration = .seconds(5), deviceSecretPath: String? = nil) {
+        self.kdf = kdf
+        self.lockTimeout = lockTimeout
+        self.deviceSecretPath = deviceSecretPath
+    }
+
+    /// A configuration whose new password keyslots use Argon2id parameters far
+    /// below the floor for real vaults (64 KiB, 1 pass, 1 lane by default), so
+    /// that tests run fast. Reachable only through `@_spi(Testing) import VaultIO`.
+    @_spi(Testing)
+    public static func insecureForTesting(
+        kdf: KDFParameters = KDFParameters(memoryKiB: 64, iterations: 1, lanes: 1),
+        lockTimeout: Duration = .seconds(10),
+        deviceSecretPath: String? = nil
+    ) -> VaultConfiguration {
+        var configuration = VaultConfiguration(kdf: kdf, lockTimeout: lockTimeout, deviceSecretPath: deviceSecretPath)
+        configuration.kdfFloor = .waivedForTesting
+        return configuration
+    }
+}
+
+/// Whether new keyslots must meet the KDF floor (R-KS-4).
+enum KDFFloor: Sendable {
+    /// Production: ``KDFParameters/validateForWriting()``.
+    case enforced
+    /// Tests: only the reader ceilings of ``KDFParameters/validateForReading()``.
+    case waivedForTesting
+}

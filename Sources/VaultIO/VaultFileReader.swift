@@ -1,0 +1,99 @@
+// vault: reading one generation of a vault file through an open descriptor.
+
+import Glibc
+public import VaultFormat
+
+/// One generation of a vault file, open for reading.
+///
+/// The reader opens the file read-only and keeps the descriptor until it is
+/// released, serving header and record bytes with `pread`. Writers never modify
+/// a vault file in place: they write a whole new file and rename it over the
+/// old one (see ``Vault/write(_:)``). So an open reader keeps seeing the
+/// complete generation it opened, even when a writer commits meanwhile, and a
+/// read takes no lock.
+///
+/// The reader is a ``RecordSource``: a ``VaultSnapshot`` opened from it holds
+/// it, and the descriptor closes when the last snapshot is released.
+///
+/// ```swift
+/// let reader = try VaultFileReader(path: "/home/me/keys.vault")
+/// let header = try reader.header()          // no credentials needed
+/// let snapshot = try reader.open(with: .password("correct horse"))
+/// ```
+public final class VaultFileReader: RecordSource {
+    /// The path the file was opened at.
+    public let path: String
+    /// The file's length when it was opened.
+    public let fileLength: Int
+    /// The file's permissions and owner when it was opened.
+    let status: FileStatus
+    private let descriptor: FileDescriptor
+
+    /// Opens a vault file read-only.
+    ///
+    /// - Parameter path: The vault file.
+    /// - Throws: A ``VaultIOError`` when the file cannot be opened (`"open"`) or examined (`"fstat"`).
+    public init(path: String) throws {
+        self.path = path
+        let descriptor = try step("open", path) { () throws(Errno) in try FileDescriptor.open(path, O_RDONLY) }
+        let status: FileStatus
+        do {
+            status = try step("fstat", path) { () throws(Errno) in try descriptor.status() }
+            guard status.isRegularFile else {
+                throw VaultIOError(.invalidPath, operation: "open", path: path, reason: "not a regular file")
+            }
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+        self.descriptor = descriptor
+        self.status = status
+        fileLength = status.size
+    }
+
+    deinit {
+        try? descriptor.close()
+    }
+
+    /// Returns `count` bytes at `offset`.
+    ///
+    /// The corresponding C function is `pread`.
+    ///
+    /// - Throws: A ``VaultIOError`` (`"read"`) when `pread` fails, or
+    ///   ``VaultFormatError`` `truncated` when the file ends first.
+    public func read(offset: Int, count: Int) throws -> ArraySlice<UInt8> {
+        guard offset >= 0, count >= 0 else { throw VaultFormatError(.truncated, "the file ends early") }
+        let bytes = try step("read", path) { () throws(Errno) in try descriptor.read(count: count, at: offset) }
+        guard bytes.count == count else { throw VaultFormatError(.truncated, "the file ends early") }
+        return bytes[...]
+    }
+
+    /// The header's bytes: the 16-byte preamble tells their length (R-HDR-1, R-HDR-4).
+    ///
+    /// - Throws: ``VaultFormatError`` `notAVault`, `unsupportedVersion`, `structure` or
+    ///   `truncated`; a ``VaultIOError`` when reading fails.
+    public func headerBytes() throws -> [UInt8] {
+        let preambleCount = min(VaultHeader.preambleByteCount, fileLength)
+        let preamble = try read(offset: 0, count: preambleCount)
+        let length = try VaultHeader.headerLength(preamble: preamble, fileLength: fileLength)
+        return Array(try read(offset: 0, count: length))
+    }
+
+    /// The header, checked against its checksum but not authenticated (R-HDR-5).
+    ///
+    /// Enough to describe a vault without credentials: its ID, generation,
+    /// keyslots and sizes. Its MAC is checked only by ``open(with:)``.
+    public func header() throws -> VaultHeader {
+        try VaultHeader.decode(try headerBytes(), fileLength: fileLength)
+    }
+
+    /// Unlocks this generation with `credentials` and decrypts its index.
+    ///
+    /// Runs the keyslot's key derivation (Argon2id for a password).
+    ///
+    /// - Throws: ``VaultFormatError`` (for example `wrongCredential`) or a ``VaultIOError``.
+    public func open(with credentials: Credentials) throws -> VaultSnapshot {
+        try VaultSnapshot.open(
+            headerBytes: try headerBytes(), fileLength: fileLength, source: self, with: credentials)
+    }
+}

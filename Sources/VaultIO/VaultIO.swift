@@ -1,2 +1,0 @@
-// vault: VaultIO.
-import VaultFormat

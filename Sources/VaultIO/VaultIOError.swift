@@ -1,0 +1,85 @@
+// vault: VaultIO errors.
+
+/// An error from reading, locking or writing a vault file.
+///
+/// A system-call failure carries the step that failed (``operation``, for
+/// example `"fsync temporary file"`, `"rename"` or `"fsync directory"`), the
+/// ``errno`` and the ``path``. Only ``code`` takes part in `==`, so tests can
+/// write `#expect(throws: VaultIOError(.lockTimeout))`. No field ever holds a
+/// secret, a password or an item attribute.
+///
+/// Errors about the vault's bytes or credentials are ``VaultFormatError``s and
+/// pass through VaultIO unchanged.
+public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A kind of failure. New codes may be added in minor releases.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// A system call failed; see ``VaultIOError/operation`` and ``VaultIOError/errno``.
+        public static let system = Code("system")
+        /// Another writer held the write lock for longer than the configured timeout.
+        public static let lockTimeout = Code("lockTimeout")
+        /// The vault changed under the caller: an item's version did not match the
+        /// expected one, or the path now holds a different vault.
+        public static let conflict = Code("conflict")
+        /// ``Vault/create(at:credentials:keyslots:configuration:now:)`` found a file at the path.
+        public static let alreadyExists = Code("alreadyExists")
+        /// The path cannot name a vault (empty, a directory, or ending in `/`).
+        public static let invalidPath = Code("invalidPath")
+        /// The device-secret file is not exactly 32 bytes.
+        public static let invalidDeviceSecret = Code("invalidDeviceSecret")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The step that failed, such as `"open"`, `"fsync temporary file"` or `"lock"`; empty when none applies.
+    public let operation: String
+    /// The error number, for ``Code/system`` (and ``Code/alreadyExists``).
+    public let errno: Errno?
+    /// The file the step worked on.
+    public let path: String
+    /// A sentence for a person, when the code and operation are not enough.
+    public let reason: String
+
+    /// Creates an error.
+    public init(_ code: Code, operation: String = "", errno: Errno? = nil, path: String = "", reason: String = "") {
+        self.code = code
+        self.operation = operation
+        self.errno = errno
+        self.path = path
+        self.reason = reason
+    }
+
+    /// A failed system call.
+    static func system(_ operation: String, _ errno: Errno, path: String) -> VaultIOError {
+        VaultIOError(.system, operation: operation, errno: errno, path: path)
+    }
+
+    public static func == (lhs: VaultIOError, rhs: VaultIOError) -> Bool { lhs.code == rhs.code }
+
+    /// For example: `fsync temporary file '/home/a/.vault.tmp-0a1b…': Input/output error (errno 5)`.
+    public var description: String {
+        var text = operation.isEmpty ? code.name : operation
+        if !path.isEmpty { text += " '\(path)'" }
+        if let errno { text += ": \(errno) (errno \(errno.rawValue))" }
+        if !reason.isEmpty { text += ": \(reason)" }
+        return text
+    }
+}
+
+/// Runs one step of a file operation, turning its ``Errno`` into a ``VaultIOError`` that names the step.
+///
+/// - Parameters:
+///   - operation: The step's name, such as `"fsync directory"`.
+///   - path: The file the step works on.
+///   - body: The step.
+func step<T>(_ operation: String, _ path: String, _ body: () throws(Errno) -> T) throws(VaultIOError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw VaultIOError.system(operation, error, path: path)
+    }
+}

@@ -1,0 +1,137 @@
+// vault: the changes of one write, around VaultFormat's VaultWriter.
+
+public import VaultFormat
+
+/// The changes made inside ``Vault/write(_:)``: adds, replacements and removals
+/// of items in the next generation of the vault.
+///
+/// A transaction starts from the newest generation on disk, read under the
+/// write lock. Nothing reaches the file until the `write` body returns; then
+/// every change commits together, or, when the body throws, none does.
+///
+/// ```swift
+/// try vault.write { txn in
+///     if let item = try txn.item(for: key) {
+///         try txn.remove(id: item.id, expecting: .version(item.version))
+///     }
+///     try txn.set(draft)
+/// }
+/// ```
+public struct VaultTransaction: Sendable {
+    /// What a change expects of the item it touches, checked when the change is made.
+    public enum ExpectedVersion: Hashable, Sendable {
+        /// No expectation.
+        case any
+        /// The item must not exist.
+        case absent
+        /// The item must exist with this version (the generation it was last written in).
+        case version(UInt64)
+    }
+
+    /// A stored item's entry and decrypted attributes.
+    public struct Item: Sendable {
+        /// The index entry: ID, classes, version and sizes.
+        public let entry: IndexEntry
+        /// The decrypted attributes.
+        public let attributes: ItemAttributes
+        /// The item's identifier.
+        public var id: ItemID { entry.itemID }
+        /// The generation in which the item was last written.
+        public var version: UInt64 { entry.version }
+    }
+
+    private(set) var writer: VaultWriter
+    /// The time of this write, milliseconds since the Unix epoch, used for deletion records.
+    public let now: Int64
+    /// Whether any change was made; a write without changes does not touch the file.
+    private(set) var hasChanges = false
+
+    init(writer: VaultWriter, now: Int64) {
+        self.writer = writer
+        self.now = now
+    }
+
+    /// The generation this transaction writes (one more than the one it read).
+    public var generation: UInt64 { writer.header.generation }
+
+    /// The number of items in the new generation, counting this transaction's changes.
+    public var count: Int { writer.count }
+
+    /// The entries of the new generation, unordered.
+    public var entries: [IndexEntry] { writer.entries }
+
+    // MARK: - Reading
+
+    /// The entry of item `id`, if present.
+    public func entry(for id: ItemID) -> IndexEntry? { writer.entry(for: id) }
+
+    /// The item with `primaryKey`, including changes made earlier in this transaction.
+    ///
+    /// - Throws: ``VaultFormatError`` when a matching record cannot be decrypted.
+    public func item(for primaryKey: PrimaryKey) throws -> Item? {
+        guard let id = try writer.itemID(for: primaryKey), let record = writer.record(for: id) else { return nil }
+        let attributes = try RecordCodec.openAttributes(
+            record.bytes[...], entry: record.entry, vaultID: writer.header.vaultID, keys: writer.keys)
+        return Item(entry: record.entry, attributes: attributes)
+    }
+
+    /// The secret of item `id`, if present.
+    ///
+    /// - Throws: ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`, `recordCorrupt`).
+    public func secret(for id: ItemID) throws -> SecretBytes? {
+        guard let record = writer.record(for: id) else { return nil }
+        return try RecordCodec.openSecret(
+            record.bytes[...], entry: record.entry, vaultID: writer.header.vaultID, keys: writer.keys)
+    }
+
+    // MARK: - Changing
+
+    /// Adds an item, or replaces the item with the same ``ItemDraft/id``.
+    ///
+    /// - Parameters:
+    ///   - draft: The item; its record is sealed with a fresh nonce at ``generation``.
+    ///   - expected: What the item with `draft.id` must be now.
+    /// - Throws: ``VaultIOError/Code/conflict`` when `expected` does not hold;
+    ///   ``VaultFormatError`` `invalidParameter` when another item has the same
+    ///   primary key (R-IDX-5), `limit`, or `keyUnavailable`.
+    public mutating func set(_ draft: ItemDraft, expecting expected: ExpectedVersion = .any) throws {
+        try check(expected, for: draft.id)
+        try writer.put(draft)
+        hasChanges = true
+    }
+
+    /// Removes item `id`, leaving a deletion record (R-DEL-1).
+    ///
+    /// - Returns: Whether the item existed.
+    /// - Throws: ``VaultIOError/Code/conflict`` when `expected` does not hold.
+    @discardableResult
+    public mutating func remove(id: ItemID, expecting expected: ExpectedVersion = .any) throws -> Bool {
+        try check(expected, for: id)
+        let removed = writer.remove(id, now: now)
+        if removed { hasChanges = true }
+        return removed
+    }
+
+    private func check(_ expected: ExpectedVersion, for id: ItemID) throws(VaultIOError) {
+        let actual = writer.entry(for: id)?.version
+        switch (expected, actual) {
+        case (.any, _), (.absent, nil):
+            return
+        case (.version(let wanted), let actual?) where wanted == actual:
+            return
+        default:
+            let found = actual.map { "version \($0)" } ?? "no item"
+            throw VaultIOError(.conflict, reason: "item \(id) changed: expected \(expected), found \(found)")
+        }
+    }
+}
+
+extension VaultTransaction.ExpectedVersion: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .any: "any version"
+        case .absent: "no item"
+        case .version(let version): "version \(version)"
+        }
+    }
+}

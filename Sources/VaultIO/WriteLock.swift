@@ -1,0 +1,125 @@
+// vault: the writers' lock: a thread mutex, then an OFD lock on `<vault>.lock`.
+
+import Glibc
+
+/// Serializes writers of one vault, across threads and across processes.
+///
+/// Two layers, taken in order and released in reverse:
+///
+/// 1. A mutex per ``WriteLock`` (so per ``Vault``) queues this process's threads
+///    without polling.
+/// 2. An open-file-description lock (`F_OFD_SETLK`) on the sidecar file
+///    `<vault>.lock`, created with mode `0600` and never renamed or removed, so
+///    that every writer locks the same inode even though each commit replaces
+///    the vault file itself. OFD locks belong to an open file description, not
+///    to a process, so each acquisition opens its own descriptor: two `Vault`
+///    values in one process exclude each other as two processes do, and closing
+///    the descriptor (or the process dying) releases the lock.
+///
+/// The OFD lock is polled with short sleeps until the timeout, because
+/// `F_OFD_SETLKW` cannot time out. Readers take no lock.
+///
+/// Holding the lock, the writer removes stale temporary files that a crashed
+/// writer left (`.<vault>.tmp-*`); no live writer can own one then.
+final class WriteLock: Sendable {
+    /// The vault this lock protects.
+    let target: VaultPath
+    private let mutex = TimedMutex()
+
+    /// Shortest and longest sleep between two tries of the OFD lock.
+    static let firstPollInterval: Duration = .milliseconds(1)
+    static let longestPollInterval: Duration = .milliseconds(16)
+
+    init(target: VaultPath) {
+        self.target = target
+    }
+
+    /// Runs `body` while holding the write lock.
+    ///
+    /// - Parameters:
+    ///   - timeout: The longest time to wait for other writers, in this process and others.
+    ///   - body: The work to do under the lock.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``VaultIOError/Code/lockTimeout`` when the lock stays busy past `timeout`;
+    ///   a ``VaultIOError`` naming `"open lock file"` or `"lock"`; or `body`'s error.
+    func withLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        guard mutex.lock(timeout: timeout) else { throw timeoutError(timeout) }
+        defer { mutex.unlock() }
+
+        let lockPath = target.lockPath
+        let descriptor = try step("open lock file", lockPath) { () throws(Errno) in
+            try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+        }
+        return try descriptor.closeAfter {
+            var interval = Self.firstPollInterval
+            while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
+                let remaining = clock.now.duration(to: deadline)
+                guard remaining > .zero else { throw timeoutError(timeout) }
+                Self.sleep(for: min(interval, remaining))
+                interval = min(interval * 2, Self.longestPollInterval)
+            }
+            target.removeStaleTemporaryFiles()
+            return try body()
+            // Closing the descriptor releases the OFD lock.
+        }
+    }
+
+    private func timeoutError(_ timeout: Duration) -> VaultIOError {
+        VaultIOError(
+            .lockTimeout, operation: "lock", path: target.lockPath,
+            reason: "another writer held the vault's write lock for more than \(timeout)")
+    }
+
+    /// Blocks the calling thread.
+    ///
+    /// The corresponding C function is `nanosleep`.
+    private static func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+    }
+}
+
+/// A pthread mutex whose `lock` can give up after a timeout.
+///
+/// Swift's `Mutex` has no timed acquisition, which the write lock's timeout needs.
+final class TimedMutex: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Takes the mutex, waiting at most `timeout`.
+    ///
+    /// The corresponding C function is `pthread_mutex_timedlock`.
+    ///
+    /// - Returns: Whether the mutex was taken.
+    func lock(timeout: Duration) -> Bool {
+        if pthread_mutex_trylock(mutex) == 0 { return true }
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        deadline.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        return pthread_mutex_timedlock(mutex, &deadline) == 0
+    }
+
+    /// Releases the mutex. Only the thread that took it may release it.
+    ///
+    /// The corresponding C function is `pthread_mutex_unlock`.
+    func unlock() {
+        pthread_mutex_unlock(mutex)
+    }
+}
