@@ -30,6 +30,13 @@ public struct DecodedItem: Sendable {
     public let attributes: ItemAttributes
     /// The secret, when it was requested.
     public let secret: SecretBytes?
+
+    /// Pairs an entry with its decrypted contents.
+    public init(entry: IndexEntry, attributes: ItemAttributes, secret: SecretBytes?) {
+        self.entry = entry
+        self.attributes = attributes
+        self.secret = secret
+    }
 }
 
 /// A vault opened with a credential: its header is authenticated and its index
@@ -74,16 +81,39 @@ public struct VaultSnapshot: Sendable {
             header: header, headerBytes: headerBytes, keys: keys, index: index, openedKeyslot: slot, source: source)
     }
 
+    /// Opens a newer generation of a vault with keys already unlocked, without running any KDF.
+    ///
+    /// The header MAC is verified with `keys` (R-HDR-6); a vault re-keyed since
+    /// (new master key) fails with `headerAuthentication` and must be opened with
+    /// credentials again.
+    ///
+    /// - Parameter openedKeyslot: The keyslot that originally produced `keys`, for reporting.
+    public static func open(
+        headerBytes: [UInt8], fileLength: Int, source: any RecordSource, keys: VaultKeys, openedKeyslot: Int
+    ) throws -> VaultSnapshot {
+        let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
+        try verifyMAC(headerBytes, keys: keys)
+        let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
+        let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
+        return VaultSnapshot(
+            header: header, headerBytes: headerBytes, keys: keys, index: index, openedKeyslot: openedKeyslot,
+            source: source)
+    }
+
+    static func verifyMAC(_ headerBytes: [UInt8], keys: VaultKeys) throws(VaultFormatError) {
+        let macStart = headerBytes.count - 32
+        let mac = BLAKE2b.hash(headerBytes[0..<macStart], key: keys.headerKey, length: 32)
+        guard Sodium.constantTimeEqual(mac, headerBytes[macStart...]) else {
+            throw VaultFormatError(.headerAuthentication, "header authentication failed: the header was modified")
+        }
+    }
+
     /// Opens a keyslot and verifies the header MAC (R-KS-3, R-HDR-6).
     public static func unlock(_ header: VaultHeader, headerBytes: [UInt8], with credentials: Credentials)
         throws(VaultFormatError) -> (slot: Int, keys: VaultKeys)
     {
         let opened = try KeyHierarchy.unlock(header, with: credentials)
-        let macStart = headerBytes.count - 32
-        let mac = BLAKE2b.hash(headerBytes[0..<macStart], key: opened.keys.headerKey, length: 32)
-        guard Sodium.constantTimeEqual(mac, headerBytes[macStart...]) else {
-            throw VaultFormatError(.headerAuthentication, "header authentication failed: the header was modified")
-        }
+        try verifyMAC(headerBytes, keys: opened.keys)
         return opened
     }
 

@@ -45,7 +45,7 @@ extension VaultHeader {
 
     /// Decodes a whole header: checksum (R-HDR-5), fields (R-FLD-1 to 6), file length (R-FILE-1).
     ///
-    /// The MAC is not checked here; ``VaultDecoder/unlock(_:headerBytes:with:)`` checks it once a key is known.
+    /// The MAC is not checked here; ``VaultSnapshot/unlock(_:headerBytes:with:)`` checks it once a key is known.
     public static func decode(_ bytes: [UInt8], fileLength: Int) throws(VaultFormatError) -> VaultHeader {
         let length = try headerLength(preamble: bytes[...], fileLength: fileLength)
         guard bytes.count == length else { throw VaultFormatError(.truncated, "the header is incomplete") }

@@ -60,8 +60,8 @@ public final class VaultKeys: Sendable {
         classKeys = keys
     }
 
-    private init(copying other: VaultKeys, classKeys: [ProtectionClass: RecordKeys]) {
-        master = other.master
+    private init(copying other: VaultKeys, classKeys: [ProtectionClass: RecordKeys], keepMaster: Bool = true) {
+        master = keepMaster ? other.master : nil
         base = other.base
         headerKey = other.headerKey
         indexKey = other.indexKey
@@ -77,6 +77,13 @@ public final class VaultKeys: Sendable {
     /// A copy that can no longer open the given classes.
     public func dropping(_ classes: Set<ProtectionClass>) -> VaultKeys {
         VaultKeys(copying: self, classKeys: classKeys.filter { !classes.contains($0.key) })
+    }
+
+    /// A copy without the master key and without the given classes: what a locked
+    /// vault keeps. Without the master key no dropped class key can be derived again;
+    /// the base key and the remaining class keys still read and write those classes.
+    public func locked(dropping classes: Set<ProtectionClass>) -> VaultKeys {
+        VaultKeys(copying: self, classKeys: classKeys.filter { !classes.contains($0.key) }, keepMaster: false)
     }
 
     func recordKeys(for protection: ProtectionClass) throws(VaultFormatError) -> RecordKeys {
