@@ -70,6 +70,14 @@ public struct VaultIndex: Sendable {
             let plain = XChaCha20Poly1305.open(
                 ciphertext, using: keys.indexKey, nonce: header.indexNonce, authenticating: headerBytes)
         else { throw VaultFormatError(.indexCorrupt, "the index failed authentication") }
+        return try parse(plain, header: header)
+    }
+
+    /// Checks and wraps a decrypted index (the part of ``decode`` after the AEAD).
+    static func parse(_ plain: [UInt8], header: VaultHeader) throws(VaultFormatError) -> VaultIndex {
+        guard plain.count == header.indexLength - XChaCha20Poly1305.tagByteCount else {
+            throw VaultFormatError(.indexCorrupt, "the index has the wrong length")
+        }
         let count = header.recordCount
         var offsets = [Int](repeating: 0, count: count)
         let problem: String? = plain.withUnsafeBytes { raw in
