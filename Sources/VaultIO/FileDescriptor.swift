@@ -26,6 +26,14 @@ struct FileDescriptor: Hashable, Sendable {
         return FileDescriptor(rawValue: fd)
     }
 
+    /// Creates the directory `path` with `mode` (less the umask).
+    ///
+    /// The corresponding C function is `mkdir`.
+    static func makeDirectory(_ path: String, mode: mode_t) throws(Errno) {
+        let table = Syscalls.current
+        _ = try Syscalls.retryingOnInterrupt { table.mkdir(path, mode) }.get()
+    }
+
     /// Creates `name` in this directory for writing, failing if it exists
     /// (`O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC`).
     ///

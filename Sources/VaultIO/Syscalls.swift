@@ -37,6 +37,8 @@ import Synchronization
     case realpath
     /// `opendir` / `readdir` / `closedir`.
     case readDirectory
+    /// `mkdir`, for the device-secret directory.
+    case mkdir
 }
 
 /// The system calls VaultIO makes, as one table of closures.
@@ -63,6 +65,7 @@ struct SyscallTable: Sendable {
     var lock: @Sendable (CInt) -> CInt
     var realpath: @Sendable (UnsafePointer<CChar>) -> String?
     var readDirectory: @Sendable (UnsafePointer<CChar>) -> [String]?
+    var mkdir: @Sendable (UnsafePointer<CChar>, mode_t) -> CInt
 
     /// The real system calls.
     static let live = SyscallTable(
@@ -89,10 +92,13 @@ struct SyscallTable: Sendable {
             defer { closedir(directory) }
             var names: [String] = []
             while let entry = readdir(directory) {
-                names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+                names.append(
+                    withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                )
             }
             return names
-        }
+        },
+        mkdir: { Glibc.mkdir($0, $1) }
     )
 }
 
@@ -121,7 +127,11 @@ struct SyscallTable: Sendable {
     ///   - body: The code to run.
     /// - Returns: What `body` returns.
     public static func inject<R>(
-        _ call: Syscall, errno: CInt, after: Int = 0, times: Int = 1, during body: () throws -> R
+        _ call: Syscall,
+        errno: CInt,
+        after: Int = 0,
+        times: Int = 1,
+        during body: () throws -> R
     ) rethrows -> R {
         let fault = Fault(errno: errno, after: after, times: times)
         return try $current.withValue(current.failing(call, with: fault), operation: body)
@@ -192,7 +202,8 @@ extension SyscallTable {
         case .pread: t.pread = { [f = t.pread] in fault.fires() ? -1 : f($0, $1, $2, $3) }
         case .write: t.write = { [f = t.write] in fault.fires() ? -1 : f($0, $1, $2) }
         case .fsync: t.fsync = { [f = t.fsync] in fault.fires() ? -1 : f($0) }
-        case .close: t.close = { [f = t.close] fd in
+        case .close:
+            t.close = { [f = t.close] fd in
                 // Like Linux, release the descriptor even when reporting an error.
                 let result = f(fd)
                 return fault.fires() ? -1 : result
@@ -206,6 +217,7 @@ extension SyscallTable {
         case .lock: t.lock = { [f = t.lock] in fault.fires() ? -1 : f($0) }
         case .realpath: t.realpath = { [f = t.realpath] in fault.fires() ? nil : f($0) }
         case .readDirectory: t.readDirectory = { [f = t.readDirectory] in fault.fires() ? nil : f($0) }
+        case .mkdir: t.mkdir = { [f = t.mkdir] in fault.fires() ? -1 : f($0, $1) }
         }
         return t
     }

@@ -1,6 +1,7 @@
 // vault: the embeddable API: a vault file opened with credentials.
 
 import Glibc
+import Synchronization
 public import VaultFormat
 
 /// A vault file opened with credentials, shaped like GRDB's `DatabaseQueue`.
@@ -15,17 +16,28 @@ public import VaultFormat
 /// never change a file in place, so a reader sees one whole generation.
 ///
 /// **Writes** take the write lock (see ``VaultConfiguration/lockTimeout``),
-/// re-read the newest generation from disk, unlock it again with the
-/// credentials given at open, run the body, and commit every change at once by
-/// writing a new file and renaming it over the old one. A vault may be shared
-/// by threads (it is `Sendable`) and by processes.
+/// re-read the newest generation from disk, run the body, and commit every
+/// change at once by writing a new file and renaming it over the old one. A
+/// vault may be shared by threads (it is `Sendable`) and by processes.
+///
+/// **Keys, not credentials.** Opening runs the keyslot's key derivation
+/// (Argon2id for a password) once. The `Vault` then keeps the unlocked
+/// ``VaultKeys`` in guarded memory and opens every newer generation with them
+/// (the master key never changes, R-KS-5), so reads and writes cost no KDF.
+/// The password and key file are *not* kept: they are dropped when the
+/// initializer returns, so a password that is also used elsewhere does not
+/// stay in this process. Only the device secret is kept, because the
+/// device-bound classes need it for every record. When the held keys stop
+/// opening the file (a vault re-keyed by another tool, or an altered header),
+/// the `Vault` retries with the device secret alone and otherwise throws
+/// ``VaultIOError/Code/credentialsRequired``.
+///
+/// **Locking.** ``lock()`` (and ``VaultConfiguration/idleTimeout``) drop the
+/// master key and the `whenUnlocked` class keys; see <doc:ProtectionClasses>.
 ///
 /// The path is resolved once, at open: symbolic links are followed and the
 /// vault keeps using the resolved file, so replacing a symlink later does not
 /// redirect an open `Vault`.
-///
-/// Every read and write runs the keyslot's key derivation again (Argon2id for a
-/// password), because the credentials, not derived keys, are what `Vault` keeps.
 public final class Vault: Sendable {
     /// The resolved path of the vault file.
     public var path: String { location.path }
@@ -34,16 +46,39 @@ public final class Vault: Sendable {
     /// The settings given at open.
     public let configuration: VaultConfiguration
 
-    private let location: VaultPath
-    private let credentials: Credentials
-    private let lock: WriteLock
+    let location: VaultPath
+    /// This machine's device secret, when the credentials or the configuration gave one.
+    let deviceSecret: DeviceSecret?
+    let writeLock: WriteLock
+    let keyState: Mutex<KeyState>
 
-    private init(location: VaultPath, vaultID: [UInt8], credentials: Credentials, configuration: VaultConfiguration) {
+    /// The keys held in memory and what they came from.
+    struct KeyState: Sendable {
+        /// The keys reads and writes use; without the master key once locked.
+        var keys: VaultKeys
+        /// The keyslot that produced `keys`.
+        var openedKeyslot: Int
+        /// Whether ``Vault/lock()`` (or the idle timeout) dropped the `whenUnlocked` keys.
+        var isLocked = false
+        /// The last read or write, for the idle timeout.
+        var lastUse = ContinuousClock.now
+        /// Whether an idle check is queued.
+        var idleCheckScheduled = false
+    }
+
+    private init(
+        location: VaultPath,
+        vaultID: [UInt8],
+        keys: VaultKeys,
+        openedKeyslot: Int,
+        configuration: VaultConfiguration
+    ) {
         self.location = location
         self.vaultID = vaultID
-        self.credentials = credentials
+        self.deviceSecret = keys.deviceSecret
         self.configuration = configuration
-        lock = WriteLock(target: location)
+        writeLock = WriteLock(target: location)
+        keyState = Mutex(KeyState(keys: keys, openedKeyslot: openedKeyslot))
     }
 
     // MARK: - Opening and creating
@@ -52,19 +87,25 @@ public final class Vault: Sendable {
     ///
     /// - Parameters:
     ///   - path: The vault file; a symbolic link is resolved once, here.
-    ///   - credentials: What unlocks a keyslot. Kept in memory for later reads and writes.
-    ///   - configuration: Lock timeout and device-secret file.
+    ///   - credentials: What unlocks a keyslot. Used once, to unlock; only the device secret is kept.
+    ///   - configuration: Lock timeout, idle timeout and device-secret file.
     /// - Throws: A ``VaultIOError`` when the file cannot be read; a ``VaultFormatError``
     ///   when it is not a valid vault or no keyslot opens (`wrongCredential`).
     public convenience init(
-        path: String, credentials: Credentials, configuration: VaultConfiguration = VaultConfiguration()
+        path: String,
+        credentials: Credentials,
+        configuration: VaultConfiguration = VaultConfiguration()
     ) throws {
         let location = try VaultPath.resolvingExisting(path)
         let credentials = try Self.addingDeviceSecret(to: credentials, configuration)
         let snapshot = try VaultFileReader(path: location.path).open(with: credentials)
         self.init(
-            location: location, vaultID: snapshot.header.vaultID, credentials: credentials,
-            configuration: configuration)
+            location: location,
+            vaultID: snapshot.header.vaultID,
+            keys: snapshot.keys,
+            openedKeyslot: snapshot.openedKeyslot,
+            configuration: configuration
+        )
     }
 
     /// Creates a new, empty vault file, failing if a file exists at `path`.
@@ -91,24 +132,52 @@ public final class Vault: Sendable {
         configuration: VaultConfiguration = VaultConfiguration(),
         now: Int64 = Vault.currentTime()
     ) throws -> Vault {
-        let location = try VaultPath.resolvingNew(path)
-        let credentials = try addingDeviceSecret(to: credentials, configuration)
         guard keyslots.contains(where: { $0 != .device }) else {
             throw VaultFormatError(.invalidParameter, "a vault needs a password or key-file keyslot for its master key")
+        }
+        let slots = keyslots.map { ($0, $0 == .device ? Keyslot.Scope.baseKey : .masterKey) }
+        return try create(at: path, credentials: credentials, slots: slots, configuration: configuration, now: now)
+    }
+
+    /// Creates a vault with keyslots of explicit scopes (``Vault/standard(directory:configuration:)`` uses a
+    /// master-scope device slot).
+    static func create(
+        at path: String,
+        credentials: Credentials,
+        slots: [(Keyslot.Kind, Keyslot.Scope)],
+        configuration: VaultConfiguration,
+        now: Int64
+    ) throws -> Vault {
+        let location = try VaultPath.resolvingNew(path)
+        let credentials = try addingDeviceSecret(to: credentials, configuration)
+        guard let opened = slots.firstIndex(where: { $0.1 == .masterKey }) else {
+            throw VaultFormatError(.invalidParameter, "a vault needs a keyslot for its master key")
         }
         let random = SystemRandom()
         let master: MasterKey = random.key()
         let vaultID = random.bytes(16)
-        let slots = try keyslots.map { kind in
+        let keyslots = try slots.map { kind, scope in
             try KeyHierarchy.makeKeyslot(
-                kind: kind, wrapping: kind == .device ? KeyHierarchy.baseKey(from: master).secret : master.secret,
-                scope: kind == .device ? .baseKey : .masterKey, credentials: credentials, kdf: configuration.kdf,
-                vaultID: vaultID, random: random, allowWeak: configuration.kdfFloor == .waivedForTesting)
+                kind: kind,
+                wrapping: scope == .baseKey ? KeyHierarchy.baseKey(from: master).secret : master.secret,
+                scope: scope,
+                credentials: credentials,
+                kdf: configuration.kdf,
+                vaultID: vaultID,
+                random: random,
+                allowWeak: configuration.kdfFloor == .waivedForTesting
+            )
         }
         let keys = KeyHierarchy.keys(master: master, deviceSecret: credentials.deviceSecret, vaultID: vaultID)
-        let bytes = try VaultWriter(vaultID: vaultID, created: now, keyslots: slots, keys: keys).encode(now: now)
-        let vault = Vault(location: location, vaultID: vaultID, credentials: credentials, configuration: configuration)
-        try vault.lock.withLock(timeout: configuration.lockTimeout) {
+        let bytes = try VaultWriter(vaultID: vaultID, created: now, keyslots: keyslots, keys: keys).encode(now: now)
+        let vault = Vault(
+            location: location,
+            vaultID: vaultID,
+            keys: keys,
+            openedKeyslot: opened,
+            configuration: configuration
+        )
+        try vault.writeLock.withLock(timeout: configuration.lockTimeout) {
             try AtomicWriter(target: location).commit(bytes, .create)
         }
         return vault
@@ -116,49 +185,112 @@ public final class Vault: Sendable {
 
     // MARK: - Reading and writing
 
-    /// Opens the newest generation of the vault and passes it to `body`. Takes no lock.
+    /// Opens the newest generation of the vault and passes it to `body`. Takes no lock and runs no KDF.
     ///
     /// - Parameter body: Reads from the snapshot, which stays valid (its file open) while it is kept.
     /// - Returns: What `body` returns.
     /// - Throws: A ``VaultIOError`` or ``VaultFormatError`` from opening the file;
-    ///   ``VaultIOError/Code/conflict`` when the path now holds a different vault; or `body`'s error.
+    ///   ``VaultIOError/Code/conflict`` when the path now holds a different vault;
+    ///   ``VaultIOError/Code/locked`` when `body` reads a `whenUnlocked` item of a locked vault;
+    ///   or `body`'s error.
     public func read<T>(_ body: (VaultSnapshot) throws -> T) throws -> T {
-        try body(try openNewest().snapshot)
+        let snapshot = try openNewest().snapshot
+        return try translatingLocked { try body(snapshot) }
     }
 
     /// Writes `body`'s changes to a fresh copy of the vault and swaps it in atomically.
     ///
     /// Changes commit if and only if `body` returns without throwing; otherwise the
     /// original file is left byte-for-byte untouched. A body that changes nothing
-    /// does not write the file.
+    /// does not write the file. When the body changes the keyslots (a password
+    /// change), this `Vault` keeps working: the master key is unchanged (R-KS-5).
     ///
     /// - Parameter body: A closure that edits the vault's items.
     /// - Returns: The value returned by `body`.
     /// - Throws: ``VaultIOError/Code/lockTimeout``; a ``VaultIOError`` when the copy,
     ///   `fsync` or `rename` fails (the old file stays); ``VaultIOError/Code/conflict``;
-    ///   a ``VaultFormatError``; or the error thrown by `body`.
+    ///   ``VaultIOError/Code/locked``; a ``VaultFormatError``; or the error thrown by `body`.
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
-        try lock.withLock(timeout: configuration.lockTimeout) {
+        try writeLock.withLock(timeout: configuration.lockTimeout) {
             let (reader, snapshot) = try openNewest()
-            var transaction = VaultTransaction(writer: try VaultWriter(updating: snapshot), now: Self.currentTime())
-            let result = try body(&transaction)
+            var transaction = VaultTransaction(
+                writer: try VaultWriter(updating: snapshot),
+                now: Self.currentTime(),
+                kdf: configuration.kdf,
+                kdfFloor: configuration.kdfFloor
+            )
+            let result = try translatingLocked { try body(&transaction) }
             if transaction.hasChanges {
                 let bytes = transaction.writer.encode(now: transaction.now)
                 try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
+                if transaction.keyslotsChanged {
+                    followKeyslot(from: snapshot.header.keyslots, to: transaction.keyslots)
+                }
             }
             return result
         }
     }
 
-    /// Opens and unlocks the file now at the vault's path.
-    private func openNewest() throws -> (reader: VaultFileReader, snapshot: VaultSnapshot) {
+    /// Opens the file now at the vault's path with the keys held in memory.
+    func openNewest() throws -> (reader: VaultFileReader, snapshot: VaultSnapshot) {
         let reader = try VaultFileReader(path: location.path)
-        let snapshot = try reader.open(with: credentials)
-        guard snapshot.header.vaultID == vaultID else {
+        let headerBytes = try reader.headerBytes()
+        let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
+        guard header.vaultID == vaultID else {
             throw VaultIOError(
-                .conflict, operation: "open", path: location.path, reason: "the file now holds a different vault")
+                .conflict,
+                operation: "open",
+                path: location.path,
+                reason: "the file now holds a different vault"
+            )
         }
-        return (reader, snapshot)
+        let (keys, slot) = useKeys()
+        do {
+            let snapshot = try VaultSnapshot.open(
+                headerBytes: headerBytes,
+                fileLength: reader.fileLength,
+                source: reader,
+                keys: keys,
+                openedKeyslot: slot
+            )
+            return (reader, snapshot)
+        } catch let error as VaultFormatError where error.code == .headerAuthentication {
+            return (reader, try reopenWithDeviceSecret(reader, header: header))
+        }
+    }
+
+    /// The fallback when the held keys no longer authenticate the header: the device secret, if held.
+    private func reopenWithDeviceSecret(_ reader: VaultFileReader, header: VaultHeader) throws -> VaultSnapshot {
+        let failure = VaultIOError(
+            .credentialsRequired,
+            operation: "open",
+            path: location.path,
+            reason: "the vault's keys changed (re-keyed or altered header); open it again with a password or key file"
+        )
+        guard let deviceSecret, header.keyslots.contains(where: { $0.kind == .device }) else { throw failure }
+        let snapshot: VaultSnapshot
+        do {
+            snapshot = try reader.open(with: Credentials(deviceSecret: deviceSecret))
+        } catch let error as VaultFormatError where error.code == .wrongCredential {
+            throw failure
+        }
+        keyState.withLock { state in
+            state.keys = state.isLocked ? snapshot.keys.locked(dropping: Self.lockedClasses) : snapshot.keys
+            state.openedKeyslot = snapshot.openedKeyslot
+        }
+        return snapshot
+    }
+
+    /// After a keyslot change, points ``KeyState/openedKeyslot`` at the same slot in its new position.
+    private func followKeyslot(from old: [Keyslot], to new: [Keyslot]) {
+        keyState.withLock { state in
+            let previous = old.indices.contains(state.openedKeyslot) ? old[state.openedKeyslot] : nil
+            if let previous, let moved = new.firstIndex(of: previous) {
+                state.openedKeyslot = moved
+            } else if !new.indices.contains(state.openedKeyslot) {
+                state.openedKeyslot = new.firstIndex { $0.scope == .masterKey } ?? 0
+            }
+        }
     }
 
     // MARK: - Helpers
@@ -172,34 +304,18 @@ public final class Vault: Sendable {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    /// Adds the device secret from ``VaultConfiguration/deviceSecretPath`` when the credentials have none.
-    private static func addingDeviceSecret(
-        to credentials: Credentials, _ configuration: VaultConfiguration
+    /// Adds the device secret from ``VaultConfiguration/deviceSecretPath`` when the credentials have none,
+    /// creating the file first when ``VaultConfiguration/deviceSecretCreation`` allows.
+    static func addingDeviceSecret(
+        to credentials: Credentials,
+        _ configuration: VaultConfiguration
     ) throws -> Credentials {
         guard credentials.deviceSecret == nil, let path = configuration.deviceSecretPath else { return credentials }
         var credentials = credentials
-        credentials.deviceSecret = try readDeviceSecret(at: path)
-        return credentials
-    }
-
-    /// Reads a device-secret file: exactly 32 bytes.
-    private static func readDeviceSecret(at path: String) throws -> DeviceSecret {
-        let descriptor = try step("open", path) { () throws(Errno) in try FileDescriptor.open(path, O_RDONLY) }
-        return try descriptor.closeAfter {
-            var bytes = try step("read", path) { () throws(Errno) in
-                try descriptor.read(count: DeviceSecret.byteCount + 1, at: 0)
-            }
-            defer {
-                bytes.withUnsafeMutableBytes { buffer in
-                    if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
-                }
-            }
-            guard bytes.count == DeviceSecret.byteCount else {
-                throw VaultIOError(
-                    .invalidDeviceSecret, operation: "read", path: path,
-                    reason: "a device secret is exactly \(DeviceSecret.byteCount) bytes")
-            }
-            return DeviceSecret(secret: SecretBytes(bytes: bytes))
+        switch configuration.deviceSecretCreation {
+        case .never: credentials.deviceSecret = try DeviceSecretFile.load(at: path)
+        case .ifMissing: credentials.deviceSecret = try DeviceSecretFile.loadOrCreate(at: path)
         }
+        return credentials
     }
 }

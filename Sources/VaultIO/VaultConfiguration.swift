@@ -31,6 +31,18 @@ public struct VaultConfiguration: Sendable {
     /// device-bound protection classes.
     public var deviceSecretPath: String?
 
+    /// Whether a missing file at ``deviceSecretPath`` is created (32 random bytes, mode `0600`).
+    ///
+    /// ``DeviceSecretCreation/never`` by default: a missing file is an error. The
+    /// standard vault (``Vault/standard(directory:configuration:)``) creates it.
+    public var deviceSecretCreation: DeviceSecretCreation = .never
+
+    /// Locks the vault (``Vault/lock()``) after this long without a read or write; `nil` never does.
+    ///
+    /// Checked before every use and by a background timer, so an idle vault wipes
+    /// its `whenUnlocked` keys even when nothing calls it.
+    public var idleTimeout: Duration? = nil
+
     /// Whether ``kdf`` must meet the floor for new keyslots. Only tests waive it.
     var kdfFloor: KDFFloor = .enforced
 
@@ -59,6 +71,14 @@ public struct VaultConfiguration: Sendable {
         configuration.kdfFloor = .waivedForTesting
         return configuration
     }
+}
+
+/// What to do when the device-secret file does not exist.
+public enum DeviceSecretCreation: Sendable, Hashable {
+    /// Fail with the `open` error (`ENOENT`).
+    case never
+    /// Create it with ``DeviceSecretFile/loadOrCreate(at:)``.
+    case ifMissing
 }
 
 /// Whether new keyslots must meet the KDF floor (R-KS-4).

@@ -31,6 +31,16 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let invalidPath = Code("invalidPath")
         /// The device-secret file is not exactly 32 bytes.
         public static let invalidDeviceSecret = Code("invalidDeviceSecret")
+        /// The vault is locked (``Vault/lock()`` or the idle timeout), or was opened with a
+        /// keyslot that does not reach the item's protection class: unlock it with a
+        /// password or key file. Reads of `whenUnlocked` items throw this; they never return `nil`.
+        public static let locked = Code("locked")
+        /// The keys this ``Vault`` holds no longer open the file (it was re-keyed, or its header
+        /// was altered) and it holds no credential that does: open it again with credentials.
+        public static let credentialsRequired = Code("credentialsRequired")
+        /// The protection class cannot be used in this vault: `whenPasscodeSetThisDeviceOnly`
+        /// needs a password keyslot.
+        public static let protectionUnavailable = Code("protectionUnavailable")
     }
 
     /// What went wrong.

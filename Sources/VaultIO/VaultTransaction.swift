@@ -40,15 +40,22 @@ public struct VaultTransaction: Sendable {
         public var version: UInt64 { entry.version }
     }
 
-    private(set) var writer: VaultWriter
+    var writer: VaultWriter
     /// The time of this write, milliseconds since the Unix epoch, used for deletion records.
     public let now: Int64
     /// Whether any change was made; a write without changes does not touch the file.
-    private(set) var hasChanges = false
+    var hasChanges = false
+    /// Whether the keyslots changed (so the ``Vault`` re-checks which slot it opened with).
+    var keyslotsChanged = false
+    /// Argon2id cost and floor for new password keyslots, from the vault's configuration.
+    let kdf: KDFParameters
+    let kdfFloor: KDFFloor
 
-    init(writer: VaultWriter, now: Int64) {
+    init(writer: VaultWriter, now: Int64, kdf: KDFParameters = .default, kdfFloor: KDFFloor = .enforced) {
         self.writer = writer
         self.now = now
+        self.kdf = kdf
+        self.kdfFloor = kdfFloor
     }
 
     /// The generation this transaction writes (one more than the one it read).
@@ -71,9 +78,29 @@ public struct VaultTransaction: Sendable {
     public func item(for primaryKey: PrimaryKey) throws -> Item? {
         guard let id = try writer.itemID(for: primaryKey), let record = writer.record(for: id) else { return nil }
         let attributes = try RecordCodec.openAttributes(
-            record.bytes[...], entry: record.entry, vaultID: writer.header.vaultID, keys: writer.keys)
+            record.bytes[...],
+            entry: record.entry,
+            vaultID: writer.header.vaultID,
+            keys: writer.keys
+        )
         return Item(entry: record.entry, attributes: attributes)
     }
+
+    /// The decrypted attributes of item `id`, if present.
+    ///
+    /// - Throws: ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`, `recordCorrupt`).
+    public func attributes(for id: ItemID) throws -> ItemAttributes? {
+        guard let record = writer.record(for: id) else { return nil }
+        return try RecordCodec.openAttributes(
+            record.bytes[...],
+            entry: record.entry,
+            vaultID: writer.header.vaultID,
+            keys: writer.keys
+        )
+    }
+
+    /// The device secret the vault was opened with, if any.
+    var deviceSecret: DeviceSecret? { writer.keys.deviceSecret }
 
     /// The secret of item `id`, if present.
     ///
@@ -81,7 +108,11 @@ public struct VaultTransaction: Sendable {
     public func secret(for id: ItemID) throws -> SecretBytes? {
         guard let record = writer.record(for: id) else { return nil }
         return try RecordCodec.openSecret(
-            record.bytes[...], entry: record.entry, vaultID: writer.header.vaultID, keys: writer.keys)
+            record.bytes[...],
+            entry: record.entry,
+            vaultID: writer.header.vaultID,
+            keys: writer.keys
+        )
     }
 
     // MARK: - Changing
@@ -96,6 +127,12 @@ public struct VaultTransaction: Sendable {
     ///   primary key (R-IDX-5), `limit`, or `keyUnavailable`.
     public mutating func set(_ draft: ItemDraft, expecting expected: ExpectedVersion = .any) throws {
         try check(expected, for: draft.id)
+        if draft.protectionClass == .whenPasscodeSetThisDeviceOnly && !hasPasswordKeyslot {
+            throw VaultIOError(
+                .protectionUnavailable,
+                reason: "whenPasscodeSetThisDeviceOnly items need a vault with a password keyslot"
+            )
+        }
         try writer.put(draft)
         hasChanges = true
     }
@@ -112,7 +149,7 @@ public struct VaultTransaction: Sendable {
         return removed
     }
 
-    private func check(_ expected: ExpectedVersion, for id: ItemID) throws(VaultIOError) {
+    func check(_ expected: ExpectedVersion, for id: ItemID) throws(VaultIOError) {
         let actual = writer.entry(for: id)?.version
         switch (expected, actual) {
         case (.any, _), (.absent, nil):

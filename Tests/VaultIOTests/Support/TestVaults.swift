@@ -3,8 +3,8 @@
 import Foundation
 import Glibc
 import Testing
-@_spi(Testing) import VaultIO
 import VaultFormat
+@_spi(Testing) import VaultIO
 
 /// The password of every test vault.
 let testPassword = "correct horse battery staple"
@@ -22,17 +22,24 @@ func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
 
 /// Creates `dir/test.vault` with a password keyslot and the fast test KDF.
 func makeVault(
-    in directory: String, name: String = "test.vault", configuration: VaultConfiguration = testConfiguration
+    in directory: String,
+    name: String = "test.vault",
+    configuration: VaultConfiguration = testConfiguration
 ) throws -> Vault {
     try Vault.create(
-        at: directory + "/" + name, credentials: .password(testPassword), configuration: configuration)
+        at: directory + "/" + name,
+        credentials: .password(testPassword),
+        configuration: configuration
+    )
 }
 
 /// A generic password `service`/`account` with a secret derived from both.
 func makeDraft(service: String, account: String = "alice", secret: String? = nil) -> ItemDraft {
     ItemDraft(
-        id: ItemID(random: SystemRandom()), attributes: ItemAttributes(service: service, account: account),
-        secret: SecretBytes(utf8: secret ?? "secret of \(service)/\(account)"))
+        id: ItemID(random: SystemRandom()),
+        attributes: ItemAttributes(service: service, account: account),
+        secret: SecretBytes(utf8: secret ?? "secret of \(service)/\(account)")
+    )
 }
 
 /// The primary key of a generic password.
@@ -69,3 +76,23 @@ func permissions(_ path: String) -> mode_t {
 
 /// Whether `name` looks like a commit's temporary file.
 func isTemporaryName(_ name: String) -> Bool { name.contains(".tmp-") }
+
+/// Writes 32 random bytes to `directory/name` and returns its path (a machine's device secret).
+func makeDeviceSecretFile(in directory: String, name: String = "device.secret") -> String {
+    let path = directory + "/" + name
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(SystemRandom().bytes(32))))
+    return path
+}
+
+/// The test configuration with a device-secret file.
+func deviceConfiguration(_ secretPath: String) -> VaultConfiguration {
+    var configuration = testConfiguration
+    configuration.deviceSecretPath = secretPath
+    return configuration
+}
+
+/// The bytes of the records section of the vault's newest generation.
+func recordSection(of vault: Vault) throws -> [UInt8] {
+    let offset = try vault.read { $0.recordsOffset }
+    return Array(try fileBytes(vault.path)[offset...])
+}

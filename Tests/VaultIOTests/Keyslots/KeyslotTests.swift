@@ -8,13 +8,6 @@ import VaultFormat
 
 @Suite("Keyslots")
 struct KeyslotTests {
-    /// Writes 32 random bytes to `dir/device.secret`.
-    func makeDeviceSecretFile(in directory: String) -> String {
-        let path = directory + "/device.secret"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(SystemRandom().bytes(32))))
-        return path
-    }
-
     @Test func deviceSecretFile_opensTheDeviceKeyslotWithBaseKeyOnly() throws {
         try withTemporaryDirectory { directory in
             var configuration = testConfiguration

@@ -1,0 +1,129 @@
+// vault: the per-user device-secret file: where it lives and how it is created.
+
+import Glibc
+public import VaultFormat
+
+/// This machine's device secret: 32 random bytes in a per-user file.
+///
+/// The file lives at `$XDG_DATA_HOME/vault/device-secret`, or
+/// `~/.local/share/vault/device-secret` when `XDG_DATA_HOME` is unset or not
+/// absolute (the XDG Base Directory rule). ``VaultConfiguration/deviceSecretPath``
+/// overrides it. The secret never leaves the machine and is never written into
+/// a vault: it binds the `…ThisDeviceOnly` classes to this user on this machine,
+/// and opens device keyslots.
+///
+/// Creation is race-free: the secret is written and `fsync`ed in a temporary file
+/// created exclusively (`O_CREAT | O_EXCL`, mode `0600`), then published with
+/// `link`, which fails when the name exists. Two processes creating it at once
+/// therefore agree on one secret, and no reader ever sees a short file. Missing
+/// directories are created with mode `0700`.
+///
+/// Spec: Spec/library-semantics.md, "Device secret" (L-DS-1 to L-DS-3).
+public enum DeviceSecretFile {
+    /// The default location for the user running this process.
+    public static var defaultPath: String { dataDirectory() + "/vault/device-secret" }
+
+    /// `$XDG_DATA_HOME`, or `$HOME/.local/share`.
+    static func dataDirectory() -> String {
+        if let xdg = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), xdg.hasPrefix("/") { return xdg }
+        if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home + "/.local/share" }
+        if let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir {
+            return String(cString: home) + "/.local/share"
+        }
+        return "/tmp"
+    }
+
+    /// Reads the device secret at `path`, creating it first when there is none.
+    ///
+    /// - Parameter path: The device-secret file.
+    /// - Returns: The secret.
+    /// - Throws: A ``VaultIOError`` naming the step (`"create directory"`,
+    ///   `"create temporary file"`, `"write temporary file"`, `"fsync temporary file"`,
+    ///   `"link"`, `"fsync directory"`, `"open"`, `"read"`), or
+    ///   ``VaultIOError/Code/invalidDeviceSecret`` when an existing file is not 32 bytes.
+    public static func loadOrCreate(at path: String) throws -> DeviceSecret {
+        do {
+            return try load(at: path)
+        } catch let error as VaultIOError where error.errno == .noSuchFileOrDirectory {
+            try create(at: path)
+            return try load(at: path)
+        }
+    }
+
+    /// Creates the file unless another process does first.
+    private static func create(at path: String) throws {
+        let (directory, name) = split(path)
+        try makeDirectories(directory)
+        let dir = try step("open directory", directory) { () throws(Errno) in
+            try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+        }
+        try dir.closeAfter {
+            let temporary = "." + name + ".tmp-" + Hex.encode(SystemRandom().bytes(8))
+            let file = try step("create temporary file", directory + "/" + temporary) { () throws(Errno) in
+                try dir.createExclusive(temporary, mode: 0o600)
+            }
+            defer { try? dir.unlink(temporary) }
+            let secret = SecretBytes.random(count: DeviceSecret.byteCount)
+            try file.closeAfter {
+                try step("write temporary file", path) { () throws(Errno) in
+                    try secret.withUnsafeBytes { buffer in Result { () throws(Errno) in try file.writeAll(buffer) } }
+                        .get()
+                }
+                try step("fsync temporary file", path) { () throws(Errno) in try file.sync() }
+            }
+            do {
+                try dir.link(temporary, as: name)
+            } catch let error as Errno {
+                // EEXIST: another process published its secret first; use that one.
+                guard error == .fileExists else { throw VaultIOError.system("link", error, path: path) }
+                return
+            }
+            try step("fsync directory", directory) { () throws(Errno) in try dir.sync() }
+        }
+    }
+
+    /// Creates `directory` and its missing parents with mode `0700`.
+    static func makeDirectories(_ directory: String) throws {
+        var prefix = ""
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            do {
+                try FileDescriptor.makeDirectory(prefix, mode: 0o700)
+            } catch  where error == .fileExists {
+                continue
+            } catch {
+                throw VaultIOError.system("create directory", error, path: prefix)
+            }
+        }
+    }
+
+    private static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// Reads a device-secret file: exactly 32 bytes.
+    static func load(at path: String) throws -> DeviceSecret {
+        let descriptor = try step("open", path) { () throws(Errno) in try FileDescriptor.open(path, O_RDONLY) }
+        return try descriptor.closeAfter {
+            var bytes = try step("read", path) { () throws(Errno) in
+                try descriptor.read(count: DeviceSecret.byteCount + 1, at: 0)
+            }
+            defer {
+                bytes.withUnsafeMutableBytes { buffer in
+                    if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+                }
+            }
+            guard bytes.count == DeviceSecret.byteCount else {
+                throw VaultIOError(
+                    .invalidDeviceSecret,
+                    operation: "read",
+                    path: path,
+                    reason: "a device secret is exactly \(DeviceSecret.byteCount) bytes"
+                )
+            }
+            return DeviceSecret(secret: SecretBytes(bytes: bytes))
+        }
+    }
+}

@@ -1,0 +1,201 @@
+// vault: reading and writing keychain items: set, get, remove, contains, removeAll, listings.
+
+public import FoundationEssentials
+import Glibc
+public import VaultFormat
+
+extension Keychain {
+    // MARK: - Writing
+
+    /// Stores `value` under `key`, replacing any value there.
+    ///
+    /// An existing item keeps its persistent reference, creation date, label and
+    /// comment (unless this keychain sets them); its record is sealed again under
+    /// ``accessibility``, so calling `set` from a keychain with another
+    /// accessibility moves the item to that class, re-encrypting that item only.
+    ///
+    /// ```swift
+    /// try keychain.set(42, forKey: "launches")
+    /// try keychain.set(Credentials(user: "a", token: "t"), forKey: "login")   // any Codable, as JSON
+    /// ```
+    ///
+    /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/invalidParameter(_:)`` for a
+    ///   synchronizable `…ThisDeviceOnly` item; ``KeychainError/locked``; ``KeychainError/lockTimeout``;
+    ///   ``KeychainError/io(step:errno:)``.
+    public func set<T: Encodable>(_ value: T, forKey key: String) throws(KeychainError) {
+        var (bytes, type) = try KeychainValueCodec.encode(value)
+        defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        try store(SecretBytes(bytes: bytes), type: type, forKey: key)
+    }
+
+    /// Removes the item under `key`.
+    ///
+    /// - Returns: Whether there was one.
+    @discardableResult
+    public func remove(_ key: String) throws(KeychainError) -> Bool {
+        let primaryKey = try primaryKey(for: key)
+        return try keychainCall {
+            try vault.write { txn in
+                guard let item = try txn.item(for: primaryKey) else { return false }
+                return try txn.remove(id: item.id)
+            }
+        }
+    }
+
+    /// Removes every item of this keychain's scope: its service (or internet location),
+    /// access group and key prefix, synchronizable items included. Other services and
+    /// access groups are untouched. One transaction.
+    ///
+    /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault
+    ///   (its attributes, and so its service, cannot be read).
+    public func removeAll() throws(KeychainError) {
+        try keychainCall {
+            try vault.write { txn in
+                for entry in txn.entries {
+                    guard let attributes = try readableAttributes({ try txn.attributes(for: entry.itemID) }),
+                        contains(entry.itemClass, attributes)
+                    else { continue }
+                    try txn.remove(id: entry.itemID)
+                }
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The value under `key`, decoded as `T`; `nil` when there is none.
+    ///
+    /// ```swift
+    /// let token: String? = try keychain.get("token")
+    /// let launches = try keychain.get("launches", as: Int.self)
+    /// ```
+    ///
+    /// - Throws: ``KeychainError/conversion(expected:stored:)`` when the value is of another type;
+    ///   ``KeychainError/locked``, ``KeychainError/otherDevice``, ``KeychainError/corrupt(what:)``.
+    public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) throws(KeychainError) -> T? {
+        guard let (secret, type) = try load(key) else { return nil }
+        var bytes = secret.copyBytes()
+        defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        return try KeychainValueCodec.decode(bytes, type: type, as: T.self)
+    }
+
+    /// The string under `key` (KeychainAccess's `get`, SwiftKeychainWrapper's `string(forKey:)`).
+    public func string(forKey key: String) throws(KeychainError) -> String? { try get(key, as: String.self) }
+
+    /// The bytes under `key`, whatever their type.
+    public func data(forKey key: String) throws(KeychainError) -> Data? { try get(key, as: Data.self) }
+
+    /// Whether an item is stored under `key`. Decrypts attributes only.
+    public func contains(_ key: String) throws(KeychainError) -> Bool {
+        let primaryKey = try primaryKey(for: key)
+        return try keychainCall { try vault.read { try $0.position(of: primaryKey) != nil } }
+    }
+
+    /// The attributes of the item under `key`, without its value; `nil` when there is none.
+    public func attributes(forKey key: String) throws(KeychainError) -> KeychainItem? {
+        let primaryKey = try primaryKey(for: key)
+        return try keychainCall {
+            try vault.read { snapshot in
+                guard let position = try snapshot.position(of: primaryKey) else { return nil }
+                return KeychainItem(
+                    key: key,
+                    entry: snapshot.index.entry(at: position),
+                    attributes: try snapshot.attributes(at: position),
+                    value: nil
+                )
+            }
+        }
+    }
+
+    /// The keys of this keychain's scope, synchronizable items included, sorted.
+    ///
+    /// Items of another device are left out (see ``Vault/inventory()``).
+    ///
+    /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault.
+    public func allKeys() throws(KeychainError) -> [String] {
+        try allItems().map(\.key).sorted()
+    }
+
+    /// The items of this keychain's scope, synchronizable items included.
+    ///
+    /// - Parameter includingValues: Whether to decrypt the values too; by default only attributes are.
+    /// - Throws: As ``allKeys()``.
+    public func allItems(includingValues: Bool = false) throws(KeychainError) -> [KeychainItem] {
+        try keychainCall {
+            try vault.read { snapshot in
+                var items: [KeychainItem] = []
+                for position in 0..<snapshot.index.count {
+                    let entry = snapshot.index.entry(at: position)
+                    guard let attributes = try readableAttributes({ try snapshot.attributes(at: position) }),
+                        contains(entry.itemClass, attributes), let key = key(forAccount: attributes.account)
+                    else { continue }
+                    let value = includingValues ? Data(try snapshot.secret(at: position).copyBytes()) : nil
+                    items.append(KeychainItem(key: key, entry: entry, attributes: attributes, value: value))
+                }
+                return items
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    func primaryKey(for key: String, synchronizable: Bool? = nil) throws(KeychainError) -> PrimaryKey {
+        PrimaryKey(
+            itemClass: itemClass.itemClass,
+            attributes: try identifyingAttributes(for: key, synchronizable: synchronizable ?? isSynchronizable)
+        )
+    }
+
+    /// Writes a secret of `type` under `key`, keeping an existing item's identity.
+    func store(_ secret: SecretBytes, type: UInt32, forKey key: String) throws(KeychainError) {
+        if isSynchronizable && accessibility.isDeviceBound {
+            throw .invalidParameter("a synchronizable item cannot be \(accessibility)")
+        }
+        let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
+        let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: identifying)
+        try keychainCall {
+            try vault.write { txn in
+                var attributes = identifying
+                var id = ItemID(random: SystemRandom())
+                if let existing = try txn.item(for: primaryKey) {
+                    (attributes, id) = (existing.attributes, existing.id)
+                } else {
+                    attributes.creationDate = txn.now
+                }
+                attributes.modificationDate = txn.now
+                attributes.type = type
+                if let itemLabel { attributes.label = itemLabel }
+                if let itemComment { attributes.comment = itemComment }
+                try txn.set(
+                    ItemDraft(
+                        id: id,
+                        itemClass: itemClass.itemClass,
+                        protectionClass: accessibility,
+                        attributes: attributes,
+                        secret: secret
+                    )
+                )
+            }
+        }
+    }
+
+    /// The secret and type code under `key`.
+    private func load(_ key: String) throws(KeychainError) -> (SecretBytes, UInt32)? {
+        let primaryKey = try primaryKey(for: key)
+        return try keychainCall {
+            try vault.read { snapshot in
+                guard let position = try snapshot.position(of: primaryKey) else { return nil }
+                return (try snapshot.secret(at: position), try snapshot.attributes(at: position).type)
+            }
+        }
+    }
+
+    /// Attributes of an item while scanning: `nil` for another device's items (skipped), an error when locked.
+    private func readableAttributes(_ body: () throws -> ItemAttributes?) throws -> ItemAttributes? {
+        do {
+            return try body()
+        } catch let error as VaultFormatError where error.code == .foreignDevice {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,171 @@
+// vault: moving and copying items between services, access groups and vaults, in Valet's manner.
+
+public import FoundationEssentials
+public import VaultFormat
+
+/// One item on its way from one keychain to another; a migration's transform may change it.
+public struct KeychainMigrationItem: Sendable {
+    /// The key in the destination (the source key unless renamed).
+    public var key: String
+    /// The value's bytes.
+    public var value: Data
+    /// The stored type code (see ``KeychainValueCodec``).
+    public var valueType: UInt32
+    /// The protection class in the destination.
+    public var accessibility: ProtectionClass
+    /// Whether the destination item is synchronizable.
+    public var synchronizable: Bool
+    /// The label and comment.
+    public var label: String
+    public var comment: String
+}
+
+/// What a migration did.
+public struct KeychainMigrationResult: Sendable, Hashable {
+    /// The destination keys written.
+    public var migrated: [String] = []
+    /// The source keys the transform skipped.
+    public var skipped: [String] = []
+    /// `…ThisDeviceOnly` items left behind: written on another device, or bound to a
+    /// device secret the destination vault does not hold.
+    public var leftOnDevice = 0
+}
+
+extension Keychain {
+    /// Copies or moves every item of `source`'s scope into this keychain.
+    ///
+    /// All or nothing: when any destination key is taken (or two items would get the
+    /// same key), ``KeychainError/conflict(_:)`` is thrown and neither side changes.
+    /// Within one vault the whole migration is one transaction. Between two vaults it
+    /// holds the source's write lock while it commits the destination and then the
+    /// source; a failure between the two commits leaves the items in both vaults,
+    /// never in neither.
+    ///
+    /// `…ThisDeviceOnly` items are left out when they belong to another device, or
+    /// when the destination vault holds a different device secret: they never move
+    /// to another device.
+    ///
+    /// ```swift
+    /// let old = Keychain(service: "com.example.old", vault: vault)
+    /// let new = Keychain(service: "com.example.app", vault: vault)
+    /// try new.migrateItems(from: old, removingFromSource: true) { item in
+    ///     item.key == "legacy" ? nil : item                     // skip one
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: The keychain to read from; it may use another vault.
+    ///   - removingFromSource: Whether to move (remove from `source`) rather than copy.
+    ///   - transform: Changes an item (rename, accessibility…) or returns `nil` to skip it.
+    /// - Returns: What was migrated and skipped.
+    /// - Throws: ``KeychainError/conflict(_:)``; ``KeychainError/locked``; the transform's error,
+    ///   as ``KeychainError/invalidParameter(_:)`` unless it is a ``KeychainError``.
+    @discardableResult
+    public func migrateItems(
+        from source: Keychain,
+        removingFromSource: Bool = false,
+        transform: (KeychainMigrationItem) throws -> KeychainMigrationItem? = { $0 }
+    ) throws(KeychainError) -> KeychainMigrationResult {
+        try keychainCall {
+            if source.vault.path == vault.path {
+                return try vault.write { txn in
+                    var result = KeychainMigrationResult()
+                    let items = try source.collect(in: txn, destinationSecret: txn.deviceSecret, into: &result)
+                    let moved = try transformed(items, transform, into: &result)
+                    if removingFromSource { for (id, _) in items { try txn.remove(id: id) } }
+                    try insert(moved, into: &txn, result: &result)
+                    return result
+                }
+            }
+            return try source.vault.write { sourceTxn in
+                var result = KeychainMigrationResult()
+                let items = try source.collect(in: sourceTxn, destinationSecret: vault.deviceSecret, into: &result)
+                let moved = try transformed(items, transform, into: &result)
+                try vault.write { try insert(moved, into: &$0, result: &result) }
+                if removingFromSource { for (id, _) in items { try sourceTxn.remove(id: id) } }
+                return result
+            }
+        }
+    }
+
+    /// The readable items of this keychain's scope in `txn`, with their IDs.
+    private func collect(
+        in txn: VaultTransaction,
+        destinationSecret: DeviceSecret?,
+        into result: inout KeychainMigrationResult
+    ) throws -> [(ItemID, KeychainMigrationItem)] {
+        var items: [(ItemID, KeychainMigrationItem)] = []
+        for entry in txn.entries.sorted(by: { $0.itemID < $1.itemID }) {
+            let attributes: ItemAttributes?
+            do {
+                attributes = try txn.attributes(for: entry.itemID)
+            } catch let error as VaultFormatError where error.code == .foreignDevice {
+                result.leftOnDevice += 1
+                continue
+            }
+            guard let attributes, contains(entry.itemClass, attributes), let key = key(forAccount: attributes.account),
+                let secret = try txn.secret(for: entry.itemID)
+            else { continue }
+            if entry.protectionClass.isDeviceBound
+                && !(destinationSecret.map { $0.secret == txn.deviceSecret?.secret } ?? false)
+            {
+                result.leftOnDevice += 1
+                continue
+            }
+            let item = KeychainMigrationItem(
+                key: key,
+                value: Data(secret.copyBytes()),
+                valueType: attributes.type,
+                accessibility: entry.protectionClass,
+                synchronizable: attributes.synchronizable,
+                label: attributes.label,
+                comment: attributes.comment
+            )
+            items.append((entry.itemID, item))
+        }
+        return items
+    }
+
+    private func transformed(
+        _ items: [(ItemID, KeychainMigrationItem)],
+        _ transform: (KeychainMigrationItem) throws -> KeychainMigrationItem?,
+        into result: inout KeychainMigrationResult
+    ) throws -> [KeychainMigrationItem] {
+        var out: [KeychainMigrationItem] = []
+        for (_, item) in items {
+            if let moved = try transform(item) { out.append(moved) } else { result.skipped.append(item.key) }
+        }
+        return out
+    }
+
+    /// Adds the items to this keychain's scope; a taken key is a conflict.
+    private func insert(
+        _ items: [KeychainMigrationItem],
+        into txn: inout VaultTransaction,
+        result: inout KeychainMigrationResult
+    ) throws {
+        var seen = Set<PrimaryKey>()
+        for item in items {
+            var attributes = try identifyingAttributes(for: item.key, synchronizable: item.synchronizable)
+            let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: attributes)
+            guard seen.insert(primaryKey).inserted, try txn.item(for: primaryKey) == nil else {
+                throw KeychainError.conflict("the destination already has an item for key \"\(item.key)\"")
+            }
+            if item.synchronizable && item.accessibility.isDeviceBound {
+                throw KeychainError.invalidParameter("a synchronizable item cannot be \(item.accessibility)")
+            }
+            (attributes.label, attributes.comment, attributes.type) = (item.label, item.comment, item.valueType)
+            (attributes.creationDate, attributes.modificationDate) = (txn.now, txn.now)
+            try txn.set(
+                ItemDraft(
+                    id: ItemID(random: SystemRandom()),
+                    itemClass: itemClass.itemClass,
+                    protectionClass: item.accessibility,
+                    attributes: attributes,
+                    secret: SecretBytes(bytes: Array(item.value))
+                )
+            )
+            result.migrated.append(item.key)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+// vault: the one error type of the Keychain API, and how VaultFormat and VaultIO errors map to it.
+
+import VaultFormat
+
+/// What went wrong in a ``Keychain`` call, in cases a caller can act on.
+///
+/// A missing item is not an error: reads return `nil`. ``itemNotFound`` appears
+/// only where no optional can say it (``Keychain/require(_:)``). A locked or
+/// damaged vault always throws; it never reads as `nil`.
+///
+/// ```swift
+/// do {
+///     token = try keychain.get("token")
+/// } catch .locked {
+///     try keychain.vault.unlock(with: .password(askUser()))
+/// }
+/// ```
+public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The item does not exist (only where the API cannot return `nil`).
+    case itemNotFound
+    /// The item's protection class is locked (``Vault/lock()``, the idle timeout, or a
+    /// vault opened by a base-scope keyslot); unlock with a password or key file.
+    case locked
+    /// No keyslot opens with the credentials given.
+    case wrongPassword
+    /// The file is damaged or not a vault; `what` names the part (header, index, record…).
+    case corrupt(what: String)
+    /// The file was written by a newer, incompatible version of vault.
+    case unsupportedVersion
+    /// The vault changed under the call (expected version, migration target taken, another vault at the path).
+    case conflict(String)
+    /// Another writer held the vault's write lock longer than ``VaultConfiguration/lockTimeout``.
+    case lockTimeout
+    /// A system call failed: the step (`"fsync directory"`) and its error number.
+    case io(step: String, errno: Errno?)
+    /// The key is the empty string.
+    case emptyKey
+    /// The request cannot be stored: wrong combination of settings, a limit, a bad path.
+    case invalidParameter(String)
+    /// The stored value is not of the requested type.
+    case conversion(expected: String, stored: String)
+    /// The item belongs to another device (a `…ThisDeviceOnly` item written with another device secret).
+    case otherDevice
+
+    /// Maps any error from VaultFormat, VaultIO or value coding to a case.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as KeychainError: self = error
+        case let error as VaultIOError: self = Self(io: error)
+        case let error as VaultFormatError: self = Self(format: error)
+        default: self = .invalidParameter(String(describing: error))
+        }
+    }
+
+    private init(io error: VaultIOError) {
+        switch error.code {
+        case .lockTimeout: self = .lockTimeout
+        case .conflict: self = .conflict(error.reason)
+        case .locked, .credentialsRequired: self = .locked
+        case .invalidPath, .protectionUnavailable: self = .invalidParameter(error.description)
+        case .invalidDeviceSecret: self = .corrupt(what: "device secret")
+        default: self = .io(step: error.operation, errno: error.errno)
+        }
+    }
+
+    private init(format error: VaultFormatError) {
+        switch error.code {
+        case .wrongCredential: self = .wrongPassword
+        case .keyUnavailable: self = .locked
+        case .foreignDevice: self = .otherDevice
+        case .unsupportedVersion, .unsupportedFeature: self = .unsupportedVersion
+        case .invalidParameter, .limit: self = .invalidParameter(error.reason)
+        case .notAVault: self = .corrupt(what: "file (not a vault)")
+        case .truncated, .structure, .headerCorrupt, .headerAuthentication: self = .corrupt(what: "header")
+        case .kdfRejected: self = .corrupt(what: "keyslot KDF parameters")
+        case .indexCorrupt: self = .corrupt(what: "index")
+        case .recordCorrupt: self = .corrupt(what: "record")
+        default: self = .corrupt(what: error.description)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .itemNotFound: "the item was not found"
+        case .locked: "the vault is locked; unlock it with a password or key file"
+        case .wrongPassword: "wrong password or key file"
+        case .corrupt(let what): "the vault is damaged: \(what)"
+        case .unsupportedVersion: "the vault was written by a newer version of vault"
+        case .conflict(let reason): "the vault changed: \(reason)"
+        case .lockTimeout: "another writer held the vault's lock too long"
+        case .io(let step, let errno): "\(step) failed" + (errno.map { ": \($0)" } ?? "")
+        case .emptyKey: "the key is empty"
+        case .invalidParameter(let reason): "invalid parameter: \(reason)"
+        case .conversion(let expected, let stored): "the stored value (\(stored)) is not a \(expected)"
+        case .otherDevice: "the item belongs to another device"
+        }
+    }
+}
+
+/// Runs `body`, mapping any error it throws to a ``KeychainError``.
+func keychainCall<T>(_ body: () throws -> T) throws(KeychainError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw KeychainError(error)
+    }
+}

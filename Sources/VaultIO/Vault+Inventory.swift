@@ -1,0 +1,84 @@
+// vault: listing a vault's items without their secrets, and the debug description.
+
+public import VaultFormat
+
+/// One item of ``Vault/inventory()``: its index entry and, when this vault can
+/// open them, its attributes. Never its secret.
+public struct VaultInventoryItem: Sendable, CustomStringConvertible {
+    /// Whether the item can be read here, now.
+    public enum Availability: Sendable, Hashable, CustomStringConvertible {
+        /// The attributes (and the secret) open with the keys held.
+        case readable
+        /// The class key is not held: the vault is locked, or was opened with a base-scope keyslot.
+        case locked
+        /// A `…ThisDeviceOnly` item written on another machine (another device secret).
+        case otherDevice
+
+        public var description: String {
+            switch self {
+            case .readable: "readable"
+            case .locked: "locked"
+            case .otherDevice: "other device"
+            }
+        }
+    }
+
+    /// The index entry: ID (the persistent reference), classes, version, sizes.
+    public let entry: IndexEntry
+    /// The attributes, when ``availability`` is ``Availability/readable``.
+    public let attributes: ItemAttributes?
+    /// Whether the item opens here.
+    public let availability: Availability
+
+    /// For example `generic "mail"/"alice" [whenUnlocked] 3f2a…` or `<locked> [whenUnlocked] 3f2a…`.
+    public var description: String {
+        let what: String
+        if let attributes {
+            let scope = entry.itemClass == .internetPassword ? attributes.server : attributes.service
+            let group = attributes.accessGroup.isEmpty ? "" : " group \"\(attributes.accessGroup)\""
+            let kind = entry.itemClass == .internetPassword ? "internet" : "generic"
+            what = "\(kind) \"\(scope)\"/\"\(attributes.account)\"\(group)"
+        } else {
+            what = "<\(availability)>"
+        }
+        return "\(what) [\(entry.protectionClass)] \(entry.itemID)"
+    }
+}
+
+extension Vault: CustomDebugStringConvertible {
+    /// Every item of the newest generation, with attributes where they open. Decrypts no secret.
+    ///
+    /// Items of another device and items of locked classes are listed with
+    /// their availability instead of being skipped or failing the call.
+    ///
+    /// - Throws: Errors from opening the file (I/O, corrupt header or index).
+    public func inventory() throws -> [VaultInventoryItem] {
+        try read { snapshot in
+            try (0..<snapshot.index.count).map { position in
+                let entry = snapshot.index.entry(at: position)
+                do {
+                    return VaultInventoryItem(
+                        entry: entry,
+                        attributes: try snapshot.attributes(at: position),
+                        availability: .readable
+                    )
+                } catch let error as VaultFormatError where error.code == .keyUnavailable {
+                    return VaultInventoryItem(entry: entry, attributes: nil, availability: .locked)
+                } catch let error as VaultFormatError where error.code == .foreignDevice {
+                    return VaultInventoryItem(entry: entry, attributes: nil, availability: .otherDevice)
+                }
+            }
+        }
+    }
+
+    /// The path, lock state and items, one per line, without any secret.
+    public var debugDescription: String {
+        var lines = ["Vault(\(path), \(isLocked ? "locked" : "unlocked"))"]
+        do {
+            lines += try inventory().map { "  " + $0.description }
+        } catch {
+            lines.append("  unreadable: \(error)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
