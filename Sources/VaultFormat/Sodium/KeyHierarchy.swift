@@ -13,31 +13,34 @@ public final class VaultKeys: Sendable {
     public let master: MasterKey?
     /// The base key.
     public let base: BaseKey
-    let headerKey: SecretBytes
-    let indexKey: SecretBytes
-    let lookupKey: SecretBytes
+    let headerKey: KeyRef
+    let indexKey: KeyRef
+    let lookupKey: KeyRef
     /// The device secret used, if any.
     public let deviceSecret: DeviceSecret?
     /// Keys the per-record device markers (R-REC-2), when a device secret was given.
-    let deviceMarkerKey: SecretBytes?
+    let deviceMarkerKey: KeyRef?
     let classKeys: [ProtectionClass: RecordKeys]
 
     struct RecordKeys: Sendable {
-        let attributes: SecretBytes
-        let secret: SecretBytes
+        let attributes: KeyRef
+        let secret: KeyRef
     }
 
-    /// Derives every key that `master` (or only `base`) and `deviceSecret` allow.
+    /// Derives every key that `master` (or only `base`) and `deviceSecret` allow, into
+    /// one guarded allocation.
     init(master: MasterKey?, base: BaseKey, deviceSecret: DeviceSecret?, vaultID: [UInt8]) {
         self.master = master
         self.base = base
-        headerKey = BLAKE2b.deriveKey(from: base.secret, id: 1, context: "VLTheadr")
-        indexKey = BLAKE2b.deriveKey(from: base.secret, id: 2, context: "VLTindex")
-        lookupKey = BLAKE2b.deriveKey(from: base.secret, id: 3, context: "VLTlookp")
+        var arena = KeyArenaBuilder(slots: 4 + 2 * ProtectionClass.allCases.count)
+        headerKey = arena.derive(from: base.secret, id: 1, context: "VLTheadr")
+        indexKey = arena.derive(from: base.secret, id: 2, context: "VLTindex")
+        lookupKey = arena.derive(from: base.secret, id: 3, context: "VLTlookp")
         self.deviceSecret = deviceSecret
         deviceMarkerKey = deviceSecret.map {
-            BLAKE2b.keyedKey(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
+            arena.keyedHash(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
         }
+        var scratch = KeyArenaBuilder(slots: 2 * ProtectionClass.allCases.count)
         var keys: [ProtectionClass: RecordKeys] = [:]
         for protection in ProtectionClass.allCases {
             let parent: SecretBytes
@@ -48,27 +51,33 @@ public final class VaultKeys: Sendable {
             } else {
                 continue
             }
-            var classKey = BLAKE2b.deriveKey(from: parent, id: 16 + UInt64(protection.rawValue), context: "VLTclass")
-            if protection.isDeviceBound {
-                guard let deviceSecret else { continue }
-                classKey = BLAKE2b.keyedKey(key: classKey, message: [Array("VLT1devc".utf8), deviceSecret.secret])
+            if protection.isDeviceBound && deviceSecret == nil { continue }
+            var classKey = scratch.derive(from: parent, id: 16 + UInt64(protection.rawValue), context: "VLTclass")
+            if protection.isDeviceBound, let deviceSecret {
+                classKey = scratch.keyedHash(key: classKey, message: [Array("VLT1devc".utf8), deviceSecret.secret])
             }
             keys[protection] = RecordKeys(
-                attributes: BLAKE2b.deriveKey(from: classKey, id: 1, context: "VLTattrs"),
-                secret: BLAKE2b.deriveKey(from: classKey, id: 2, context: "VLTsecrt"))
+                attributes: arena.derive(from: classKey, id: 1, context: "VLTattrs"),
+                secret: arena.derive(from: classKey, id: 2, context: "VLTsecrt"))
         }
         classKeys = keys
     }
 
-    private init(copying other: VaultKeys, classKeys: [ProtectionClass: RecordKeys], keepMaster: Bool = true) {
+    private init(copying other: VaultKeys, keeping classes: Set<ProtectionClass>, keepMaster: Bool) {
         master = keepMaster ? other.master : nil
         base = other.base
-        headerKey = other.headerKey
-        indexKey = other.indexKey
-        lookupKey = other.lookupKey
         deviceSecret = other.deviceSecret
-        deviceMarkerKey = other.deviceMarkerKey
-        self.classKeys = classKeys
+        // A fresh arena, so that dropped class keys do not stay reachable through this copy.
+        var arena = KeyArenaBuilder(slots: 4 + 2 * classes.count)
+        headerKey = arena.copy(other.headerKey)
+        indexKey = arena.copy(other.indexKey)
+        lookupKey = arena.copy(other.lookupKey)
+        deviceMarkerKey = other.deviceMarkerKey.map { arena.copy($0) }
+        var keys: [ProtectionClass: RecordKeys] = [:]
+        for (protection, pair) in other.classKeys where classes.contains(protection) {
+            keys[protection] = RecordKeys(attributes: arena.copy(pair.attributes), secret: arena.copy(pair.secret))
+        }
+        classKeys = keys
     }
 
     /// The protection classes whose records these keys can open.
@@ -76,14 +85,14 @@ public final class VaultKeys: Sendable {
 
     /// A copy that can no longer open the given classes.
     public func dropping(_ classes: Set<ProtectionClass>) -> VaultKeys {
-        VaultKeys(copying: self, classKeys: classKeys.filter { !classes.contains($0.key) })
+        VaultKeys(copying: self, keeping: availableClasses.subtracting(classes), keepMaster: true)
     }
 
     /// A copy without the master key and without the given classes: what a locked
     /// vault keeps. Without the master key no dropped class key can be derived again;
     /// the base key and the remaining class keys still read and write those classes.
     public func locked(dropping classes: Set<ProtectionClass>) -> VaultKeys {
-        VaultKeys(copying: self, classKeys: classKeys.filter { !classes.contains($0.key) }, keepMaster: false)
+        VaultKeys(copying: self, keeping: availableClasses.subtracting(classes), keepMaster: false)
     }
 
     func recordKeys(for protection: ProtectionClass) throws(VaultFormatError) -> RecordKeys {

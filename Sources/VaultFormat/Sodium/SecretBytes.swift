@@ -27,7 +27,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes,
 
     /// Allocates `count` zero bytes and lets `initializer` fill them.
     public init(
-        count: Int, protection: Protection = .zeroed, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void = { _ in }
+        count: Int, protection: Protection = .zeroed, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void
     ) rethrows {
         Sodium.ensure()
         self.count = count
@@ -44,6 +44,11 @@ public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes,
             pointer = p
         }
         try initializer(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Allocates `count` zero bytes.
+    public convenience init(count: Int, protection: Protection = .zeroed) {
+        self.init(count: count, protection: protection) { _ in }
     }
 
     /// Copies `bytes` into secret memory. The caller should wipe its own copy.

@@ -32,7 +32,7 @@ public enum XChaCha20Poly1305 {
     /// Encrypts into the end of `output`, avoiding an intermediate array.
     static func seal(
         _ plaintext: some ContiguousBytes,
-        using key: SecretBytes,
+        using key: some ContiguousBytes,
         nonce: some ContiguousBytes,
         authenticating associatedData: some ContiguousBytes,
         appendingTo output: inout [UInt8]
@@ -77,7 +77,7 @@ public enum XChaCha20Poly1305 {
 
     static func open(
         _ ciphertext: some ContiguousBytes,
-        using key: SecretBytes,
+        using key: some ContiguousBytes,
         nonce: some ContiguousBytes,
         authenticating associatedData: some ContiguousBytes
     ) -> [UInt8]? {

@@ -40,14 +40,14 @@ struct SecretBytesTests {
         #expect(SecretBytes(bytes: bytes) != SecretBytes(bytes: Array(bytes.dropLast())))
         // `SecretBytes(count:)` needs `try` here: its defaulted initializer closure makes the call `rethrows`.
         #expect(try SecretBytes(bytes: [UInt8]()) == SecretBytes(count: 0))
-        #expect(try SecretBytes(count: 0) != SecretBytes(count: 1))
+        #expect(SecretBytes(count: 0) != SecretBytes(count: 1))
     }
 
     @Test func copyBytes_returnsWhatWasStored() throws {
         #expect(SecretBytes(bytes: bytes).copyBytes() == bytes)
         #expect(SecretBytes(utf8: "pässwörd 🔑").copyBytes() == Array("pässwörd 🔑".utf8))
-        #expect(try SecretBytes(count: 5).copyBytes() == [0, 0, 0, 0, 0])
-        #expect(try SecretBytes(count: 0).copyBytes() == [])
+        #expect(SecretBytes(count: 5).copyBytes() == [0, 0, 0, 0, 0])
+        #expect(SecretBytes(count: 0).copyBytes() == [])
     }
 
     @Test func randomSecrets_differ() {
