@@ -28,6 +28,11 @@ let package = Package(
             resources: [.copy("Vectors")]
         ),
         .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
+        .testTarget(
+            name: "vaulttoolTests",
+            dependencies: ["VaultFormat", "VaultTestSupport"],
+            exclude: ["Data"]  // sample exports, read by path from the tests
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,25 +3,48 @@
 import Foundation
 import VaultFormat
 
-/// `vaulttool inspect [--json] <path>`.
+/// `vaulttool inspect [--json] [--items] <path>`.
 struct Inspect: Command {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Inspect a vault file without decrypting it.",
-        discussion: "Shows the format version, vault ID, creation time, generation, keyslots and their KDF cost,\nitem and deletion counts and section sizes, and checks the file's structure. Needs no password.")
-    static let options = [OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output.")]
+        discussion: """
+            Shows the format version, vault ID, creation time, generation, keyslots and their KDF cost,
+            item and deletion counts and section sizes, and checks the file's structure. Needs no password.
+            With --items and a credential, adds one line per item (never a secret).
+            """
+    )
+    static let options =
+        [
+            OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output."),
+            OptionSpec(names: ["--items"], valueName: nil, help: "List the items too (needs a credential)."),
+        ] + CredentialOptions.specs
     static let arguments = [ArgumentSpec(name: "path", help: "The vault file to inspect.")]
 
     let path: String
     let json: Bool
+    let items: Bool
+    let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         json = parsed.flag("--json")
+        items = parsed.flag("--items")
+        credentialOptions = try CredentialOptions(parsed)
+        if !items && (credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil) {
+            throw UsageError("A credential is only used with '--items'")
+        }
     }
 
     func run() throws {
-        let report = try InspectReport.make(path: path)
+        var report = try InspectReport.make(path: path)
+        if items && report.structure.error == nil {
+            let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+            let decoded = try ItemSelector.all.select(in: snapshot)
+            report.entries = decoded.map { ItemRecord($0, includeSecret: false) }
+            report.unavailableItems = snapshot.index.count - decoded.count
+            report.table = ItemTable.text(decoded)
+        }
         Output.out(json ? try Output.json(report) : report.text)
         if report.structure.error != nil { throw ExitCode.damaged }
     }
@@ -73,6 +96,17 @@ struct InspectReport: Encodable {
     var writable: Bool?
     var structure: Structure
     var warnings: [String] = []
+    /// With `--items`: every item the credential opens, without secrets.
+    var entries: [ItemRecord]?
+    /// With `--items`: items the credential cannot open (other device, base-scope keyslot).
+    var unavailableItems: Int?
+    /// With `--items`: the human-readable item table.
+    var table: String?
+
+    enum CodingKeys: String, CodingKey {
+        case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
+        case warnings, entries, unavailableItems
+    }
 
     /// Reads the header of `path` and checks the file's structure.
     static func make(path: String) throws -> InspectReport {
@@ -102,14 +136,19 @@ struct InspectReport: Encodable {
                 KDF(memoryKiB: Int($0.memoryKiB), iterations: Int($0.iterations), lanes: Int($0.lanes))
             }
             let weak = slot.kdf?.isWeak ?? false
-            keyslots.append(Slot(index: index, kind: slot.kind.description, scope: slot.scope.description, kdf: kdf, weak: weak))
+            keyslots.append(
+                Slot(index: index, kind: slot.kind.description, scope: slot.scope.description, kdf: kdf, weak: weak)
+            )
             if weak {
                 warnings.append(
-                    "keyslot #\(index) uses weak Argon2id parameters (below \(KDFParameters.minimumMemoryKiB) KiB or \(KDFParameters.minimumIterations) passes); run 'vaulttool migrate' to raise them")
+                    "keyslot #\(index) uses weak Argon2id parameters (below \(KDFParameters.minimumMemoryKiB) KiB or \(KDFParameters.minimumIterations) passes); run 'vaulttool migrate' to raise them"
+                )
             }
         }
         if !header.isWritable {
-            warnings.append("format \(header.major).\(header.minor) is newer than this vaulttool: the vault is read-only here")
+            warnings.append(
+                "format \(header.major).\(header.minor) is newer than this vaulttool: the vault is read-only here"
+            )
         }
     }
 
@@ -126,10 +165,12 @@ struct InspectReport: Encodable {
         out += Output.field("Generation:", String(generation ?? 0))
         out += Output.field("Keyslots:", String(keyslots.count))
         for slot in keyslots {
-            var line = "  #\(slot.index)  " + slot.kind.padding(toLength: 20, withPad: " ", startingAt: 0)
+            var line =
+                "  #\(slot.index)  " + slot.kind.padding(toLength: 20, withPad: " ", startingAt: 0)
                 + slot.scope.padding(toLength: 8, withPad: " ", startingAt: 0)
             if let kdf = slot.kdf {
-                line += "Argon2id \(kdf.memoryKiB / 1024 > 0 ? "\(kdf.memoryKiB / 1024) MiB" : "\(kdf.memoryKiB) KiB"), t=\(kdf.iterations), p=\(kdf.lanes)"
+                line +=
+                    "Argon2id \(kdf.memoryKiB / 1024 > 0 ? "\(kdf.memoryKiB / 1024) MiB" : "\(kdf.memoryKiB) KiB"), t=\(kdf.iterations), p=\(kdf.lanes)"
                 if slot.weak { line += "  (weak)" }
             }
             out += line + "\n"
@@ -138,9 +179,16 @@ struct InspectReport: Encodable {
         out += Output.field("Deletions:", Output.count(deletions ?? 0))
         out += Output.field(
             "Sizes:",
-            "header \(Output.count(sizes.header)) B, index \(Output.count(sizes.index)) B, records \(Output.count(sizes.records)) B, total \(Output.count(sizes.total)) B")
+            "header \(Output.count(sizes.header)) B, index \(Output.count(sizes.index)) B, records \(Output.count(sizes.records)) B, total \(Output.count(sizes.total)) B"
+        )
         out += Output.field("Structure:", "ok (header checksum and layout; items need the password to verify)")
         for warning in warnings { out += "Warning: \(warning)\n" }
+        if let table {
+            out += "\n" + table
+            if let unavailableItems, unavailableItems > 0 {
+                out += "(\(unavailableItems) more items cannot be opened with this credential or on this device)\n"
+            }
+        }
         return out
     }
 }

@@ -1,6 +1,8 @@
 // vaulttool: turning errors into one sentence and an exit status.
 
+import Foundation
 import VaultFormat
+import VaultIO
 
 /// Prints `error` to stderr as one sentence and returns its exit status.
 ///
@@ -19,6 +21,8 @@ func describe(_ error: any Error) -> (String, ExitCode) {
         return (error.message, error.exitCode)
     case let error as VaultFormatError:
         return describe(error)
+    case let error as VaultIOError:
+        return describe(error)
     default:
         return ("\(error)", .failure)
     }
@@ -28,18 +32,53 @@ func describe(_ error: VaultFormatError) -> (String, ExitCode) {
     switch error.code {
     case .wrongCredential:
         return ("wrong password or key file", .wrongCredential)
-    case .unsupportedVersion, .unsupportedFeature:
-        return ("\(error.reason); upgrade vaulttool", .unsupported)
+    case .unsupportedVersion:
+        if let range = error.reason.range(of: #"format version \d+"#, options: .regularExpression) {
+            let major = error.reason[range].split(separator: " ").last!
+            return ("vault format \(major) needs a newer vaulttool", .unsupported)
+        }
+        return ("\(error.reason); install a newer vaulttool", .unsupported)
+    case .unsupportedFeature:
+        return ("\(error.reason); install a newer vaulttool", .unsupported)
     case .notAVault:
         return ("this file is not a vault", .damaged)
     case .kdfRejected:
-        return ("the vault's key-derivation parameters are refused: \(error.reason)", .damaged)
+        return ("the key-derivation parameters are refused: \(error.reason)", .damaged)
     case .truncated, .structure, .headerCorrupt, .headerAuthentication, .indexCorrupt, .recordCorrupt:
         return ("the vault is damaged or was tampered with: \(error.reason); restore it from a backup", .damaged)
     case .foreignDevice:
-        return ("\(error.reason)", .failure)
-    case .limit, .invalidParameter:
+        return ("\(error.reason); give this device's secret with --device-secret-file", .failure)
+    case .keyUnavailable:
+        return ("\(error.reason); open the vault with its password or key file", .failure)
+    case .limit, .invalidParameter, .cryptoFailure:
         return (error.reason, .failure)
+    default:
+        return (error.description, .failure)
+    }
+}
+
+func describe(_ error: VaultIOError) -> (String, ExitCode) {
+    switch error.code {
+    case .lockTimeout:
+        return (
+            "another program is writing the vault (\(error.reason.isEmpty ? "lock timeout" : error.reason)); run again later",
+            .busy
+        )
+    case .conflict:
+        return ("vault was changed by another program; run again", .busy)
+    case .system:
+        var text = "\(error.operation.isEmpty ? "file operation" : error.operation) failed"
+        if !error.path.isEmpty { text += " on '\(error.path)'" }
+        if let errno = error.errno { text += ": \(errno) (errno \(errno.rawValue))" }
+        return (text, .ioFailure)
+    case .alreadyExists:
+        return ("a file already exists at '\(error.path)'; choose another path or remove it first", .failure)
+    case .invalidPath:
+        return ("'\(error.path)' cannot be a vault: \(error.reason)", .failure)
+    case .invalidDeviceSecret:
+        return ("the device secret '\(error.path)' must be exactly 32 bytes", .failure)
+    case .credentialsRequired:
+        return ("vault was changed by another program; run again", .busy)
     default:
         return (error.description, .failure)
     }

@@ -4,18 +4,20 @@
 enum Help {
     static let helpOption = OptionSpec(names: ["--help", "-h"], valueName: nil, help: "Show help information.")
 
-    /// `vaulttool inspect [--json] <path>`.
+    /// `vaulttool inspect [--json] <path>`; past 80 columns the options collapse to
+    /// `[<options>]`, as swift-argument-parser does.
     static func usage(_ command: any Command.Type) -> String {
-        var parts = ["vaulttool", command.configuration.commandName]
+        let head = ["vaulttool", command.configuration.commandName]
+        var options = [String]()
         for option in command.options {
             let name = option.names[0]
             let shown = option.valueName.map { "\(name) <\($0)>" } ?? name
-            parts.append(option.repeats ? "[\(shown) ...]" : "[\(shown)]")
+            options.append(option.repeats ? "[\(shown) ...]" : "[\(shown)]")
         }
-        for argument in command.arguments {
-            parts.append(argument.optional ? "[<\(argument.name)>]" : "<\(argument.name)>")
-        }
-        return parts.joined(separator: " ")
+        let arguments = command.arguments.map { $0.optional ? "[<\($0.name)>]" : "<\($0.name)>" }
+        let full = (head + options + arguments).joined(separator: " ")
+        if full.count <= 80 { return full }
+        return (head + ["[<options>]"] + arguments).joined(separator: " ")
     }
 
     /// The full `--help` text of a command.

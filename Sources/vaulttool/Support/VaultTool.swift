@@ -9,7 +9,12 @@ enum VaultTool {
     static let version = "0.1.0"
 
     /// Every subcommand, in help order.
-    static var commands: [any Command.Type] { [Inspect.self] }
+    static var commands: [any Command.Type] {
+        [
+            Create.self, Inspect.self, Verify.self, List.self, Get.self, SetItem.self, Remove.self, Passwd.self,
+            Migrate.self, Import.self, Export.self, Generate.self, Completions.self,
+        ]
+    }
 
     /// Runs the tool and returns its exit status.
     static func run(_ arguments: [String]) -> Int32 {

@@ -1,0 +1,31 @@
+// vaulttool import: the import side of migrate, on its own.
+
+/// `vaulttool import --password-file <file> --from <format> <file> <vault>`.
+struct Import: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import items from another password store's export.",
+        discussion: """
+            Reads a KeePassXC XML or CSV export, a Bitwarden unencrypted JSON export, or the generic
+            JSON or CSV layout (Spec/cli.md), and adds every entry as a keychain item in one atomic
+            write. Prints what was imported, what was skipped and why. Same as 'vaulttool migrate --from'.
+            """
+    )
+    static let options = ImportRunner.specs + CredentialOptions.specs
+    static let arguments = [
+        ArgumentSpec(name: "file", help: "The export to read."),
+        ArgumentSpec(name: "vault", help: "The vault to add the items to; it must exist."),
+    ]
+
+    let runner: ImportRunner
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        runner = try ImportRunner(parsed, source: parsed.positional(0)!, vault: parsed.positional(1)!)
+        credentialOptions = try CredentialOptions(parsed)
+    }
+
+    func run() throws {
+        try runner.run(credentials: credentialOptions)
+    }
+}

@@ -1,0 +1,50 @@
+// vaulttool rm: remove items.
+
+import VaultFormat
+import VaultIO
+
+/// `vaulttool rm --password-file <file> --service <service> --account <account> <vault>`.
+struct Remove: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Remove an item from a vault.",
+        discussion: """
+            The options must select exactly one item, or use --all to remove every item they select.
+            A missing item exits with status 2.
+            """,
+        aliases: ["remove"]
+    )
+    static let options =
+        [OptionSpec(names: ["--all"], valueName: nil, help: "Remove every matching item.")]
+        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
+    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+
+    let path: String
+    let all: Bool
+    let selector: ItemSelector
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)!
+        all = parsed.flag("--all")
+        selector = try ItemSelector(parsed)
+        credentialOptions = try CredentialOptions(parsed)
+        if selector.isEmpty {
+            throw UsageError("Name the item with '--service', '--account', '--server' or another attribute")
+        }
+    }
+
+    func run() throws {
+        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        let items = try vault.read { snapshot in
+            all ? try selector.select(in: snapshot) : [try selector.single(in: snapshot, includeSecret: false)]
+        }
+        guard !items.isEmpty else { throw ToolError("no item matches", exitCode: .notFound) }
+        let removed = try VaultAccess.write(vault) { txn in
+            try items.reduce(0) { count, item in
+                try txn.remove(id: item.entry.itemID, expecting: .version(item.entry.version)) ? count + 1 : count
+            }
+        }
+        Output.out("Removed \(removed) item\(removed == 1 ? "" : "s").\n")
+    }
+}

@@ -1,0 +1,128 @@
+// vaulttool set: add an item or replace its secret. The secret never comes from argv.
+
+import Foundation
+import VaultFormat
+import VaultIO
+
+/// `printf %s SECRET | vaulttool set --password-file <file> --service <service> --account <account> <vault>`.
+struct SetItem: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Add an item, or replace the secret of an existing one.",
+        discussion: """
+            The item is named by its primary key: service, account and access group for a generic
+            password; server, account, protocol, port, path, security domain, authentication type and
+            access group for an internet password. The secret is read from --secret-file, else from
+            standard input when it is not a terminal (every byte, as is), else from a prompt without echo.
+            """
+    )
+    static let options =
+        ItemSelector.specs + [
+            OptionSpec(
+                names: ["--class"],
+                valueName: "class",
+                help: "generic or internet (default: from the options)."
+            ),
+            OptionSpec(names: ["--label"], valueName: "label", help: "A label for people."),
+            OptionSpec(names: ["--comment"], valueName: "comment", help: "A comment."),
+            OptionSpec(names: ["--description"], valueName: "text", help: "A description of the kind of item."),
+            OptionSpec(
+                names: ["--accessibility"],
+                valueName: "class",
+                help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class."
+            ),
+            OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
+            OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),
+        ] + CredentialOptions.specs
+    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+
+    let path: String
+    let selector: ItemSelector
+    let itemClass: ItemClass
+    let label, comment, itemDescription, secretFile: String?
+    let accessibility: ProtectionClass?
+    let synchronizable: Bool
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)!
+        selector = try ItemSelector(parsed)
+        credentialOptions = try CredentialOptions(parsed)
+        itemClass =
+            try parsed.value("--class").map(ItemSelector.parseClass)
+            ?? (selector.hasInternetFields ? .internetPassword : .genericPassword)
+        if itemClass == .genericPassword && selector.hasInternetFields {
+            throw UsageError("A generic password has no server, protocol, port, path or security domain")
+        }
+        if itemClass == .internetPassword && selector.service != nil {
+            throw UsageError("An internet password has no service; use '--server'")
+        }
+        if selector.service == nil && selector.account == nil && selector.server == nil {
+            throw UsageError("Name the item with '--service' or '--server', and '--account'")
+        }
+        label = parsed.value("--label")
+        comment = parsed.value("--comment")
+        itemDescription = parsed.value("--description")
+        secretFile = parsed.value("--secret-file")
+        synchronizable = parsed.flag("--synchronizable")
+        accessibility = try parsed.value("--accessibility").map { name in
+            guard let value = ProtectionClass(name: name) else {
+                throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
+            }
+            return value
+        }
+    }
+
+    /// The attributes named on the command line.
+    var keyAttributes: ItemAttributes {
+        var a = ItemAttributes(service: selector.service ?? "", account: selector.account ?? "")
+        a.accessGroup = selector.accessGroup ?? ""
+        a.server = selector.server ?? ""
+        a.protocol = selector.protocol ?? ""
+        a.port = selector.port ?? 0
+        a.path = selector.path ?? ""
+        a.securityDomain = selector.securityDomain ?? ""
+        a.authenticationType = selector.authenticationType ?? ""
+        a.synchronizable = synchronizable
+        return a
+    }
+
+    func run() throws {
+        var secret = try readSecret()
+        defer { CredentialOptions.wipe(&secret) }
+        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        let key = keyAttributes
+        let (id, added) = try VaultAccess.write(vault) { txn in
+            let now = txn.now
+            let existing = try txn.item(for: PrimaryKey(itemClass: itemClass, attributes: key))
+            var attributes = existing?.attributes ?? key
+            if existing == nil { attributes.creationDate = now }
+            attributes.modificationDate = now
+            if let label { attributes.label = label }
+            if let comment { attributes.comment = comment }
+            if let itemDescription { attributes.itemDescription = itemDescription }
+            let draft = ItemDraft(
+                id: existing?.id ?? ItemID(random: SystemRandom()),
+                itemClass: itemClass,
+                protectionClass: accessibility ?? existing?.entry.protectionClass ?? .whenUnlocked,
+                attributes: attributes,
+                secret: SecretBytes(bytes: secret, protection: .guarded)
+            )
+            try txn.set(draft, expecting: existing.map { .version($0.version) } ?? .absent)
+            return (draft.id, existing == nil)
+        }
+        Output.out("\(added ? "Added" : "Updated") item \(id).\n")
+    }
+
+    /// The secret from `--secret-file`, standard input, or a prompt.
+    func readSecret() throws -> [UInt8] {
+        if let secretFile { return try CredentialOptions.readFile(secretFile, what: "secret file") }
+        if !Terminal.isTerminal(STDIN_FILENO) {
+            if credentialOptions.usesStdin {
+                throw UsageError("Standard input carries the password; give the secret with '--secret-file'")
+            }
+            return Array(FileHandle.standardInput.readDataToEndOfFile())
+        }
+        return try CredentialOptions.prompt("Secret", confirm: true)
+    }
+}

@@ -1,0 +1,179 @@
+// vaulttool: where passwords, key files and the device secret come from (never argv).
+
+import Foundation
+import Glibc
+import VaultFormat
+import VaultIO
+
+/// The options that supply credentials, shared by every command that opens a vault.
+///
+/// Spec: Spec/cli.md, "Credentials".
+struct CredentialOptions {
+    static let specs = [
+        OptionSpec(names: ["--password-file"], valueName: "file", help: "Read the password from a file."),
+        OptionSpec(names: ["--password-stdin"], valueName: nil, help: "Read the password from standard input."),
+        OptionSpec(
+            names: ["--password-env"],
+            valueName: "name",
+            help: "Read the password from the file named by environment variable <name>."
+        ),
+        OptionSpec(names: ["--key-file"], valueName: "file", help: "Use a key file as (part of) the credential."),
+        OptionSpec(
+            names: ["--device-secret-file"],
+            valueName: "file",
+            help: "This machine's 32-byte device secret."
+        ),
+    ]
+
+    var passwordFile: String?
+    var passwordStdin: Bool
+    var passwordEnv: String?
+    var keyFile: String?
+    var deviceSecretFile: String?
+
+    init(_ parsed: ParsedArguments) throws {
+        passwordFile = parsed.value("--password-file")
+        passwordStdin = parsed.flag("--password-stdin")
+        passwordEnv = parsed.value("--password-env")
+        keyFile = parsed.value("--key-file")
+        deviceSecretFile =
+            parsed.value("--device-secret-file") ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
+        let sources = [passwordFile != nil, passwordStdin, passwordEnv != nil].filter { $0 }.count
+        if sources > 1 {
+            throw UsageError("Use only one of '--password-file', '--password-stdin' and '--password-env'")
+        }
+    }
+
+    /// Options for a second password (`passwd`'s new password): a file or an environment variable.
+    init(passwordFile: String?, passwordEnv: String?) {
+        self.passwordFile = passwordFile
+        passwordStdin = false
+        self.passwordEnv = passwordEnv
+    }
+
+    /// Whether the password comes from standard input (which then cannot carry anything else).
+    var usesStdin: Bool { passwordStdin }
+
+    /// Whether a password was asked for explicitly on the command line.
+    var hasPasswordSource: Bool { passwordFile != nil || passwordStdin || passwordEnv != nil }
+
+    /// Reads the credentials.
+    ///
+    /// Without a password option and without `--key-file`, the password is asked for on the
+    /// terminal without echo (twice when `confirm` is set).
+    func credentials(confirm: Bool = false, prompt: String = "Password") throws -> Credentials {
+        var credentials = Credentials()
+        if let keyFile {
+            var bytes = try Self.readFile(keyFile, what: "key file")
+            defer { Self.wipe(&bytes) }
+            guard !bytes.isEmpty else { throw ToolError("the key file '\(keyFile)' is empty", exitCode: .usage) }
+            credentials.keyFile = SecretBytes(bytes: bytes, protection: .guarded)
+        }
+        // A device secret alone opens device keyslots: then there is nothing to prompt for.
+        if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil) {
+            credentials.password = try password(confirm: confirm, prompt: prompt)
+        }
+        if let deviceSecretFile {
+            var bytes = try Self.readFile(deviceSecretFile, what: "device secret")
+            defer { Self.wipe(&bytes) }
+            guard bytes.count == DeviceSecret.byteCount else {
+                throw ToolError(
+                    "the device secret '\(deviceSecretFile)' must be exactly \(DeviceSecret.byteCount) bytes",
+                    exitCode: .usage
+                )
+            }
+            credentials.deviceSecret = DeviceSecret(secret: SecretBytes(bytes: bytes, protection: .guarded))
+        }
+        return credentials
+    }
+
+    /// The password from the first source given, or from a terminal prompt.
+    func password(confirm: Bool, prompt: String) throws -> SecretBytes {
+        var bytes: [UInt8]
+        if let passwordFile {
+            bytes = Self.trimNewline(try Self.readFile(passwordFile, what: "password file"))
+        } else if let passwordEnv {
+            guard let path = ProcessInfo.processInfo.environment[passwordEnv], !path.isEmpty else {
+                throw ToolError(
+                    "environment variable \(passwordEnv) is not set; it must name a password file",
+                    exitCode: .usage
+                )
+            }
+            bytes = Self.trimNewline(try Self.readFile(path, what: "password file"))
+        } else if passwordStdin {
+            bytes = Self.trimNewline(Array(FileHandle.standardInput.readDataToEndOfFile()))
+        } else {
+            bytes = try Self.prompt(prompt, confirm: confirm)
+        }
+        defer { Self.wipe(&bytes) }
+        guard !bytes.isEmpty else { throw ToolError("the password is empty", exitCode: .usage) }
+        return SecretBytes(bytes: bytes, protection: .guarded)
+    }
+
+    /// Asks on the terminal; fails with a usage error when there is none.
+    static func prompt(_ label: String, confirm: Bool) throws -> [UInt8] {
+        guard var first = try Terminal.readHidden(prompt: "\(label): ") else {
+            throw ToolError(
+                "no password given and no terminal to ask on; use --password-file, --password-stdin or --password-env",
+                exitCode: .usage
+            )
+        }
+        if confirm {
+            var second = try Terminal.readHidden(prompt: "Retype \(label.lowercased()): ") ?? []
+            defer { wipe(&second) }
+            guard first == second else {
+                wipe(&first)
+                throw ToolError("the two entries differ; nothing was changed", exitCode: .usage)
+            }
+        }
+        return first
+    }
+
+    // MARK: - Files
+
+    /// Reads a whole file, mapping failures to one sentence.
+    static func readFile(_ path: String, what: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ToolError(
+                "cannot read the \(what) '\(path)': \(String(cString: strerror(errno)))",
+                exitCode: .ioFailure
+            )
+        }
+        defer { close(descriptor) }
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        defer { wipe(&buffer) }
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 {
+                throw ToolError(
+                    "cannot read the \(what) '\(path)': \(String(cString: strerror(errno)))",
+                    exitCode: .ioFailure
+                )
+            }
+            if count == 0 { break }
+            out.append(contentsOf: buffer[0..<count])
+        }
+        return out
+    }
+
+    /// Drops one trailing `\n` or `\r\n`, as editors and `echo` add one.
+    static func trimNewline(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        if bytes.last == 0x0A {
+            bytes.removeLast()
+            if bytes.last == 0x0D { bytes.removeLast() }
+        }
+        return bytes
+    }
+
+    /// Overwrites a buffer that held a secret.
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+        }
+        bytes.removeAll()
+    }
+}

@@ -1,0 +1,164 @@
+// vaulttool: choosing items by their attributes, and showing them one per line.
+
+import Foundation
+import VaultFormat
+
+/// Attribute options that select items (`list`, `get`, `rm`, `export`) or name one (`set`).
+///
+/// Every option given must match exactly; options left out match anything.
+/// Spec: Spec/cli.md, "Selecting items".
+struct ItemSelector {
+    static let specs = [
+        OptionSpec(names: ["--service"], valueName: "service", help: "The service (generic passwords)."),
+        OptionSpec(names: ["--account"], valueName: "account", help: "The account."),
+        OptionSpec(names: ["--access-group"], valueName: "group", help: "The access group."),
+        OptionSpec(names: ["--server"], valueName: "server", help: "The server (internet passwords)."),
+        OptionSpec(names: ["--protocol"], valueName: "protocol", help: "The protocol, such as https."),
+        OptionSpec(names: ["--port"], valueName: "port", help: "The port."),
+        OptionSpec(names: ["--path"], valueName: "path", help: "The path on the server."),
+        OptionSpec(names: ["--security-domain"], valueName: "domain", help: "The security domain."),
+        OptionSpec(names: ["--authentication-type"], valueName: "type", help: "The authentication type."),
+    ]
+    /// Options only filters take.
+    static let filterSpecs = [
+        OptionSpec(names: ["--label"], valueName: "label", help: "The label."),
+        OptionSpec(names: ["--class"], valueName: "class", help: "generic or internet."),
+        OptionSpec(names: ["--id"], valueName: "id", help: "The item ID (32 hex digits)."),
+    ]
+
+    var service, account, accessGroup, server, `protocol`, path, securityDomain, authenticationType: String?
+    var port: UInt16?
+    var label: String?
+    var itemClass: ItemClass?
+    var id: ItemID?
+
+    /// Selects every item.
+    static let all = ItemSelector()
+
+    private init() {}
+
+    init(_ parsed: ParsedArguments) throws {
+        service = parsed.value("--service")
+        account = parsed.value("--account")
+        accessGroup = parsed.value("--access-group")
+        server = parsed.value("--server")
+        `protocol` = parsed.value("--protocol")
+        path = parsed.value("--path")
+        securityDomain = parsed.value("--security-domain")
+        authenticationType = parsed.value("--authentication-type")
+        label = parsed.value("--label")
+        if let text = parsed.value("--port") {
+            guard let value = UInt16(text), value > 0 else {
+                throw UsageError("'--port' needs a number from 1 to 65535")
+            }
+            port = value
+        }
+        if let text = parsed.value("--class") { itemClass = try Self.parseClass(text) }
+        if let text = parsed.value("--id") {
+            guard let value = ItemID(hex: text) else { throw UsageError("'--id' needs 32 hexadecimal digits") }
+            id = value
+        }
+    }
+
+    static func parseClass(_ text: String) throws -> ItemClass {
+        switch text {
+        case "generic", "genericPassword": return .genericPassword
+        case "internet", "internetPassword": return .internetPassword
+        default: throw UsageError("'--class' is 'generic' or 'internet', not '\(text)'")
+        }
+    }
+
+    /// Whether any internet-password option was given.
+    var hasInternetFields: Bool {
+        server != nil || `protocol` != nil || port != nil || path != nil || securityDomain != nil
+            || authenticationType != nil
+    }
+
+    /// Whether nothing at all was given.
+    var isEmpty: Bool {
+        service == nil && account == nil && accessGroup == nil && !hasInternetFields && label == nil
+            && itemClass == nil && id == nil
+    }
+
+    /// Whether `item` matches every option given.
+    func matches(_ item: DecodedItem) -> Bool {
+        let a = item.attributes
+        func ok(_ wanted: String?, _ actual: String) -> Bool { wanted == nil || wanted == actual }
+        return ok(service, a.service) && ok(account, a.account) && ok(accessGroup, a.accessGroup)
+            && ok(server, a.server) && ok(`protocol`, a.protocol) && ok(path, a.path)
+            && ok(securityDomain, a.securityDomain) && ok(authenticationType, a.authenticationType)
+            && ok(label, a.label) && (port == nil || port == a.port)
+            && (itemClass == nil || itemClass == item.entry.itemClass) && (id == nil || id == item.entry.itemID)
+    }
+
+    /// The items of `snapshot` that match, skipping those the credentials cannot open.
+    func select(in snapshot: VaultSnapshot, includeSecrets: Bool = false) throws -> [DecodedItem] {
+        try Progress.run("Reading items") {
+            var out = [DecodedItem]()
+            for position in 0..<snapshot.index.count {
+                let entry = snapshot.index.entry(at: position)
+                let attributes: ItemAttributes
+                do {
+                    attributes = try snapshot.attributes(at: position)
+                } catch let error as VaultFormatError
+                    where error.code == .foreignDevice || error.code == .keyUnavailable
+                {
+                    continue
+                }
+                let item = DecodedItem(entry: entry, attributes: attributes, secret: nil)
+                guard matches(item) else { continue }
+                let secret = includeSecrets ? try snapshot.secret(at: position) : nil
+                out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
+            }
+            return out
+        }
+    }
+
+    /// Exactly one matching item, or the error `get` and `rm` report.
+    func single(in snapshot: VaultSnapshot, includeSecret: Bool) throws -> DecodedItem {
+        if isEmpty { throw UsageError("Name the item with '--service', '--account', '--server' or another attribute") }
+        let found = try select(in: snapshot, includeSecrets: includeSecret)
+        guard let item = found.first else { throw ToolError("no item matches", exitCode: .notFound) }
+        guard found.count == 1 else {
+            throw ToolError(
+                "\(found.count) items match; narrow the selection with more attributes (see 'vaulttool list')"
+            )
+        }
+        return item
+    }
+}
+
+/// One human-readable line per item: never a secret, only its size.
+enum ItemTable {
+    static let header = [
+        "CLASS", "ACCESSIBILITY", "SERVICE/SERVER", "ACCOUNT", "ACCESS GROUP", "LABEL", "MODIFIED", "SIZE",
+    ]
+
+    static func row(_ item: DecodedItem) -> [String] {
+        let a = item.attributes
+        var place = item.entry.itemClass == .internetPassword ? a.server : a.service
+        if item.entry.itemClass == .internetPassword {
+            if !a.protocol.isEmpty { place = "\(a.protocol)://\(place)" }
+            if a.port != 0 { place += ":\(a.port)" }
+            place += a.path
+        }
+        let modified = a.modificationDate != 0 ? Output.date(a.modificationDate) : "-"
+        return [
+            item.entry.itemClass == .internetPassword ? "internet" : "generic", item.entry.protectionClass.description,
+            place, a.account, a.accessGroup.isEmpty ? "-" : a.accessGroup, a.label.isEmpty ? "-" : a.label, modified,
+            "\(item.entry.secretLength) B",
+        ]
+    }
+
+    /// The aligned table, sorted by service/server then account.
+    static func text(_ items: [DecodedItem]) -> String {
+        let rows = [header] + items.map(row).sorted { ($0[2], $0[3]) < ($1[2], $1[3]) }
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
+            }.joined()
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,41 @@
+// vaulttool: opening vaults for reading and writing, with progress and the lock timeout.
+
+import Foundation
+import VaultFormat
+import VaultIO
+
+/// How commands open vaults.
+enum VaultAccess {
+    /// The configuration for writes: the lock timeout comes from `VAULTTOOL_LOCK_TIMEOUT` (seconds).
+    ///
+    /// Spec: Spec/cli.md, "Environment".
+    static func configuration(kdf: KDFParameters = .default) throws -> VaultConfiguration {
+        var configuration = VaultConfiguration(kdf: kdf)
+        if let text = ProcessInfo.processInfo.environment["VAULTTOOL_LOCK_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+                throw ToolError("VAULTTOOL_LOCK_TIMEOUT must be a number of seconds from 0 to 3600", exitCode: .usage)
+            }
+            configuration.lockTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        return configuration
+    }
+
+    /// Opens the newest generation of `path` read-only (one key derivation, no lock).
+    static func snapshot(_ path: String, credentials: Credentials) throws -> VaultSnapshot {
+        let reader = try VaultFileReader(path: path)
+        return try Progress.run("Unlocking \(path)") { try reader.open(with: credentials) }
+    }
+
+    /// Opens `path` for writing.
+    static func vault(_ path: String, credentials: Credentials) throws -> Vault {
+        let configuration = try configuration()
+        return try Progress.run("Unlocking \(path)") {
+            try Vault(path: path, credentials: credentials, configuration: configuration)
+        }
+    }
+
+    /// Runs a write transaction, showing progress while it runs.
+    static func write<T>(_ vault: Vault, _ body: (inout VaultTransaction) throws -> T) throws -> T {
+        try Progress.run("Writing \(vault.path)") { try vault.write(body) }
+    }
+}

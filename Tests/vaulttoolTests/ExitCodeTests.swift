@@ -1,0 +1,108 @@
+// vaulttool tests: every documented exit status (Spec/cli.md, "Exit status").
+
+import Foundation
+import Glibc
+import Testing
+import VaultTestSupport
+
+@Suite("Exit status")
+struct ExitCodeTests {
+    let fixtures = FixtureRunner.fixturesRoot.appendingPathComponent("v1").path
+
+    @Test func failure_1_whenTheVaultAlreadyExists() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let again = try w.run(["create", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
+        #expect(again.status == 1)
+        #expect(again.stderr.hasPrefix("Error: a file already exists at "))
+    }
+
+    @Test func wrongCredential_3() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.write("bad", "wrong")
+        let result = try w.run(["list", "--password-file", "bad", "v.vault"])
+        #expect(result.status == 3)
+        #expect(result.stderr == "Error: wrong password or key file\n")
+    }
+
+    @Test func damaged_4_forAFlippedRecord_andForAForeignFile() throws {
+        let w = try Workspace()
+        try w.write("pw1", "correct horse battery staple")
+        let verify = try w.run(["verify", "--password-file", "pw1", fixtures + "/record_flipped_secret.vault"])
+        #expect(verify.status == 4)
+        #expect(verify.stderr.hasPrefix("Error: the vault is damaged or was tampered with: "))
+        let inspect = try w.run(["inspect", fixtures + "/not_a_vault.txt"])
+        #expect(inspect.status == 4)
+        #expect(inspect.stdout.contains("DAMAGED"))
+        let open = try w.run(["list", "--password-file", "pw1", fixtures + "/not_a_vault.txt"])
+        #expect(open.status == 4)
+        #expect(open.stderr == "Error: this file is not a vault\n")
+    }
+
+    @Test func unsupported_5_forAFutureMajor() throws {
+        let w = try Workspace()
+        let result = try w.run(["list", "--password-file", "pw", fixtures + "/header_future_major.vault"])
+        #expect(result.status == 5)
+        #expect(result.stderr == "Error: vault format 2 needs a newer vaulttool\n")
+    }
+
+    @Test func busy_6_whenAnotherWriterHoldsTheLock() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let descriptor = open(w.file("v.vault.lock"), O_RDWR | O_CREAT, 0o600)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        // F_OFD_SETLK (37 on Linux; Glibc hides it without _GNU_SOURCE), as vaulttool's writer lock uses.
+        #expect(fcntl(descriptor, 37, &lock) == 0)
+        let result = try w.run(
+            ["set", "--password-file", "pw", "--service", "s", "--account", "a", "v.vault"],
+            stdin: "x",
+            environment: ["VAULTTOOL_LOCK_TIMEOUT": "0.2"]
+        )
+        #expect(result.status == 6)
+        #expect(result.stderr.hasPrefix("Error: another program is writing the vault"))
+    }
+
+    @Test func ioFailure_7_forAMissingFile() throws {
+        let w = try Workspace()
+        let result = try w.run(["list", "--password-file", "pw", "missing.vault"])
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("No such file or directory (errno 2)"))
+        let noPasswordFile = try w.run(["list", "--password-file", "nope", "missing.vault"])
+        #expect(noPasswordFile.status == 7)
+        #expect(noPasswordFile.stderr == "Error: cannot read the password file 'nope': No such file or directory\n")
+    }
+
+    @Test func usage_64() throws {
+        let unknown = try Tool.run(["get", "--bogus", "v"])
+        #expect(unknown.status == 64)
+        #expect(
+            unknown.stderr
+                == "Error: Unknown option '--bogus'\nUsage: vaulttool get [<options>] <vault>\n  See 'vaulttool get --help' for more information.\n"
+        )
+        #expect(try Tool.run(["frobnicate"]).status == 64)
+        #expect(try Tool.run([]).status == 64)
+        #expect(try Tool.run(["get", "v.vault"]).status == 64)
+        #expect(try Tool.run(["create", "--kdf", "extreme", "v.vault"]).status == 64)
+        #expect(try Tool.run(["list", "--password-file", "a", "--password-stdin", "v"]).status == 64)
+    }
+
+    @Test func usage_64_whenNoPasswordAndNoTerminal() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let result = try Tool.run(["list", "v.vault"], in: w.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("no password given and no terminal to ask on"))
+    }
+
+    @Test func weakKDF_isRefusedForNewVaults() throws {
+        let w = try Workspace()
+        let result = try w.run(["create", "--password-file", "pw", "--kdf-memory", "1024", "v.vault"])
+        #expect(result.status == 4)
+        #expect(result.stderr.hasPrefix("Error: the key-derivation parameters are refused: "))
+    }
+}
