@@ -43,6 +43,8 @@ public struct VaultFormatError: Error, Equatable, Sendable, CustomStringConverti
         public static let invalidParameter = Code("invalidParameter")
         /// The key needed for this protection class is not available.
         public static let keyUnavailable = Code("keyUnavailable")
+        /// A `…ThisDeviceOnly` item was to be written without this machine's device secret.
+        public static let deviceSecretRequired = Code("deviceSecretRequired")
         /// A crypto primitive failed (for example, memory could not be allocated).
         public static let cryptoFailure = Code("cryptoFailure")
 
@@ -50,7 +52,7 @@ public struct VaultFormatError: Error, Equatable, Sendable, CustomStringConverti
         public static let all: [Code] = [
             .notAVault, .unsupportedVersion, .unsupportedFeature, .truncated, .structure, .headerCorrupt,
             .headerAuthentication, .kdfRejected, .wrongCredential, .indexCorrupt, .recordCorrupt,
-            .foreignDevice, .limit, .invalidParameter, .keyUnavailable, .cryptoFailure,
+            .foreignDevice, .limit, .invalidParameter, .keyUnavailable, .deviceSecretRequired, .cryptoFailure,
         ]
 
         /// Looks up a code by its stable name.

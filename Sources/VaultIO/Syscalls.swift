@@ -137,6 +137,41 @@ struct SyscallTable: Sendable {
         return try $current.withValue(current.failing(call, with: fault), operation: body)
     }
 
+    /// Runs `body` with `observer` called before each system call VaultIO makes, with the call's name.
+    ///
+    /// For the reliability suites (`Reliability/`): a crash-point child counts the
+    /// steps of a commit and ends itself with `_exit` at the n-th one; the I/O-error
+    /// suite maps the n-th `fsync` or `close` to the commit step it belongs to. The
+    /// observer runs on the calling thread, just before the call, and must not call
+    /// into VaultIO. For `close` it runs just after the call (the descriptor is released
+    /// either way, as with an injected `close` fault). Like
+    /// ``inject(_:errno:after:times:during:)``, only `body` sees it.
+    ///
+    /// ```swift
+    /// let steps = Mutex<[Syscall]>([])
+    /// try Syscalls.observe({ call in steps.withLock { $0.append(call) } }) {
+    ///     try vault.write { txn in try txn.set(draft) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - observer: Called with each call's name before the call is made.
+    ///   - body: The code to run.
+    /// - Returns: What `body` returns.
+    public static func observe<R>(
+        _ observer: @escaping @Sendable (Syscall) -> Void,
+        during body: () throws -> R
+    ) rethrows -> R {
+        var table = current
+        for call in Syscall.allCases {
+            table = table.intercepting(call) {
+                observer(call)
+                return false
+            }
+        }
+        return try $current.withValue(table, operation: body)
+    }
+
     /// Runs `body` with every `write` transferring at most `limit` bytes, to exercise short writes.
     public static func limitWrites<R>(toAtMost limit: Int, during body: () throws -> R) rethrows -> R {
         var table = current
@@ -195,29 +230,35 @@ final class Fault: Sendable {
 extension SyscallTable {
     /// A copy of the table whose `call` fails when `fault` fires.
     func failing(_ call: Syscall, with fault: Fault) -> SyscallTable {
+        intercepting(call) { fault.fires() }
+    }
+
+    /// A copy of the table that runs `fails` before each `call` and, when it returns `true`,
+    /// reports failure (`-1` or `nil`, with the `errno` that `fails` set) instead of making the call.
+    func intercepting(_ call: Syscall, when fails: @escaping @Sendable () -> Bool) -> SyscallTable {
         var t = self
         switch call {
-        case .open: t.open = { [f = t.open] in fault.fires() ? -1 : f($0, $1, $2) }
-        case .createExclusive: t.createExclusive = { [f = t.createExclusive] in fault.fires() ? -1 : f($0, $1, $2) }
-        case .pread: t.pread = { [f = t.pread] in fault.fires() ? -1 : f($0, $1, $2, $3) }
-        case .write: t.write = { [f = t.write] in fault.fires() ? -1 : f($0, $1, $2) }
-        case .fsync: t.fsync = { [f = t.fsync] in fault.fires() ? -1 : f($0) }
+        case .open: t.open = { [f = t.open] in fails() ? -1 : f($0, $1, $2) }
+        case .createExclusive: t.createExclusive = { [f = t.createExclusive] in fails() ? -1 : f($0, $1, $2) }
+        case .pread: t.pread = { [f = t.pread] in fails() ? -1 : f($0, $1, $2, $3) }
+        case .write: t.write = { [f = t.write] in fails() ? -1 : f($0, $1, $2) }
+        case .fsync: t.fsync = { [f = t.fsync] in fails() ? -1 : f($0) }
         case .close:
             t.close = { [f = t.close] fd in
                 // Like Linux, release the descriptor even when reporting an error.
                 let result = f(fd)
-                return fault.fires() ? -1 : result
+                return fails() ? -1 : result
             }
-        case .rename: t.rename = { [f = t.rename] in fault.fires() ? -1 : f($0, $1, $2, $3) }
-        case .link: t.link = { [f = t.link] in fault.fires() ? -1 : f($0, $1, $2) }
-        case .unlink: t.unlink = { [f = t.unlink] in fault.fires() ? -1 : f($0, $1) }
-        case .fchmod: t.fchmod = { [f = t.fchmod] in fault.fires() ? -1 : f($0, $1) }
-        case .fchown: t.fchown = { [f = t.fchown] in fault.fires() ? -1 : f($0, $1, $2) }
-        case .fstat: t.fstat = { [f = t.fstat] in fault.fires() ? -1 : f($0, $1) }
-        case .lock: t.lock = { [f = t.lock] in fault.fires() ? -1 : f($0) }
-        case .realpath: t.realpath = { [f = t.realpath] in fault.fires() ? nil : f($0) }
-        case .readDirectory: t.readDirectory = { [f = t.readDirectory] in fault.fires() ? nil : f($0) }
-        case .mkdir: t.mkdir = { [f = t.mkdir] in fault.fires() ? -1 : f($0, $1) }
+        case .rename: t.rename = { [f = t.rename] in fails() ? -1 : f($0, $1, $2, $3) }
+        case .link: t.link = { [f = t.link] in fails() ? -1 : f($0, $1, $2) }
+        case .unlink: t.unlink = { [f = t.unlink] in fails() ? -1 : f($0, $1) }
+        case .fchmod: t.fchmod = { [f = t.fchmod] in fails() ? -1 : f($0, $1) }
+        case .fchown: t.fchown = { [f = t.fchown] in fails() ? -1 : f($0, $1, $2) }
+        case .fstat: t.fstat = { [f = t.fstat] in fails() ? -1 : f($0, $1) }
+        case .lock: t.lock = { [f = t.lock] in fails() ? -1 : f($0) }
+        case .realpath: t.realpath = { [f = t.realpath] in fails() ? nil : f($0) }
+        case .readDirectory: t.readDirectory = { [f = t.readDirectory] in fails() ? nil : f($0) }
+        case .mkdir: t.mkdir = { [f = t.mkdir] in fails() ? -1 : f($0, $1) }
         }
         return t
     }

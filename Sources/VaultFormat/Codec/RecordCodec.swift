@@ -63,12 +63,17 @@ public enum RecordCodec {
     /// Encrypts `draft` as written in generation `version`.
     ///
     /// - Throws: `limit` or `invalidParameter` for values the format cannot hold;
-    ///   `foreignDevice`/`keyUnavailable` when the class key is missing.
+    ///   `deviceSecretRequired` for a `…ThisDeviceOnly` item without a device secret;
+    ///   `keyUnavailable` when the class key is missing (a locked vault).
     public static func seal(
         _ draft: ItemDraft, version: UInt64, vaultID: [UInt8], keys: VaultKeys, random: some RandomSource
     ) throws(VaultFormatError) -> SealedRecord {
         guard draft.secret.count <= maximumSecretByteCount else {
             throw VaultFormatError(.limit, "the secret is larger than 16 MiB")
+        }
+        if draft.protectionClass.isDeviceBound && keys.deviceSecret == nil {
+            throw VaultFormatError(
+                .deviceSecretRequired, "\(draft.protectionClass) items need this machine's device secret, and none was given")
         }
         let recordKeys = try keys.recordKeys(for: draft.protectionClass)
         var attributes = try AttributesCodec.encode(draft.attributes, itemClass: draft.itemClass)
@@ -83,7 +88,7 @@ public enum RecordCodec {
         out.append(contentsOf: nonce)
         if draft.protectionClass.isDeviceBound {
             guard let marker = keys.deviceMarker(nonce: nonce) else {
-                throw VaultFormatError(.foreignDevice, "device-bound items need this device's secret")
+                throw VaultFormatError(.deviceSecretRequired, "device-bound items need this machine's device secret")
             }
             out.append(contentsOf: marker)
         }

@@ -41,6 +41,10 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case conversion(expected: String, stored: String)
     /// The item belongs to another device (a `…ThisDeviceOnly` item written with another device secret).
     case otherDevice
+    /// A `…ThisDeviceOnly` item needs this machine's device secret, and the vault has none:
+    /// set ``VaultConfiguration/deviceSecretPath`` (for example to ``DeviceSecretFile/defaultPath``
+    /// with ``DeviceSecretCreation/ifMissing``) or use the standard vault.
+    case deviceSecretRequired
 
     /// Maps any error from VaultFormat, VaultIO or value coding to a case.
     public init(_ error: any Error) {
@@ -68,6 +72,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .wrongCredential: self = .wrongPassword
         case .keyUnavailable: self = .locked
         case .foreignDevice: self = .otherDevice
+        case .deviceSecretRequired: self = .deviceSecretRequired
         case .unsupportedVersion, .unsupportedFeature: self = .unsupportedVersion
         case .invalidParameter, .limit: self = .invalidParameter(error.reason)
         case .notAVault: self = .corrupt(what: "file (not a vault)")
@@ -93,6 +98,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidParameter(let reason): "invalid parameter: \(reason)"
         case .conversion(let expected, let stored): "the stored value (\(stored)) is not a \(expected)"
         case .otherDevice: "the item belongs to another device"
+        case .deviceSecretRequired:
+            "…ThisDeviceOnly items need this machine's device secret; set VaultConfiguration.deviceSecretPath or use the standard vault"
         }
     }
 }

@@ -46,6 +46,10 @@ func describe(_ error: VaultFormatError) -> (String, ExitCode) {
         return ("the key-derivation parameters are refused: \(error.reason)", .damaged)
     case .truncated, .structure, .headerCorrupt, .headerAuthentication, .indexCorrupt, .recordCorrupt:
         return ("the vault is damaged or was tampered with: \(error.reason); restore it from a backup", .damaged)
+    case .deviceSecretRequired:
+        return (
+            "\(error.reason); pass --device-secret-file or set VAULTTOOL_DEVICE_SECRET_FILE", .failure
+        )
     case .foreignDevice:
         return ("\(error.reason); give this device's secret with --device-secret-file", .failure)
     case .keyUnavailable:
