@@ -22,3 +22,12 @@ fixtures: deps
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift
+
+# Benchmarks, side by side with SQLCipher, KeePassXC, pykeepass and keyrings.cryptfile (BENCHMARKS.md).
+.PHONY: bench bench-smoke
+bench:
+	scripts/bench.sh
+
+# Our side only, tiny N, a few seconds after the build: keeps the suite from rotting (CI).
+bench-smoke:
+	scripts/bench.sh --smoke

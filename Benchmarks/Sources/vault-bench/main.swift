@@ -1,0 +1,80 @@
+// vault-bench: in-process benchmarks of vault, and vaults for the fresh-process ones.
+//
+//   vault-bench inprocess --sizes 100,1000 --runs 5 --dir DIR --password-file F [--unlock-kdf M/T/P]
+//   vault-bench make --n N --kdf M/T/P --password-file F VAULT
+//   vault-bench profile set|get|list|create --n N --count K --dir DIR --password-file F
+//
+// Results are JSON objects, one per line, on stdout (scripts/bench-peers/bench.py reads them).
+
+import Glibc
+import VaultFormat
+
+/// Writes one line on standard error.
+func printError(_ message: String) {
+    let line = "vault-bench: \(message)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+func fail(_ message: String) -> Never {
+    printError(message)
+    exit(64)
+}
+
+func option(_ name: String, in arguments: [String]) -> String? {
+    guard let at = arguments.firstIndex(of: name), at + 1 < arguments.count else { return nil }
+    return arguments[at + 1]
+}
+
+func kdf(_ text: String) -> KDFParameters {
+    let parts = text.split(separator: "/").compactMap { UInt32($0) }
+    guard parts.count == 3 else { fail("KDF parameters are memory-KiB/passes/lanes, not '\(text)'") }
+    return KDFParameters(memoryKiB: parts[0], iterations: parts[1], lanes: parts[2])
+}
+
+func readPassword(_ path: String?) -> [UInt8] {
+    guard let path, let file = fopen(path, "rb") else { fail("--password-file is required and must be readable") }
+    defer { fclose(file) }
+    var bytes = [UInt8]()
+    while true {
+        let c = fgetc(file)
+        if c == EOF { break }
+        bytes.append(UInt8(c))
+    }
+    if bytes.last == 0x0A { bytes.removeLast() }
+    return bytes
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "inprocess":
+        let sizes = (option("--sizes", in: arguments) ?? "100,1000").split(separator: ",").compactMap { Int($0) }
+        let runs = Int(option("--runs", in: arguments) ?? "5") ?? 5
+        guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
+        let password = readPassword(option("--password-file", in: arguments))
+        let unlockKDF = kdf(option("--unlock-kdf", in: arguments) ?? "65536/3/2")
+        try InProcess.unlock(kdf: unlockKDF, runs: max(runs, 7), directory: directory, password: password)
+        for n in sizes {
+            try InProcess(n: n, runs: runs, directory: directory, password: password).run()
+        }
+    case "profile":
+        guard arguments.count > 1, let n = option("--n", in: arguments).flatMap(Int.init),
+            let directory = option("--dir", in: arguments)
+        else { fail("usage: vault-bench profile OP --n N --count K --dir DIR --password-file F") }
+        try Profile.run(
+            op: arguments[1], n: n, count: Int(option("--count", in: arguments) ?? "20") ?? 20, directory: directory,
+            password: readPassword(option("--password-file", in: arguments)))
+    case "make":
+        guard let n = option("--n", in: arguments).flatMap(Int.init), let path = arguments.last else {
+            fail("usage: vault-bench make --n N --kdf M/T/P --password-file F VAULT")
+        }
+        let password = readPassword(option("--password-file", in: arguments))
+        _ = try InProcess.make(
+            at: path, n: n, kdf: kdf(option("--kdf", in: arguments) ?? "8/1/1"), password: password)
+    default:
+        fail("usage: vault-bench inprocess ... | make ...")
+    }
+} catch {
+    printError("\(error)")
+    exit(1)
+}
