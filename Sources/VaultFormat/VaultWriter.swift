@@ -1,10 +1,13 @@
 // vault: building the bytes of a new generation of a vault.
 
-/// Collects the records of the next generation of a vault and encodes the file.
+/// Collects the changes of the next generation of a vault and encodes the file.
 ///
-/// Records that are not replaced keep their bytes and index entries (copied as
-/// ciphertext, R-REC-3); every `put` seals a new record with a fresh nonce at
-/// the next generation.
+/// The previous generation stays as it is, in its encoded form: its index rows and
+/// record bytes are copied into the new file unchanged (copied as ciphertext,
+/// R-REC-3), and only the items that a `put` adds or replaces are sealed anew,
+/// with a fresh nonce at the next generation. Encoding merges the two sorted
+/// sequences, so a one-item change to a 100,000-item vault costs one merge and
+/// large contiguous copies, not 100,000 small ones.
 ///
 /// Spec: Spec/format-v1.md, "Write" (section 10.2).
 public struct VaultWriter: Sendable {
@@ -12,10 +15,28 @@ public struct VaultWriter: Sendable {
     public private(set) var header: VaultHeader
     /// The keys records are sealed with.
     public let keys: VaultKeys
-    private var records: [ItemID: SealedRecord]
-    private var byTag: [UInt64: [ItemID]]
     /// Deletion records, by item ID.
     public private(set) var deletions: [ItemID: Int64]
+
+    /// The previous generation: its index and its records section.
+    private let base: Base?
+    /// Base items that this generation removes or replaces.
+    private var dropped: Set<ItemID> = []
+    /// Items sealed in this generation (added or replaced).
+    private var changed: [ItemID: SealedRecord] = [:]
+    private var changedByTag: [UInt64: [ItemID]] = [:]
+
+    private struct Base: Sendable {
+        let index: VaultIndex
+        let records: ArraySlice<UInt8>
+        let positions: ItemIDTable
+
+        func record(at position: Int) -> SealedRecord {
+            let entry = index.entry(at: position)
+            let start = records.startIndex + index.offsets[position]
+            return SealedRecord(entry: entry, bytes: Array(records[start..<start + entry.recordLength]))
+        }
+    }
 
     /// Starts a new vault.
     ///
@@ -27,13 +48,12 @@ public struct VaultWriter: Sendable {
         guard vaultID.count == 16 else { throw VaultFormatError(.invalidParameter, "a vault ID is 16 bytes") }
         header = VaultHeader(vaultID: vaultID, created: created, generation: 1, keyslots: keyslots)
         self.keys = keys
-        records = [:]
-        byTag = [:]
+        base = nil
         deletions = [:]
         try checkKeyslots()
     }
 
-    /// Starts the next generation of an opened vault, copying every record as ciphertext.
+    /// Starts the next generation of an opened vault, keeping every record as ciphertext.
     ///
     /// - Throws: `unsupportedVersion` when the vault's minor version is newer than this library (R-HDR-3),
     ///   `limit` when the generation counter is exhausted, `indexCorrupt` for a repeated item ID or a
@@ -49,40 +69,56 @@ public struct VaultWriter: Sendable {
         header = snapshot.header
         header.generation += 1
         keys = snapshot.keys
-        records = Dictionary(minimumCapacity: snapshot.index.count)
-        byTag = Dictionary(minimumCapacity: snapshot.index.count)
-        if snapshot.index.count > 0 {
-            let all = try snapshot.source.read(offset: snapshot.recordsOffset, count: snapshot.header.recordsLength)
-            for position in 0..<snapshot.index.count {
-                let entry = snapshot.index.entry(at: position)
-                let start = all.startIndex + snapshot.index.offsets[position]
-                // R-IDX-2: a key holder could have written an index with a repeated ID; refuse to rewrite it.
-                guard records[entry.itemID] == nil else {
-                    throw VaultFormatError(.indexCorrupt, "an item ID appears twice")
-                }
-                records[entry.itemID] = SealedRecord(entry: entry, bytes: Array(all[start..<start + entry.recordLength]))
-                byTag[entry.tag, default: []].append(entry.itemID)
-            }
-        }
+        // R-IDX-2: a key holder could have written an index with a repeated ID; refuse to rewrite it.
+        let positions = try snapshot.index.positionsByID()
+        let records = try snapshot.source.read(offset: snapshot.recordsOffset, count: snapshot.header.recordsLength)
+        base = Base(index: snapshot.index, records: records, positions: positions)
         deletions = Dictionary(uniqueKeysWithValues: snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) })
-        for id in deletions.keys where records[id] != nil {
-            throw VaultFormatError(.indexCorrupt, "a deletion record names a live item")
-        }
     }
 
+    // MARK: - Reading the next generation
+
     /// The number of items in the next generation.
-    public var count: Int { records.count }
+    public var count: Int { (base?.index.count ?? 0) - dropped.count + changed.count }
 
     /// The entry of item `id`, if present.
-    public func entry(for id: ItemID) -> IndexEntry? { records[id]?.entry }
+    public func entry(for id: ItemID) -> IndexEntry? {
+        if let record = changed[id] { return record.entry }
+        guard !dropped.contains(id), let base, let position = base.positions.position(of: id) else { return nil }
+        return base.index.entry(at: position)
+    }
 
     /// The entries of the next generation, unordered.
-    public var entries: [IndexEntry] { records.values.map(\.entry) }
+    public var entries: [IndexEntry] {
+        var out = changed.values.map(\.entry)
+        if let base {
+            for position in 0..<base.index.count {
+                let entry = base.index.entry(at: position)
+                if !dropped.contains(entry.itemID) { out.append(entry) }
+            }
+        }
+        return out
+    }
+
+    /// The stored record of item `id` (for reading attributes or the secret of a pending item).
+    public func record(for id: ItemID) -> SealedRecord? {
+        if let record = changed[id] { return record }
+        guard !dropped.contains(id), let base, let position = base.positions.position(of: id) else { return nil }
+        return base.record(at: position)
+    }
 
     /// The item with `primaryKey`, if present. Decrypts only records whose tag matches.
     public func itemID(for primaryKey: PrimaryKey) throws(VaultFormatError) -> ItemID? {
-        for id in byTag[keys.lookupTag(primaryKey)] ?? [] {
-            let record = records[id]!
+        let tag = keys.lookupTag(primaryKey)
+        var candidates = changedByTag[tag] ?? []
+        if let base {
+            for position in base.index.positions(ofTag: tag) {
+                let id = base.index.itemID(at: position)
+                if !dropped.contains(id) { candidates.append(id) }
+            }
+        }
+        for id in candidates {
+            let record = self.record(for: id)!
             let attributes = try RecordCodec.openAttributes(
                 record.bytes[...], entry: record.entry, vaultID: header.vaultID, keys: keys)
             if PrimaryKey(itemClass: record.entry.itemClass, attributes: attributes) == primaryKey { return id }
@@ -90,8 +126,7 @@ public struct VaultWriter: Sendable {
         return nil
     }
 
-    /// The stored record of item `id` (for reading attributes or the secret of a pending item).
-    public func record(for id: ItemID) -> SealedRecord? { records[id] }
+    // MARK: - Changing
 
     /// Adds or replaces an item (matched by ``ItemDraft/id``).
     ///
@@ -101,21 +136,36 @@ public struct VaultWriter: Sendable {
         if let existing = try itemID(for: draft.primaryKey), existing != draft.id {
             throw VaultFormatError(.invalidParameter, "another item already has the same primary key")
         }
-        if records[draft.id] == nil && records.count >= VaultHeader.maximumRecordCount {
+        if count >= VaultHeader.maximumRecordCount && entry(for: draft.id) == nil {
             throw VaultFormatError(.limit, "a vault holds at most \(VaultHeader.maximumRecordCount) items")
         }
         let sealed = try RecordCodec.seal(
             draft, version: header.generation, vaultID: header.vaultID, keys: keys, random: random)
-        if let old = records[draft.id] { byTag[old.entry.tag]?.removeAll { $0 == draft.id } }
-        records[draft.id] = sealed
-        byTag[sealed.entry.tag, default: []].append(draft.id)
-        deletions[draft.id] = nil
+        store(sealed)
     }
 
     /// Adds a record sealed elsewhere, unchanged (for tests and tools that build damaged files).
-    @_spi(Testing) public mutating func insertRaw(_ record: SealedRecord) {
-        records[record.entry.itemID] = record
-        byTag[record.entry.tag, default: []].append(record.entry.itemID)
+    @_spi(Testing) public mutating func insertRaw(_ record: SealedRecord) { store(record) }
+
+    private mutating func store(_ record: SealedRecord) {
+        let id = record.entry.itemID
+        forget(id)
+        changed[id] = record
+        changedByTag[record.entry.tag, default: []].append(id)
+        deletions[id] = nil
+    }
+
+    /// Removes `id` from the next generation; returns whether it was there.
+    @discardableResult
+    private mutating func forget(_ id: ItemID) -> Bool {
+        if let old = changed.removeValue(forKey: id) {
+            changedByTag[old.entry.tag]?.removeAll { $0 == id }
+            if base?.positions.position(of: id) != nil { dropped.insert(id) }
+            return true
+        }
+        guard let base, base.positions.position(of: id) != nil, !dropped.contains(id) else { return false }
+        dropped.insert(id)
+        return true
     }
 
     /// Removes item `id` and leaves a deletion record dated `now` (R-DEL-1).
@@ -123,8 +173,7 @@ public struct VaultWriter: Sendable {
     /// - Returns: Whether the item existed.
     @discardableResult
     public mutating func remove(_ id: ItemID, now: Int64) -> Bool {
-        guard let old = records.removeValue(forKey: id) else { return false }
-        byTag[old.entry.tag]?.removeAll { $0 == id }
+        guard forget(id) else { return false }
         deletions[id] = now
         return true
     }
@@ -152,34 +201,110 @@ public struct VaultWriter: Sendable {
         header.minor = minor
     }
 
+    // MARK: - Encoding
+
     /// Encodes the file: header, index, records (section 10.2).
     ///
     /// - Parameters:
     ///   - now: The current time, for dropping deletion records older than 90 days.
     ///   - random: The source of the index nonce.
     public func encode(now: Int64, random: some RandomSource = SystemRandom()) -> [UInt8] {
-        let sorted = records.values.sorted { $0.entry.sortsBefore($1.entry) }
-        // Keep deletion records from the last 90 days, the newest million at most (R-DEL-1).
+        let fresh = changed.values.sorted { $0.entry.sortsBefore($1.entry) }
+        // Base positions that do not survive, in index order.
+        let droppedPositions = dropped.compactMap { base?.positions.position(of: $0) }.sorted()
+        var header = self.header
+        header.indexNonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        header.recordCount = count
+        header.recordsLength = fresh.reduce(0) { $0 + $1.bytes.count }
+        if let base {
+            header.recordsLength +=
+                base.records.count - droppedPositions.reduce(0) { $0 + base.index.entry(at: $1).recordLength }
+        }
+        let kept = keptDeletions(now: now)
+        header.deletionCount = kept.count
+        let headerBytes = header.encode(headerKey: keys.headerKey)
+
+        // Records go straight into the file after room for the index, which is sealed last.
+        var file = [UInt8]()
+        file.reserveCapacity(headerBytes.count + header.indexLength + header.recordsLength)
+        file.append(contentsOf: headerBytes)
+        let indexStart = file.count
+        file.append(contentsOf: repeatElement(0, count: header.indexLength))
+        var rows = [UInt8]()
+        rows.reserveCapacity(header.recordCount * IndexEntry.byteCount + kept.count * DeletionRecord.byteCount)
+        merge(fresh, skipping: droppedPositions, rows: &rows, records: &file)
+        let index = VaultIndex.seal(
+            entries: &rows, deletions: kept, headerBytes: headerBytes, nonce: header.indexNonce, keys: keys)
+        file.replaceSubrange(indexStart..<indexStart + index.count, with: index)
+        return file
+    }
+
+    /// Merges the surviving base entries with the fresh records, both sorted by (tag, item ID).
+    /// Base rows and records are copied in contiguous runs: between two fresh records or
+    /// dropped entries, the base contributes one slice of its index and one of its records.
+    private func merge(
+        _ fresh: [SealedRecord], skipping droppedPositions: [Int], rows: inout [UInt8], records: inout [UInt8]
+    ) {
+        var position = 0
+        var nextFresh = 0
+        var nextDropped = 0
+        if let base {
+            let count = base.index.count
+            /// Copies base entries `position..<end` and moves past them.
+            func copyBase(upTo end: Int) {
+                guard end > position else { return }
+                base.index.appendRows(position..<end, to: &rows)
+                let from = base.records.startIndex + base.index.offsets[position]
+                let to = end < count ? base.records.startIndex + base.index.offsets[end] : base.records.endIndex
+                records.append(contentsOf: base.records[from..<to])
+                position = end
+            }
+            while position < count {
+                // The run ends at the next dropped entry or before the next fresh record.
+                var end = nextDropped < droppedPositions.count ? droppedPositions[nextDropped] : count
+                if nextFresh < fresh.count {
+                    end = position + upperBound(in: position..<end) { base.index.entry(at: $0, sortsBefore: fresh[nextFresh].entry) }
+                }
+                copyBase(upTo: end)
+                if nextDropped < droppedPositions.count && position == droppedPositions[nextDropped] {
+                    position += 1
+                    nextDropped += 1
+                } else if nextFresh < fresh.count && position < count {
+                    append(fresh[nextFresh], rows: &rows, records: &records)
+                    nextFresh += 1
+                }
+            }
+        }
+        while nextFresh < fresh.count {
+            append(fresh[nextFresh], rows: &rows, records: &records)
+            nextFresh += 1
+        }
+    }
+
+    private func append(_ record: SealedRecord, rows: inout [UInt8], records: inout [UInt8]) {
+        VaultIndex.appendRow(record.entry, to: &rows)
+        records.append(contentsOf: record.bytes)
+    }
+
+    /// The number of leading positions in `range` for which `predicate` holds (it must hold
+    /// for a prefix and fail after it): a binary search.
+    private func upperBound(in range: Range<Int>, _ predicate: (Int) -> Bool) -> Int {
+        var low = range.lowerBound
+        var high = range.upperBound
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(mid) { low = mid + 1 } else { high = mid }
+        }
+        return low - range.lowerBound
+    }
+
+    /// Deletion records from the last 90 days, the newest million at most (R-DEL-1, R-DEL-2).
+    private func keptDeletions(now: Int64) -> [DeletionRecord] {
         let cutoff = now.subtractingReportingOverflow(DeletionRecord.retentionMilliseconds)
-        let kept = deletions.filter { cutoff.overflow || $0.value >= cutoff.partialValue }
+        return deletions.filter { cutoff.overflow || $0.value >= cutoff.partialValue }
             .sorted { ($0.value, $0.key) > ($1.value, $1.key) }
             .prefix(VaultHeader.maximumDeletionCount)
             .map { DeletionRecord(itemID: $0.key, deletedAt: $0.value) }
             .sorted { $0.itemID < $1.itemID }
-        var header = self.header
-        header.indexNonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
-        header.recordCount = sorted.count
-        header.deletionCount = kept.count
-        header.recordsLength = sorted.reduce(0) { $0 + $1.bytes.count }
-        let headerBytes = header.encode(headerKey: keys.headerKey)
-        var file = [UInt8]()
-        file.reserveCapacity(headerBytes.count + header.indexLength + header.recordsLength)
-        file.append(contentsOf: headerBytes)
-        file.append(
-            contentsOf: VaultIndex.encode(
-                entries: sorted.map(\.entry), deletions: Array(kept), headerBytes: headerBytes,
-                nonce: header.indexNonce, keys: keys))
-        for record in sorted { file.append(contentsOf: record.bytes) }
-        return file
     }
 }

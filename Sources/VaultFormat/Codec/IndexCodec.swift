@@ -130,38 +130,67 @@ public struct VaultIndex: Sendable {
     }
 
     /// Checks R-IDX-2's set rules: unique item IDs, no deletion record naming a live item.
-    func checkIdentifiers() throws(VaultFormatError) {
-        var ids = Set<ItemID>(minimumCapacity: count)
-        for position in 0..<count {
-            guard ids.insert(entry(at: position).itemID).inserted else {
-                throw VaultFormatError(.indexCorrupt, "an item ID appears twice")
-            }
-        }
-        for deletion in deletions where ids.contains(deletion.itemID) {
+    func checkIdentifiers() throws(VaultFormatError) { _ = try positionsByID() }
+
+    /// Maps every item ID to its position, checking R-IDX-2's set rules on the way.
+    func positionsByID() throws(VaultFormatError) -> ItemIDTable {
+        let table = try ItemIDTable(self)
+        for deletion in deletions where table.position(of: deletion.itemID) != nil {
             throw VaultFormatError(.indexCorrupt, "a deletion record names a live item")
+        }
+        return table
+    }
+
+    /// The item ID of the entry at `position`.
+    func itemID(at position: Int) -> ItemID {
+        plain.withUnsafeBytes { raw in
+            let base = position * IndexEntry.byteCount
+            return ItemID(
+                high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt64.self)),
+                low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 16, as: UInt64.self)))
         }
     }
 
-    /// Encodes and encrypts the index.
-    static func encode(
-        entries: [IndexEntry], deletions: [DeletionRecord], headerBytes: [UInt8], nonce: [UInt8], keys: VaultKeys
+    /// Appends the encoded rows of the entries in `positions` (39 bytes each), as stored.
+    func appendRows(_ positions: Range<Int>, to out: inout [UInt8]) {
+        out.append(contentsOf: plain[positions.lowerBound * IndexEntry.byteCount..<positions.upperBound * IndexEntry.byteCount])
+    }
+
+    /// Whether the entry at `position` sorts before `entry` by (tag, item ID).
+    func entry(at position: Int, sortsBefore entry: IndexEntry) -> Bool {
+        let tag = self.tag(at: position)
+        return tag != entry.tag ? tag < entry.tag : itemID(at: position) < entry.itemID
+    }
+
+    /// Appends the encoding of `entry` (39 bytes).
+    static func appendRow(_ e: IndexEntry, to out: inout [UInt8]) {
+        var w = ByteWriter(capacity: IndexEntry.byteCount)
+        for shift in (0..<8).reversed() { w.u8(UInt8(truncatingIfNeeded: e.tag >> (8 * shift))) }
+        w.append(e.itemID.bytes)
+        w.u8(e.classByte)
+        w.u64(e.version)
+        w.u16(UInt16(e.attributesLength))
+        w.u32(UInt32(e.secretLength))
+        out.append(contentsOf: w.bytes)
+    }
+
+    /// Appends deletion records and encrypts the index plaintext, then wipes it.
+    ///
+    /// - Parameter plain: The encoded entries, in index order; deletion records are appended here.
+    static func seal(
+        entries plain: inout [UInt8], deletions: [DeletionRecord], headerBytes: [UInt8], nonce: [UInt8],
+        keys: VaultKeys
     ) -> [UInt8] {
-        var w = ByteWriter(capacity: entries.count * IndexEntry.byteCount + deletions.count * DeletionRecord.byteCount)
-        for e in entries {
-            for shift in (0..<8).reversed() { w.u8(UInt8(truncatingIfNeeded: e.tag >> (8 * shift))) }
-            w.append(e.itemID.bytes)
-            w.u8(e.classByte)
-            w.u64(e.version)
-            w.u16(UInt16(e.attributesLength))
-            w.u32(UInt32(e.secretLength))
-        }
+        var w = ByteWriter(capacity: deletions.count * DeletionRecord.byteCount)
         for d in deletions {
             w.append(d.itemID.bytes)
             w.i64(d.deletedAt)
         }
-        defer { Sodium.wipe(&w.bytes) }
+        plain.append(contentsOf: w.bytes)
+        defer { Sodium.wipe(&plain) }
         var out = [UInt8]()
-        XChaCha20Poly1305.seal(w.bytes, using: keys.indexKey, nonce: nonce, authenticating: headerBytes, appendingTo: &out)
+        out.reserveCapacity(plain.count + XChaCha20Poly1305.tagByteCount)
+        XChaCha20Poly1305.seal(plain, using: keys.indexKey, nonce: nonce, authenticating: headerBytes, appendingTo: &out)
         return out
     }
 }

@@ -23,6 +23,12 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible, C
         low = l
     }
 
+    /// An identifier from its two big-endian halves.
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     /// A fresh random identifier.
     public init(random: some RandomSource) { self.init(bytes: random.bytes(16)) }
 
