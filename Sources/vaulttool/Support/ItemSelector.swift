@@ -115,8 +115,14 @@ struct ItemSelector {
     }
 
     /// Exactly one matching item, or the error `get` and `rm` report.
+    ///
+    /// When the options name a whole primary key (a service or server and an account),
+    /// the item is first looked up by its lookup tag in the access group given, or in
+    /// the default (empty) one: one decryption instead of one per item. Only when that
+    /// finds nothing are all items searched (Spec/cli.md, "Selecting items").
     func single(in snapshot: VaultSnapshot, includeSecret: Bool) throws -> DecodedItem {
         if isEmpty { throw UsageError("Name the item with '--service', '--account', '--server' or another attribute") }
+        if let item = try exactMatch(in: snapshot, includeSecret: includeSecret) { return item }
         let found = try select(in: snapshot, includeSecrets: includeSecret)
         guard let item = found.first else { throw ToolError("no item matches", exitCode: .notFound) }
         guard found.count == 1 else {
@@ -125,6 +131,48 @@ struct ItemSelector {
             )
         }
         return item
+    }
+}
+
+extension ItemSelector {
+    /// The one item whose primary key the options name, found by lookup tag, or `nil`
+    /// when the options do not name a primary key, nothing is found, or both a
+    /// synchronizable and a non-synchronizable item match (the search then decides).
+    func exactMatch(in snapshot: VaultSnapshot, includeSecret: Bool) throws -> DecodedItem? {
+        guard let account, id == nil else { return nil }
+        let itemClass = self.itemClass ?? (hasInternetFields ? .internetPassword : .genericPassword)
+        var key = ItemAttributes(service: service ?? "", account: account)
+        key.accessGroup = accessGroup ?? ""
+        switch itemClass {
+        case .genericPassword:
+            guard service != nil, !hasInternetFields else { return nil }
+        case .internetPassword:
+            guard let server, service == nil else { return nil }
+            key.server = server
+            key.protocol = `protocol` ?? ""
+            key.authenticationType = authenticationType ?? ""
+            key.port = port ?? 0
+            key.path = path ?? ""
+            key.securityDomain = securityDomain ?? ""
+        }
+        var found: [(position: Int, item: DecodedItem)] = []
+        for synchronizable in [false, true] {
+            key.synchronizable = synchronizable
+            let position: Int?
+            do {
+                position = try snapshot.position(of: PrimaryKey(itemClass: itemClass, attributes: key))
+            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
+                return nil
+            }
+            guard let position else { continue }
+            let item = DecodedItem(
+                entry: snapshot.index.entry(at: position), attributes: try snapshot.attributes(at: position), secret: nil)
+            guard matches(item) else { return nil }
+            found.append((position, item))
+        }
+        guard found.count == 1, let (position, item) = found.first else { return nil }
+        guard includeSecret else { return item }
+        return DecodedItem(entry: item.entry, attributes: item.attributes, secret: try snapshot.secret(at: position))
     }
 }
 
