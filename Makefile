@@ -13,8 +13,9 @@ test: deps
 deps:
 	scripts/install-deps.sh
 
+# Release build; vaulttool links the Swift runtime and Foundation statically (faster start).
 build: deps
-	swift build -c release
+	swift build -c release --static-swift-stdlib
 
 # Regenerate Fixtures/v1 (landed fixtures are frozen: only to add cases).
 fixtures: deps

@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product vaulttool >&2
-tool="$(swift build -c release --show-bin-path)/vaulttool"
+swift build -c release --static-swift-stdlib --product vaulttool >&2
+tool="$(swift build -c release --static-swift-stdlib --show-bin-path)/vaulttool"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 umask 077
