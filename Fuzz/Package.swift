@@ -10,17 +10,25 @@ let package = Package(
     dependencies: [.package(name: "vault", path: "..")],
     targets: [
         .executableTarget(
-            name: "FuzzHeader", dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
-            swiftSettings: fuzzFlags),
+            name: "FuzzHeader",
+            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            swiftSettings: fuzzFlags
+        ),
         .executableTarget(
-            name: "FuzzIndex", dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
-            swiftSettings: fuzzFlags),
+            name: "FuzzIndex",
+            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            swiftSettings: fuzzFlags
+        ),
         .executableTarget(
-            name: "FuzzAttributes", dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
-            swiftSettings: fuzzFlags),
+            name: "FuzzAttributes",
+            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            swiftSettings: fuzzFlags
+        ),
         .executableTarget(
-            name: "FuzzOpen", dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
-            swiftSettings: fuzzFlags),
+            name: "FuzzOpen",
+            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            swiftSettings: fuzzFlags
+        ),
         .target(name: "FuzzSupport"),
         .executableTarget(name: "FuzzSeeds", dependencies: [.product(name: "VaultFormat", package: "vault")]),
     ]

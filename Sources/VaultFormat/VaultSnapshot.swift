@@ -63,7 +63,10 @@ public struct VaultSnapshot: Sendable {
     /// Opens a vault held entirely in memory.
     public static func open(_ file: [UInt8], with credentials: Credentials) throws -> VaultSnapshot {
         let source = InMemoryFile(file)
-        let length = try VaultHeader.headerLength(preamble: file.prefix(VaultHeader.preambleByteCount), fileLength: file.count)
+        let length = try VaultHeader.headerLength(
+            preamble: file.prefix(VaultHeader.preambleByteCount),
+            fileLength: file.count
+        )
         return try open(headerBytes: Array(file[0..<length]), fileLength: file.count, source: source, with: credentials)
     }
 
@@ -71,14 +74,23 @@ public struct VaultSnapshot: Sendable {
     ///
     /// - Throws: A ``VaultFormatError`` (R-HDR-*, R-KS-*, R-IDX-*) or the source's error.
     public static func open(
-        headerBytes: [UInt8], fileLength: Int, source: any RecordSource, with credentials: Credentials
+        headerBytes: [UInt8],
+        fileLength: Int,
+        source: any RecordSource,
+        with credentials: Credentials
     ) throws -> VaultSnapshot {
         let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
         let (slot, keys) = try unlock(header, headerBytes: headerBytes, with: credentials)
         let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
         let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
         return VaultSnapshot(
-            header: header, headerBytes: headerBytes, keys: keys, index: index, openedKeyslot: slot, source: source)
+            header: header,
+            headerBytes: headerBytes,
+            keys: keys,
+            index: index,
+            openedKeyslot: slot,
+            source: source
+        )
     }
 
     /// Opens a newer generation of a vault with keys already unlocked, without running any KDF.
@@ -89,15 +101,24 @@ public struct VaultSnapshot: Sendable {
     ///
     /// - Parameter openedKeyslot: The keyslot that originally produced `keys`, for reporting.
     public static func open(
-        headerBytes: [UInt8], fileLength: Int, source: any RecordSource, keys: VaultKeys, openedKeyslot: Int
+        headerBytes: [UInt8],
+        fileLength: Int,
+        source: any RecordSource,
+        keys: VaultKeys,
+        openedKeyslot: Int
     ) throws -> VaultSnapshot {
         let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
         try verifyMAC(headerBytes, keys: keys)
         let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
         let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
         return VaultSnapshot(
-            header: header, headerBytes: headerBytes, keys: keys, index: index, openedKeyslot: openedKeyslot,
-            source: source)
+            header: header,
+            headerBytes: headerBytes,
+            keys: keys,
+            index: index,
+            openedKeyslot: openedKeyslot,
+            source: source
+        )
     }
 
     static func verifyMAC(_ headerBytes: [UInt8], keys: VaultKeys) throws(VaultFormatError) {
@@ -139,13 +160,21 @@ public struct VaultSnapshot: Sendable {
     /// Decrypts the attributes of the entry at `position`.
     public func attributes(at position: Int) throws -> ItemAttributes {
         try RecordCodec.openAttributes(
-            try recordBytes(at: position), entry: index.entry(at: position), vaultID: header.vaultID, keys: keys)
+            try recordBytes(at: position),
+            entry: index.entry(at: position),
+            vaultID: header.vaultID,
+            keys: keys
+        )
     }
 
     /// Decrypts the secret of the entry at `position`.
     public func secret(at position: Int) throws -> SecretBytes {
         try RecordCodec.openSecret(
-            try recordBytes(at: position), entry: index.entry(at: position), vaultID: header.vaultID, keys: keys)
+            try recordBytes(at: position),
+            entry: index.entry(at: position),
+            vaultID: header.vaultID,
+            keys: keys
+        )
     }
 
     /// Decrypts every item the keys can open; with `includeSecrets`, their secrets too.
@@ -159,7 +188,12 @@ public struct VaultSnapshot: Sendable {
             let entry = index.entry(at: position)
             do {
                 let bytes = try recordBytes(at: position)
-                let attributes = try RecordCodec.openAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
+                let attributes = try RecordCodec.openAttributes(
+                    bytes,
+                    entry: entry,
+                    vaultID: header.vaultID,
+                    keys: keys
+                )
                 let secret =
                     includeSecrets
                     ? try RecordCodec.openSecret(bytes, entry: entry, vaultID: header.vaultID, keys: keys) : nil

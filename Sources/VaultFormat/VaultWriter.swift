@@ -61,7 +61,9 @@ public struct VaultWriter: Sendable {
     public init(updating snapshot: VaultSnapshot) throws {
         guard snapshot.header.isWritable else {
             throw VaultFormatError(
-                .unsupportedVersion, "this vault was written by a newer version of vault and is read-only here")
+                .unsupportedVersion,
+                "this vault was written by a newer version of vault and is read-only here"
+            )
         }
         guard snapshot.header.generation < UInt64.max else {
             throw VaultFormatError(.limit, "the vault's generation counter is exhausted")
@@ -120,7 +122,11 @@ public struct VaultWriter: Sendable {
         for id in candidates {
             let record = self.record(for: id)!
             let attributes = try RecordCodec.openAttributes(
-                record.bytes[...], entry: record.entry, vaultID: header.vaultID, keys: keys)
+                record.bytes[...],
+                entry: record.entry,
+                vaultID: header.vaultID,
+                keys: keys
+            )
             if PrimaryKey(itemClass: record.entry.itemClass, attributes: attributes) == primaryKey { return id }
         }
         return nil
@@ -140,7 +146,12 @@ public struct VaultWriter: Sendable {
             throw VaultFormatError(.limit, "a vault holds at most \(VaultHeader.maximumRecordCount) items")
         }
         let sealed = try RecordCodec.seal(
-            draft, version: header.generation, vaultID: header.vaultID, keys: keys, random: random)
+            draft,
+            version: header.generation,
+            vaultID: header.vaultID,
+            keys: keys,
+            random: random
+        )
         store(sealed)
     }
 
@@ -234,7 +245,12 @@ public struct VaultWriter: Sendable {
         rows.reserveCapacity(header.recordCount * IndexEntry.byteCount + kept.count * DeletionRecord.byteCount)
         merge(fresh, skipping: droppedPositions, rows: &rows, records: &file)
         let index = VaultIndex.seal(
-            entries: &rows, deletions: kept, headerBytes: headerBytes, nonce: header.indexNonce, keys: keys)
+            entries: &rows,
+            deletions: kept,
+            headerBytes: headerBytes,
+            nonce: header.indexNonce,
+            keys: keys
+        )
         file.replaceSubrange(indexStart..<indexStart + index.count, with: index)
         return file
     }
@@ -243,7 +259,10 @@ public struct VaultWriter: Sendable {
     /// Base rows and records are copied in contiguous runs: between two fresh records or
     /// dropped entries, the base contributes one slice of its index and one of its records.
     private func merge(
-        _ fresh: [SealedRecord], skipping droppedPositions: [Int], rows: inout [UInt8], records: inout [UInt8]
+        _ fresh: [SealedRecord],
+        skipping droppedPositions: [Int],
+        rows: inout [UInt8],
+        records: inout [UInt8]
     ) {
         var position = 0
         var nextFresh = 0
@@ -263,7 +282,11 @@ public struct VaultWriter: Sendable {
                 // The run ends at the next dropped entry or before the next fresh record.
                 var end = nextDropped < droppedPositions.count ? droppedPositions[nextDropped] : count
                 if nextFresh < fresh.count {
-                    end = position + upperBound(in: position..<end) { base.index.entry(at: $0, sortsBefore: fresh[nextFresh].entry) }
+                    end =
+                        position
+                        + upperBound(in: position..<end) {
+                            base.index.entry(at: $0, sortsBefore: fresh[nextFresh].entry)
+                        }
                 }
                 copyBase(upTo: end)
                 if nextDropped < droppedPositions.count && position == droppedPositions[nextDropped] {

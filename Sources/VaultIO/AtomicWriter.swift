@@ -73,7 +73,8 @@ struct AtomicWriter {
                     try step("chown temporary file", temporaryPath) { () throws(Errno) in
                         try file.setOwner(
                             user: old.user == new.user ? uid_t.max : old.user,
-                            group: old.group == new.group ? gid_t.max : old.group)
+                            group: old.group == new.group ? gid_t.max : old.group
+                        )
                     }
                 }
                 try step("chmod temporary file", temporaryPath) { () throws(Errno) in
@@ -150,7 +151,12 @@ struct AtomicWriter {
     private func renameError(_ errno: Errno) -> VaultIOError {
         if errno == .fileExists {
             return VaultIOError(
-                .alreadyExists, operation: "rename", errno: errno, path: target.path, reason: "a file is already there")
+                .alreadyExists,
+                operation: "rename",
+                errno: errno,
+                path: target.path,
+                reason: "a file is already there"
+            )
         }
         return VaultIOError.system("rename", errno, path: target.path)
     }
@@ -158,7 +164,10 @@ struct AtomicWriter {
     /// After a failed directory `fsync`, puts the old file back under the vault's name
     /// (or removes a vault just created), so that the failure leaves what was there before.
     private func undoRename(
-        _ temporaryName: String, in directory: FileDescriptor, _ disposition: Disposition, swapped: Bool
+        _ temporaryName: String,
+        in directory: FileDescriptor,
+        _ disposition: Disposition,
+        swapped: Bool
     ) {
         if swapped {
             // Swap back: the old file returns to the vault's name, the new one to the temporary name.

@@ -94,6 +94,10 @@ public final class VaultFileReader: RecordSource {
     /// - Throws: ``VaultFormatError`` (for example `wrongCredential`) or a ``VaultIOError``.
     public func open(with credentials: Credentials) throws -> VaultSnapshot {
         try VaultSnapshot.open(
-            headerBytes: try headerBytes(), fileLength: fileLength, source: self, with: credentials)
+            headerBytes: try headerBytes(),
+            fileLength: fileLength,
+            source: self,
+            with: credentials
+        )
     }
 }

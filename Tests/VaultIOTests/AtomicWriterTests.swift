@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-@_spi(Testing) import VaultIO
 import VaultFormat
+@_spi(Testing) import VaultIO
 
 @Suite("Atomic commit")
 struct AtomicWriterTests {
@@ -103,7 +103,9 @@ struct AtomicWriterTests {
             let vault = try makeVault(in: directory)
             try Syscalls.inject(.fsync, errno: EIO, times: 1000) {
                 let result = Mutex<Result<Void, any Error>?>(nil)
-                let thread = Thread { result.withLock { $0 = Result { try vault.write { try $0.set(makeDraft(service: "t")) } } } }
+                let thread = Thread {
+                    result.withLock { $0 = Result { try vault.write { try $0.set(makeDraft(service: "t")) } } }
+                }
                 thread.start()
                 while result.withLock({ $0 == nil }) { usleep(1000) }
                 try result.withLock { try $0!.get() }

@@ -5,8 +5,8 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-@_spi(Testing) import VaultIO
 import VaultFormat
+@_spi(Testing) import VaultIO
 
 @Suite("Concurrency")
 struct ConcurrencyTests {
@@ -74,7 +74,11 @@ struct ConcurrencyTests {
             DispatchQueue.concurrentPerform(iterations: 4) { thread in
                 do {
                     // Separate Vault values share no mutex: only the OFD lock orders them.
-                    let own = try Vault(path: path, credentials: .password(testPassword), configuration: testConfiguration)
+                    let own = try Vault(
+                        path: path,
+                        credentials: .password(testPassword),
+                        configuration: testConfiguration
+                    )
                     for index in 0..<10 {
                         try own.write { try $0.set(makeDraft(service: "own-\(thread)", account: "\(index)")) }
                     }
@@ -110,7 +114,10 @@ struct ConcurrencyTests {
                     var status: CInt = 0
                     do {
                         let mine = try Vault(
-                            path: path, credentials: .password(testPassword), configuration: testConfiguration)
+                            path: path,
+                            credentials: .password(testPassword),
+                            configuration: testConfiguration
+                        )
                         for index in 0..<writesPerChild {
                             try mine.write { try $0.set(makeDraft(service: "process-\(child)", account: "\(index)")) }
                         }

@@ -3,8 +3,8 @@
 import Foundation
 import Glibc
 import Testing
-@_spi(Testing) import VaultIO
 import VaultFormat
+@_spi(Testing) import VaultIO
 
 @Suite("Vault")
 struct VaultTests {
@@ -16,7 +16,10 @@ struct VaultTests {
                 try txn.set(makeDraft(service: "bank", secret: "hunter2"))
             }
             let opened = try Vault(
-                path: directory + "/test.vault", credentials: .password(testPassword), configuration: testConfiguration)
+                path: directory + "/test.vault",
+                credentials: .password(testPassword),
+                configuration: testConfiguration
+            )
             #expect(opened.vaultID == created.vaultID)
             #expect(try secret(in: opened, service: "bank") == "hunter2")
             #expect(try secret(in: opened, service: "mail") == "secret of mail/alice")
@@ -29,7 +32,11 @@ struct VaultTests {
         try withTemporaryDirectory { directory in
             _ = try makeVault(in: directory)
             #expect(throws: VaultFormatError(.wrongCredential)) {
-                try Vault(path: directory + "/test.vault", credentials: .password("wrong"), configuration: testConfiguration)
+                try Vault(
+                    path: directory + "/test.vault",
+                    credentials: .password("wrong"),
+                    configuration: testConfiguration
+                )
             }
         }
     }

@@ -14,11 +14,19 @@ extension FixtureCatalog {
         let genericOne = c.file("v1_generic_one.vault", m.bytes())
         try c.success("v1_generic_one", file: genericOne, items: m.items, "one generic password, whenUnlocked")
         c.failure(
-            "credential_wrong_password", file: genericOne, credentials: .init(password: "Correct horse battery staple"),
-            .wrongCredential, "the right file with a wrong password: every keyslot is tried (R-KS-3)")
+            "credential_wrong_password",
+            file: genericOne,
+            credentials: .init(password: "Correct horse battery staple"),
+            .wrongCredential,
+            "the right file with a wrong password: every keyslot is tried (R-KS-3)"
+        )
         c.failure(
-            "credential_none_offered", file: genericOne, credentials: .init(), .wrongCredential,
-            "no credential at all opens nothing")
+            "credential_none_offered",
+            file: genericOne,
+            credentials: .init(),
+            .wrongCredential,
+            "no credential at all opens nothing"
+        )
 
         // One internet password with every attribute set.
         m = try FixtureMaker(seed: "internet_full", slots: [.password(password)])
@@ -43,17 +51,27 @@ extension FixtureCatalog {
         full.isNegative = true
         try m.add(.internetPassword, .afterFirstUnlock, attributes: full, secret: Array("p@ss w0rd!".utf8))
         try c.success(
-            "v1_internet_full", file: c.file("v1_internet_full.vault", m.bytes()), items: m.items,
-            "one internet password with every attribute set")
+            "v1_internet_full",
+            file: c.file("v1_internet_full.vault", m.bytes()),
+            items: m.items,
+            "one internet password with every attribute set"
+        )
 
         // 1,000 items.
         m = try FixtureMaker(seed: "1000_items", slots: [.password(password)])
         for n in 0..<1000 {
             try m.add(
-                service: "service-\(n % 37).example.org", account: "account-\(n)", secret: "secret-\(n)-\(n * 7919)")
+                service: "service-\(n % 37).example.org",
+                account: "account-\(n)",
+                secret: "secret-\(n)-\(n * 7919)"
+            )
         }
         try c.success(
-            "v1_1000_items", file: c.file("v1_1000_items.vault", m.bytes()), items: m.items, "1,000 generic passwords")
+            "v1_1000_items",
+            file: c.file("v1_1000_items.vault", m.bytes()),
+            items: m.items,
+            "1,000 generic passwords"
+        )
 
         try protectionClasses(&c)
         try keyslots(&c)
@@ -63,16 +81,26 @@ extension FixtureCatalog {
         try m.add(service: "日本語サービス", account: "Zoë Ångström", secret: "секрет 🔐 秘密")
         try m.add(service: "emoji 🚀 service", account: "👩‍💻", secret: "e\u{301} precomposed é")
         try c.success(
-            "v1_unicode", file: c.file("v1_unicode.vault", m.bytes()), credentials: .init(password: "pässwörd 🔑"),
-            items: m.items, "non-ASCII and emoji in the password, service, account and secret")
+            "v1_unicode",
+            file: c.file("v1_unicode.vault", m.bytes()),
+            credentials: .init(password: "pässwörd 🔑"),
+            items: m.items,
+            "non-ASCII and emoji in the password, service, account and secret"
+        )
 
         // An empty secret and a 1 MiB secret.
         m = try FixtureMaker(seed: "secret_sizes", slots: [.password(password)])
         try m.add(attributes: ItemAttributes(service: "sizes", account: "empty"), secret: [])
-        try m.add(attributes: ItemAttributes(service: "sizes", account: "one-mebibyte"), secret: m.random.bytes(1 << 20))
+        try m.add(
+            attributes: ItemAttributes(service: "sizes", account: "one-mebibyte"),
+            secret: m.random.bytes(1 << 20)
+        )
         try c.success(
-            "v1_secret_sizes", file: c.file("v1_secret_sizes.vault", m.bytes()), items: m.items,
-            "an empty secret and a 1 MiB secret (Padmé padding)")
+            "v1_secret_sizes",
+            file: c.file("v1_secret_sizes.vault", m.bytes()),
+            items: m.items,
+            "an empty secret and a 1 MiB secret (Padmé padding)"
+        )
 
         // An unknown non-critical header field and an unknown attribute (tag >= 64).
         m = try FixtureMaker(seed: "unknown_noncritical", slots: [.password(password)])
@@ -81,16 +109,23 @@ extension FixtureCatalog {
         try m.add(attributes: extra, secret: Array("kept".utf8))
         m.setUnknownFields([VaultHeader.UnknownField(type: 0x0123, value: Array("a later minor version".utf8))])
         try c.success(
-            "header_unknown_noncritical", file: c.file("header_unknown_noncritical.vault", m.bytes()), items: m.items,
-            "unknown non-critical header field 0x0123 and attribute tag 77: ignored, kept on rewrite (R-FLD-3, R-ATT-2)")
+            "header_unknown_noncritical",
+            file: c.file("header_unknown_noncritical.vault", m.bytes()),
+            items: m.items,
+            "unknown non-critical header field 0x0123 and attribute tag 77: ignored, kept on rewrite (R-FLD-3, R-ATT-2)"
+        )
 
         // A newer minor version opens read-only.
         m = try FixtureMaker(seed: "minor_future", slots: [.password(password)])
         try m.add(service: "minor", account: "future", secret: "still readable")
         m.setVersion(major: 1, minor: 7)
         try c.success(
-            "header_minor_future", file: c.file("header_minor_future.vault", m.bytes()), items: m.items,
-            readOnly: true, "minor version 1.7 opens, read-only (R-HDR-3)")
+            "header_minor_future",
+            file: c.file("header_minor_future.vault", m.bytes()),
+            items: m.items,
+            readOnly: true,
+            "minor version 1.7 opens, read-only (R-HDR-3)"
+        )
 
         // Deletion records.
         m = try FixtureMaker(seed: "deletions", slots: [.password(password)])
@@ -98,15 +133,22 @@ extension FixtureCatalog {
         let gone = try m.add(service: "delete", account: "bravo", secret: "deleted")
         m.remove(gone.id, at: epoch + 30 * 60_000)
         try c.success(
-            "v1_deletion_record", file: c.file("v1_deletion_record.vault", m.bytes()), items: m.items,
-            "one item and one deletion record (R-DEL-1)")
+            "v1_deletion_record",
+            file: c.file("v1_deletion_record.vault", m.bytes()),
+            items: m.items,
+            "one item and one deletion record (R-DEL-1)"
+        )
 
         // The default KDF parameters, as a new vault gets them.
         m = try FixtureMaker(seed: "default_kdf", slots: [.password(password, .default)])
         try m.add(service: "default", account: "kdf", secret: "64 MiB, 3 passes, 2 lanes")
         try c.success(
-            "v1_default_kdf", file: c.file("v1_default_kdf.vault", m.bytes()), items: m.items, weak: false,
-            "default Argon2id parameters (R-KS-4)")
+            "v1_default_kdf",
+            file: c.file("v1_default_kdf.vault", m.bytes()),
+            items: m.items,
+            weak: false,
+            "default Argon2id parameters (R-KS-4)"
+        )
     }
 
     static func protectionClasses(_ c: inout Builder) throws {
@@ -114,51 +156,86 @@ extension FixtureCatalog {
         let other = deviceSecret("B")
         let m = try FixtureMaker(seed: "classes", slots: [.password(password)], deviceSecret: device.secret)
         for protection in ProtectionClass.allCases {
-            try m.add(service: "classes", account: protection.description, secret: "secret of \(protection)", protection)
+            try m.add(
+                service: "classes",
+                account: protection.description,
+                secret: "secret of \(protection)",
+                protection
+            )
         }
         let file = c.file("v1_protection_classes.vault", m.bytes())
         try c.success(
-            "v1_protection_classes", file: file, credentials: .init(password: password, deviceSecret: device.hex),
-            items: m.items, "one item in each of the seven protection classes, read on its own device")
+            "v1_protection_classes",
+            file: file,
+            credentials: .init(password: password, deviceSecret: device.hex),
+            items: m.items,
+            "one item in each of the seven protection classes, read on its own device"
+        )
         let portable = m.items.filter { !(ProtectionClass(name: $0.protectionClass)!.isDeviceBound) }
         try c.success(
-            "v1_protection_classes_other_device", file: file,
-            credentials: .init(password: password, deviceSecret: other.hex), items: portable, unavailable: 4,
-            "the same vault on another device: the four ThisDeviceOnly items are foreign (R-REC-2)")
+            "v1_protection_classes_other_device",
+            file: file,
+            credentials: .init(password: password, deviceSecret: other.hex),
+            items: portable,
+            unavailable: 4,
+            "the same vault on another device: the four ThisDeviceOnly items are foreign (R-REC-2)"
+        )
         try c.success(
-            "v1_protection_classes_no_device", file: file, items: portable, unavailable: 4,
-            "the same vault without any device secret")
+            "v1_protection_classes_no_device",
+            file: file,
+            items: portable,
+            unavailable: 4,
+            "the same vault without any device secret"
+        )
 
         // One of this device's records with its device marker altered must not pass as foreign.
         let snapshot = try VaultSnapshot.open(
-            c.files[file]!, with: .password(password, deviceSecret: device.secret))
+            c.files[file]!,
+            with: .password(password, deviceSecret: device.secret)
+        )
         let bound = (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }!
         let markerOffset = snapshot.recordsOffset + snapshot.index.offsets[bound] + 24
         c.failure(
             "record_device_marker_altered",
             file: c.file("record_device_marker_altered.vault", Surgery.flip(c.files[file]!, at: markerOffset)),
-            credentials: .init(password: password, deviceSecret: device.hex), .recordCorrupt,
-            "a bit of a device-bound record's device marker flipped: tampering, not another device (R-REC-2)")
+            credentials: .init(password: password, deviceSecret: device.hex),
+            .recordCorrupt,
+            "a bit of a device-bound record's device marker flipped: tampering, not another device (R-REC-2)"
+        )
 
         // A base-scope device keyslot reads the `always` classes without the password.
         let d = try FixtureMaker(
-            seed: "device_base_scope", slots: [.password(password), .device(device.secret, scope: .baseKey)],
-            deviceSecret: device.secret)
+            seed: "device_base_scope",
+            slots: [.password(password), .device(device.secret, scope: .baseKey)],
+            deviceSecret: device.secret
+        )
         for protection in [ProtectionClass.whenUnlocked, .always, .alwaysThisDeviceOnly, .afterFirstUnlock] {
             try d.add(service: "device", account: protection.description, secret: "value \(protection)", protection)
         }
         let deviceFile = c.file("keyslot_device_base_scope.vault", d.bytes())
         let always = d.items.filter { $0.protectionClass.hasPrefix("always") }
         try c.success(
-            "keyslot_device_base_scope", file: deviceFile, credentials: .init(deviceSecret: device.hex), items: always,
-            unavailable: 2, "a device keyslot of base scope opens the always classes only, with no password")
+            "keyslot_device_base_scope",
+            file: deviceFile,
+            credentials: .init(deviceSecret: device.hex),
+            items: always,
+            unavailable: 2,
+            "a device keyslot of base scope opens the always classes only, with no password"
+        )
         try c.success(
-            "keyslot_device_base_scope_password", file: deviceFile,
-            credentials: .init(password: password, deviceSecret: device.hex), items: d.items,
-            "the same vault with the password reads every class")
+            "keyslot_device_base_scope_password",
+            file: deviceFile,
+            credentials: .init(password: password, deviceSecret: device.hex),
+            items: d.items,
+            "the same vault with the password reads every class"
+        )
         c.failure(
-            "keyslot_device_other_machine", file: deviceFile, credentials: .init(deviceSecret: other.hex),
-            .wrongCredential, "another machine's device secret matches no device keyslot")
+            "keyslot_device_other_machine",
+            file: deviceFile,
+            credentials: .init(deviceSecret: other.hex),
+            .wrongCredential,
+            "another machine's device secret matches no device keyslot"
+        )
     }
 
     static func keyslots(_ c: inout Builder) throws {
@@ -168,13 +245,25 @@ extension FixtureCatalog {
         let file = c.file("keyslot_password_and_keyfile.vault", m.bytes())
         let keyName = c.file("keyslot_password_and_keyfile.key", key)
         try c.success(
-            "keyslot_two_open_with_password", file: file, items: m.items, "two keyslots; the password one opens")
+            "keyslot_two_open_with_password",
+            file: file,
+            items: m.items,
+            "two keyslots; the password one opens"
+        )
         try c.success(
-            "keyslot_two_open_with_keyfile", file: file, credentials: .init(keyFile: keyName), items: m.items,
-            "two keyslots; the key-file one opens")
+            "keyslot_two_open_with_keyfile",
+            file: file,
+            credentials: .init(keyFile: keyName),
+            items: m.items,
+            "two keyslots; the key-file one opens"
+        )
         c.failure(
-            "keyslot_wrong_keyfile", file: file, credentials: .init(keyFile: "v1_empty.vault"), .wrongCredential,
-            "another file offered as the key file")
+            "keyslot_wrong_keyfile",
+            file: file,
+            credentials: .init(keyFile: "v1_empty.vault"),
+            .wrongCredential,
+            "another file offered as the key file"
+        )
 
         let both = keyFile("both")
         let b = try FixtureMaker(seed: "composite", slots: [.passwordAndKeyFile(password, both)])
@@ -182,10 +271,17 @@ extension FixtureCatalog {
         let compositeFile = c.file("keyslot_composite.vault", b.bytes())
         let bothName = c.file("keyslot_composite.key", both)
         try c.success(
-            "keyslot_composite", file: compositeFile, credentials: .init(password: password, keyFile: bothName),
-            items: b.items, "one keyslot that needs the password and the key file together")
+            "keyslot_composite",
+            file: compositeFile,
+            credentials: .init(password: password, keyFile: bothName),
+            items: b.items,
+            "one keyslot that needs the password and the key file together"
+        )
         c.failure(
-            "keyslot_composite_password_only", file: compositeFile, .wrongCredential,
-            "the composite slot does not open with the password alone")
+            "keyslot_composite_password_only",
+            file: compositeFile,
+            .wrongCredential,
+            "the composite slot does not open with the password alone"
+        )
     }
 }

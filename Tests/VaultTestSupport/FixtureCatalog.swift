@@ -30,7 +30,10 @@ public enum FixtureCatalog {
         try positive(&catalog)
         try negative(&catalog)
         let manifest = FixtureManifest(
-            format: "vault v1", generator: "swift run vault-fixturegen Fixtures/v1", cases: catalog.cases)
+            format: "vault v1",
+            generator: "swift run vault-fixturegen Fixtures/v1",
+            cases: catalog.cases
+        )
         catalog.files["manifest.json"] = try manifest.encoded()
         return Output(files: catalog.files, manifest: manifest)
     }
@@ -46,13 +49,28 @@ public enum FixtureCatalog {
         }
 
         mutating func success(
-            _ name: String, file: String, credentials: FixtureCredentials = .init(password: password),
-            items: [FixtureItem], unavailable: Int = 0, readOnly: Bool = false, weak: Bool = true, _ comment: String
+            _ name: String,
+            file: String,
+            credentials: FixtureCredentials = .init(password: password),
+            items: [FixtureItem],
+            unavailable: Int = 0,
+            readOnly: Bool = false,
+            weak: Bool = true,
+            _ comment: String
         ) throws {
             var entry = FixtureCase(
-                name: name, file: file, expect: "success", error: nil, credentials: credentials, items: items,
-                itemsFile: nil, unavailable: unavailable, readOnly: readOnly ? true : nil, weakKDF: weak,
-                comment: comment)
+                name: name,
+                file: file,
+                expect: "success",
+                error: nil,
+                credentials: credentials,
+                items: items,
+                itemsFile: nil,
+                unavailable: unavailable,
+                readOnly: readOnly ? true : nil,
+                weakKDF: weak,
+                comment: comment
+            )
             if items.count > 20 {
                 let listName = name + ".items.json"
                 files[listName] = Array(try JSONEncoderFactory.make().encode(items)) + [0x0A]
@@ -63,13 +81,27 @@ public enum FixtureCatalog {
         }
 
         mutating func failure(
-            _ name: String, file: String, credentials: FixtureCredentials = .init(password: password),
-            _ error: VaultFormatError.Code, _ comment: String
+            _ name: String,
+            file: String,
+            credentials: FixtureCredentials = .init(password: password),
+            _ error: VaultFormatError.Code,
+            _ comment: String
         ) {
             cases.append(
                 FixtureCase(
-                    name: name, file: file, expect: "failure", error: error.name, credentials: credentials,
-                    items: nil, itemsFile: nil, unavailable: nil, readOnly: nil, weakKDF: nil, comment: comment))
+                    name: name,
+                    file: file,
+                    expect: "failure",
+                    error: error.name,
+                    credentials: credentials,
+                    items: nil,
+                    itemsFile: nil,
+                    unavailable: nil,
+                    readOnly: nil,
+                    weakKDF: nil,
+                    comment: comment
+                )
+            )
         }
     }
 

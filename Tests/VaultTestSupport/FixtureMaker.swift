@@ -33,45 +33,84 @@ final class FixtureMaker {
             keyslots.append(try Self.keyslot(spec, master: master, base: base, vaultID: vaultID, random: random))
         }
         writer = try VaultWriter(
-            vaultID: vaultID, created: FixtureCatalog.epoch, keyslots: keyslots, keys: keys)
+            vaultID: vaultID,
+            created: FixtureCatalog.epoch,
+            keyslots: keyslots,
+            keys: keys
+        )
     }
 
     private static func keyslot(
-        _ spec: SlotSpec, master: MasterKey, base: BaseKey, vaultID: [UInt8], random: SeededRandom
+        _ spec: SlotSpec,
+        master: MasterKey,
+        base: BaseKey,
+        vaultID: [UInt8],
+        random: SeededRandom
     ) throws -> Keyslot {
         switch spec {
         case .password(let password, let kdf, let scope):
             return try KeyHierarchy.makeKeyslot(
-                kind: .password, wrapping: scope == .masterKey ? master.secret : base.secret, scope: scope,
-                credentials: .password(password), kdf: kdf, vaultID: vaultID, random: random, allowWeak: true)
+                kind: .password,
+                wrapping: scope == .masterKey ? master.secret : base.secret,
+                scope: scope,
+                credentials: .password(password),
+                kdf: kdf,
+                vaultID: vaultID,
+                random: random,
+                allowWeak: true
+            )
         case .keyFile(let keyFile):
             return try KeyHierarchy.makeKeyslot(
-                kind: .keyFile, wrapping: master.secret, scope: .masterKey,
-                credentials: Credentials(keyFile: SecretBytes(bytes: keyFile)), vaultID: vaultID, random: random)
+                kind: .keyFile,
+                wrapping: master.secret,
+                scope: .masterKey,
+                credentials: Credentials(keyFile: SecretBytes(bytes: keyFile)),
+                vaultID: vaultID,
+                random: random
+            )
         case .passwordAndKeyFile(let password, let keyFile):
             return try KeyHierarchy.makeKeyslot(
-                kind: .passwordAndKeyFile, wrapping: master.secret, scope: .masterKey,
+                kind: .passwordAndKeyFile,
+                wrapping: master.secret,
+                scope: .masterKey,
                 credentials: Credentials(password: SecretBytes(utf8: password), keyFile: SecretBytes(bytes: keyFile)),
-                kdf: FixtureCatalog.fastKDF, vaultID: vaultID, random: random, allowWeak: true)
+                kdf: FixtureCatalog.fastKDF,
+                vaultID: vaultID,
+                random: random,
+                allowWeak: true
+            )
         case .device(let device, let scope):
             return try KeyHierarchy.makeKeyslot(
-                kind: .device, wrapping: scope == .masterKey ? master.secret : base.secret, scope: scope,
-                credentials: Credentials(deviceSecret: device), vaultID: vaultID, random: random)
+                kind: .device,
+                wrapping: scope == .masterKey ? master.secret : base.secret,
+                scope: scope,
+                credentials: Credentials(deviceSecret: device),
+                vaultID: vaultID,
+                random: random
+            )
         }
     }
 
     /// Adds an item dated `minutes` after the fixture epoch.
     @discardableResult
     func add(
-        _ itemClass: ItemClass = .genericPassword, _ protection: ProtectionClass = .whenUnlocked,
-        attributes: ItemAttributes, secret: [UInt8], minutes: Int64 = 0, id: ItemID? = nil
+        _ itemClass: ItemClass = .genericPassword,
+        _ protection: ProtectionClass = .whenUnlocked,
+        attributes: ItemAttributes,
+        secret: [UInt8],
+        minutes: Int64 = 0,
+        id: ItemID? = nil
     ) throws -> ItemDraft {
         var attributes = attributes
         if attributes.creationDate == 0 { attributes.creationDate = FixtureCatalog.epoch + minutes * 60_000 }
         if attributes.modificationDate == 0 { attributes.modificationDate = attributes.creationDate }
         let draft = ItemDraft(
-            id: id ?? ItemID(random: random), itemClass: itemClass, protectionClass: protection, attributes: attributes,
-            secret: SecretBytes(bytes: secret))
+            id: id ?? ItemID(random: random),
+            itemClass: itemClass,
+            protectionClass: protection,
+            attributes: attributes,
+            secret: SecretBytes(bytes: secret)
+        )
         try writer.put(draft, random: random)
         drafts.append(draft)
         items.append(Self.expected(draft, secret: secret))
@@ -83,8 +122,12 @@ final class FixtureMaker {
     func add(service: String, account: String, secret: String, _ protection: ProtectionClass = .whenUnlocked)
         throws -> ItemDraft
     {
-        try add(.genericPassword, protection, attributes: ItemAttributes(service: service, account: account),
-            secret: Array(secret.utf8))
+        try add(
+            .genericPassword,
+            protection,
+            attributes: ItemAttributes(service: service, account: account),
+            secret: Array(secret.utf8)
+        )
     }
 
     /// Replaces an item's attributes and secret (same ID).
@@ -120,9 +163,14 @@ final class FixtureMaker {
     static func expected(_ draft: ItemDraft, secret: [UInt8]) -> FixtureItem {
         let text = secret.count <= 256 ? String(validating: secret, as: UTF8.self) : nil
         return FixtureItem(
-            id: draft.id.description, itemClass: draft.itemClass.description,
-            protectionClass: draft.protectionClass.description, attributes: draft.attributes, secret: text,
-            secretLength: secret.count, secretBLAKE2b: Hex.encode(BLAKE2b.hash(secret, length: 32)))
+            id: draft.id.description,
+            itemClass: draft.itemClass.description,
+            protectionClass: draft.protectionClass.description,
+            attributes: draft.attributes,
+            secret: text,
+            secretLength: secret.count,
+            secretBLAKE2b: Hex.encode(BLAKE2b.hash(secret, length: 32))
+        )
     }
 }
 
@@ -154,7 +202,8 @@ enum Surgery {
         let end = headerLength(file) - 64
         while offset < end {
             let fieldType = UInt16(file[offset]) | UInt16(file[offset + 1]) << 8
-            let length = Int(file[offset + 2]) | Int(file[offset + 3]) << 8 | Int(file[offset + 4]) << 16
+            let length =
+                Int(file[offset + 2]) | Int(file[offset + 3]) << 8 | Int(file[offset + 4]) << 16
                 | Int(file[offset + 5]) << 24
             if fieldType == type { return offset + 6 }
             offset += 6 + length

@@ -13,8 +13,16 @@ enum Floors {
         var out = [UInt8](repeating: 0, count: 32)
         return timed {
             let status = argon2id_hash_raw(
-                parameters.iterations, parameters.memoryKiB, parameters.lanes, password, password.count, salt,
-                salt.count, &out, out.count)
+                parameters.iterations,
+                parameters.memoryKiB,
+                parameters.lanes,
+                password,
+                password.count,
+                salt,
+                salt.count,
+                &out,
+                out.count
+            )
             precondition(status == ARGON2_OK.rawValue, "argon2id_hash_raw failed: \(status)")
         }
     }

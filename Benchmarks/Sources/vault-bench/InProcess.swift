@@ -22,7 +22,10 @@ struct InProcess {
     {
         let configuration = VaultConfiguration.insecureForTesting(kdf: kdf)
         let vault = try Vault.create(
-            at: path, credentials: Credentials(password: SecretBytes(bytes: password)), configuration: configuration)
+            at: path,
+            credentials: Credentials(password: SecretBytes(bytes: password)),
+            configuration: configuration
+        )
         let drafts = drafts ?? Dataset.drafts(n)
         if !drafts.isEmpty {
             try vault.write { txn in for draft in drafts { try txn.set(draft) } }
@@ -42,15 +45,24 @@ struct InProcess {
             unlink(path)
             vault = nil
             create.runs.append(
-                try timed { vault = try Self.make(at: path, n: n, kdf: Self.cheapKDF, password: password, drafts: drafts) })
+                try timed {
+                    vault = try Self.make(at: path, n: n, kdf: Self.cheapKDF, password: password, drafts: drafts)
+                }
+            )
         }
         emit(Result(op: "create", n: n, sample: create))
 
         var status = stat()
         stat(path, &status)
         let fileSize = Int(status.st_size)
-        emit(Result(op: "bytes", n: n, sample: Sample(runs: [Double(fileSize)]),
-                    extra: [("per_item", String(Double(fileSize) / Double(max(n, 1))))]))
+        emit(
+            Result(
+                op: "bytes",
+                n: n,
+                sample: Sample(runs: [Double(fileSize)]),
+                extra: [("per_item", String(Double(fileSize) / Double(max(n, 1))))]
+            )
+        )
 
         let key = Dataset.primaryKey(Dataset.getIndex(n))
         let cheapRuns = max(runs, 21)
@@ -59,23 +71,27 @@ struct InProcess {
         // decrypts the index, finds the tag, decrypts the attributes and the secret.
         var get = Sample()
         for _ in 0..<cheapRuns {
-            get.runs.append(try timed {
-                try vault.read { snapshot in
-                    guard let position = try snapshot.position(of: key) else { fatalError("item missing") }
-                    _ = try snapshot.secret(at: position)
+            get.runs.append(
+                try timed {
+                    try vault.read { snapshot in
+                        guard let position = try snapshot.position(of: key) else { fatalError("item missing") }
+                        _ = try snapshot.secret(at: position)
+                    }
                 }
-            })
+            )
         }
         emit(Result(op: "get-inproc", n: n, sample: get))
 
         // Open + get one from the file with credentials and the cheap KDF (8 KiB, 1 pass): a fresh open.
         var getCheap = Sample()
         for _ in 0..<cheapRuns {
-            getCheap.runs.append(try timed {
-                let snapshot = try VaultFileReader(path: path).open(with: credentials)
-                guard let position = try snapshot.position(of: key) else { fatalError("item missing") }
-                _ = try snapshot.secret(at: position)
-            })
+            getCheap.runs.append(
+                try timed {
+                    let snapshot = try VaultFileReader(path: path).open(with: credentials)
+                    guard let position = try snapshot.position(of: key) else { fatalError("item missing") }
+                    _ = try snapshot.secret(at: position)
+                }
+            )
         }
         emit(Result(op: "get-inproc-cheapkdf", n: n, sample: getCheap))
 
@@ -86,7 +102,9 @@ struct InProcess {
         for run in 0..<max(runs, 7) {
             let draft = ItemDraft(
                 id: drafts.isEmpty ? ItemID(random: SystemRandom()) : drafts[target].id,
-                attributes: Dataset.attributes(target), secret: SecretBytes(bytes: Dataset.newSecret(run)))
+                attributes: Dataset.attributes(target),
+                secret: SecretBytes(bytes: Dataset.newSecret(run))
+            )
             floor.runs.append(Floors.writeAndSync(count: fileSize, in: directory))
             set.runs.append(try timed { try vault.write { txn in try txn.set(draft) } })
         }
@@ -123,7 +141,9 @@ struct InProcess {
         for run in 0..<runs {
             // Alternate which goes first, so neither always follows the other's page faults.
             if run % 2 == 0 { argon2.runs.append(Floors.argon2(kdf, password: password)) }
-            unlock.runs.append(try timed { _ = try VaultSnapshot.unlock(header, headerBytes: headerBytes, with: credentials) })
+            unlock.runs.append(
+                try timed { _ = try VaultSnapshot.unlock(header, headerBytes: headerBytes, with: credentials) }
+            )
             if run % 2 == 1 { argon2.runs.append(Floors.argon2(kdf, password: password)) }
         }
         let params = "\"\(kdf.memoryKiB)/\(kdf.iterations)/\(kdf.lanes)\""
@@ -141,9 +161,11 @@ struct InProcess {
         var cheapArgon2 = Sample()
         for _ in 0..<max(runs, 51) {
             cheapArgon2.runs.append(Floors.argon2(cheapKDF, password: password))
-            rest.runs.append(try timed {
-                _ = try VaultSnapshot.unlock(cheapHeader, headerBytes: cheapHeaderBytes, with: credentials)
-            })
+            rest.runs.append(
+                try timed {
+                    _ = try VaultSnapshot.unlock(cheapHeader, headerBytes: cheapHeaderBytes, with: credentials)
+                }
+            )
         }
         emit(Result(op: "unlock-cheapkdf", n: 0, sample: rest, extra: [("kdf", "\"8/1/1\"")]))
         emit(Result(op: "argon2-floor-cheapkdf", n: 0, sample: cheapArgon2, extra: [("kdf", "\"8/1/1\"")]))

@@ -18,8 +18,10 @@ enum Profile {
             switch op {
             case "set":
                 let draft = ItemDraft(
-                    id: drafts[target].id, attributes: Dataset.attributes(target),
-                    secret: SecretBytes(bytes: Dataset.newSecret(run)))
+                    id: drafts[target].id,
+                    attributes: Dataset.attributes(target),
+                    secret: SecretBytes(bytes: Dataset.newSecret(run))
+                )
                 try vault.write { txn in try txn.set(draft) }
             case "get":
                 try vault.read { snapshot in _ = try snapshot.secret(at: try snapshot.position(of: key)!) }
@@ -30,8 +32,12 @@ enum Profile {
                 let file = try VaultFileReader(path: path)
                 let bytes = Array(try file.read(offset: 0, count: file.fileLength))
                 let snapshot = try VaultSnapshot.open(
-                    headerBytes: try file.headerBytes(), fileLength: bytes.count, source: InMemoryFile(bytes),
-                    keys: try vault.read { $0.keys }, openedKeyslot: 0)
+                    headerBytes: try file.headerBytes(),
+                    fileLength: bytes.count,
+                    source: InMemoryFile(bytes),
+                    keys: try vault.read { $0.keys },
+                    openedKeyslot: 0
+                )
                 _ = try snapshot.items(includeSecrets: false)
             case "create":
                 unlink(path)

@@ -62,15 +62,23 @@ do {
             let directory = option("--dir", in: arguments)
         else { fail("usage: vault-bench profile OP --n N --count K --dir DIR --password-file F") }
         try Profile.run(
-            op: arguments[1], n: n, count: Int(option("--count", in: arguments) ?? "20") ?? 20, directory: directory,
-            password: readPassword(option("--password-file", in: arguments)))
+            op: arguments[1],
+            n: n,
+            count: Int(option("--count", in: arguments) ?? "20") ?? 20,
+            directory: directory,
+            password: readPassword(option("--password-file", in: arguments))
+        )
     case "make":
         guard let n = option("--n", in: arguments).flatMap(Int.init), let path = arguments.last else {
             fail("usage: vault-bench make --n N --kdf M/T/P --password-file F VAULT")
         }
         let password = readPassword(option("--password-file", in: arguments))
         _ = try InProcess.make(
-            at: path, n: n, kdf: kdf(option("--kdf", in: arguments) ?? "8/1/1"), password: password)
+            at: path,
+            n: n,
+            kdf: kdf(option("--kdf", in: arguments) ?? "8/1/1"),
+            password: password
+        )
     default:
         fail("usage: vault-bench inprocess ... | make ...")
     }

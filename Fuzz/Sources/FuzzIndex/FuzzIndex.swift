@@ -14,9 +14,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard entriesBytes >= 0 else { return 0 }
     let recordsLength = Int(bytes[2]) | Int(bytes[3]) << 8 | Int(bytes[4]) << 16 | Int(bytes[5]) << 24
     let header = VaultHeader(
-        vaultID: [UInt8](repeating: 7, count: 16), created: 0, generation: UInt64(bytes[1]) + 1, keyslots: [],
-        indexNonce: [UInt8](repeating: 0, count: 24), recordCount: entriesBytes / IndexEntry.byteCount,
-        deletionCount: deletions, recordsLength: recordsLength)
+        vaultID: [UInt8](repeating: 7, count: 16),
+        created: 0,
+        generation: UInt64(bytes[1]) + 1,
+        keyslots: [],
+        indexNonce: [UInt8](repeating: 0, count: 24),
+        recordCount: entriesBytes / IndexEntry.byteCount,
+        deletionCount: deletions,
+        recordsLength: recordsLength
+    )
     _ = try? FuzzingEntryPoints.parseIndex(plain, header: header)
     return 0
 }

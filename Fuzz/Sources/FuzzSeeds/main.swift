@@ -2,8 +2,8 @@
 //
 // Usage: FuzzSeeds <corpus-root> <fixtures-folder>
 
-@_spi(Fuzzing) @_spi(Testing) import VaultFormat
 import Foundation
+@_spi(Fuzzing) @_spi(Testing) import VaultFormat
 
 let root = URL(fileURLWithPath: CommandLine.arguments[1])
 let fixtures = URL(fileURLWithPath: CommandLine.arguments[2])
@@ -29,8 +29,13 @@ for count in [0, 1, 3, 12] {
     let vaultID = random.bytes(16)
     let keys = KeyHierarchy.keys(master: master, deviceSecret: device, vaultID: vaultID)
     let slot = try KeyHierarchy.makeKeyslot(
-        kind: .keyFile, wrapping: master.secret, scope: .masterKey, credentials: Credentials(keyFile: keyFile),
-        vaultID: vaultID, random: random)
+        kind: .keyFile,
+        wrapping: master.secret,
+        scope: .masterKey,
+        credentials: Credentials(keyFile: keyFile),
+        vaultID: vaultID,
+        random: random
+    )
     var writer = try VaultWriter(vaultID: vaultID, created: 1, keyslots: [slot], keys: keys)
     for n in 0..<count {
         var attributes = ItemAttributes(service: "svc-\(n)", account: "acct-\(n)")
@@ -41,9 +46,14 @@ for count in [0, 1, 3, 12] {
         }
         try writer.put(
             ItemDraft(
-                id: ItemID(random: random), itemClass: internet ? .internetPassword : .genericPassword,
-                protectionClass: ProtectionClass(rawValue: UInt8(n % 7))!, attributes: attributes,
-                secret: SecretBytes(bytes: random.bytes(n * 5))), random: random)
+                id: ItemID(random: random),
+                itemClass: internet ? .internetPassword : .genericPassword,
+                protectionClass: ProtectionClass(rawValue: UInt8(n % 7))!,
+                attributes: attributes,
+                secret: SecretBytes(bytes: random.bytes(n * 5))
+            ),
+            random: random
+        )
         if n == 2 { writer.remove(ItemID(random: random), now: 2) }
     }
     let file = writer.encode(now: 3, random: random)

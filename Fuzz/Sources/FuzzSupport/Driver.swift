@@ -9,7 +9,8 @@ private func LLVMFuzzerRunDriver(
 
 /// Runs libFuzzer's driver with `callback` as `LLVMFuzzerTestOneInput`.
 public func runFuzzer(
-    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ argc: CInt,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 ) -> CInt {
     var count = argc

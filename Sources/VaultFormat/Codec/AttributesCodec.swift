@@ -100,7 +100,9 @@ enum AttributesCodec {
             let length = try r.varint("attribute length")
             let value = try r.read(length, "attribute value")
             guard let tag = Tag(rawValue: rawTag) else {
-                guard rawTag >= 64 else { throw VaultFormatError(.recordCorrupt, "unknown critical attribute \(rawTag)") }
+                guard rawTag >= 64 else {
+                    throw VaultFormatError(.recordCorrupt, "unknown critical attribute \(rawTag)")
+                }
                 a.preserved.append(PreservedAttribute(tag: rawTag, value: Array(value)))
                 continue
             }

@@ -31,7 +31,9 @@ extension VaultHeader {
         _ = try r.u16("minor version")
         guard major == currentMajor else {
             throw VaultFormatError(
-                .unsupportedVersion, "this vault uses format version \(major), which needs a newer version of vault")
+                .unsupportedVersion,
+                "this vault uses format version \(major), which needs a newer version of vault"
+            )
         }
         let length = Int(try r.u32("header length"))
         guard length >= preambleByteCount + trailerByteCount, length <= maximumByteCount else {
@@ -126,14 +128,24 @@ extension VaultHeader {
             throw VaultFormatError(.structure, "records length is implausible")
         }
         var header = VaultHeader(
-            vaultID: vaultID, created: created, generation: generation, keyslots: keyslots, indexNonce: nonce,
-            recordCount: recordCount, deletionCount: deletionCount, recordsLength: Int(recordsLength))
+            vaultID: vaultID,
+            created: created,
+            generation: generation,
+            keyslots: keyslots,
+            indexNonce: nonce,
+            recordCount: recordCount,
+            deletionCount: deletionCount,
+            recordsLength: Int(recordsLength)
+        )
         header.major = major
         header.minor = minor
         header.unknownFields = unknown
         let expectedFileLength = length + header.indexLength + header.recordsLength
         guard fileLength >= expectedFileLength else {
-            throw VaultFormatError(.truncated, "the file is \(expectedFileLength - fileLength) bytes shorter than its header says")
+            throw VaultFormatError(
+                .truncated,
+                "the file is \(expectedFileLength - fileLength) bytes shorter than its header says"
+            )
         }
         guard fileLength == expectedFileLength else {
             throw VaultFormatError(.structure, "the file has \(fileLength - expectedFileLength) bytes of trailing data")

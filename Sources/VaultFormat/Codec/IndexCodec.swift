@@ -30,14 +30,19 @@ public struct VaultIndex: Sendable {
                 itemClass: ItemClass(rawValue: classByte >> 4)!,
                 protectionClass: ProtectionClass(rawValue: classByte & 15)!,
                 version: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: base + 25, as: UInt64.self)),
-                attributesLength: Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self))),
-                secretLength: Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self))))
+                attributesLength: Int(
+                    UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self))
+                ),
+                secretLength: Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self)))
+            )
         }
     }
 
     /// The tag of the entry at `position`.
     func tag(at position: Int) -> UInt64 {
-        plain.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: position * IndexEntry.byteCount, as: UInt64.self)) }
+        plain.withUnsafeBytes {
+            UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: position * IndexEntry.byteCount, as: UInt64.self))
+        }
     }
 
     /// The positions of the entries whose tag is `tag` (usually zero or one).
@@ -64,11 +69,18 @@ public struct VaultIndex: Sendable {
     ///   - headerBytes: The whole header, which is the index's associated data.
     /// - Throws: `indexCorrupt`.
     static func decode(
-        _ ciphertext: ArraySlice<UInt8>, header: VaultHeader, headerBytes: [UInt8], keys: VaultKeys
+        _ ciphertext: ArraySlice<UInt8>,
+        header: VaultHeader,
+        headerBytes: [UInt8],
+        keys: VaultKeys
     ) throws(VaultFormatError) -> VaultIndex {
         guard ciphertext.count == header.indexLength,
             let plain = XChaCha20Poly1305.open(
-                ciphertext, using: keys.indexKey, nonce: header.indexNonce, authenticating: headerBytes)
+                ciphertext,
+                using: keys.indexKey,
+                nonce: header.indexNonce,
+                authenticating: headerBytes
+            )
         else { throw VaultFormatError(.indexCorrupt, "the index failed authentication") }
         return try parse(plain, header: header)
     }
@@ -100,8 +112,12 @@ public struct VaultIndex: Sendable {
                 guard version >= 1, version <= header.generation else {
                     return "an index entry has a version outside 1...generation"
                 }
-                let attributesLength = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self)))
-                let secretLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self)))
+                let attributesLength = Int(
+                    UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self))
+                )
+                let secretLength = Int(
+                    UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self))
+                )
                 guard secretLength <= RecordCodec.maximumSecretByteCount else {
                     return "an index entry declares a secret over the limit"
                 }
@@ -120,7 +136,10 @@ public struct VaultIndex: Sendable {
         var deletions = [DeletionRecord]()
         deletions.reserveCapacity(header.deletionCount)
         for _ in 0..<header.deletionCount {
-            let record = DeletionRecord(itemID: ItemID(bytes: try r.read(16, "deleted ID")), deletedAt: try r.i64("time"))
+            let record = DeletionRecord(
+                itemID: ItemID(bytes: try r.read(16, "deleted ID")),
+                deletedAt: try r.i64("time")
+            )
             if let last = deletions.last, !(last.itemID < record.itemID) {
                 throw VaultFormatError(.indexCorrupt, "deletion records are out of order")
             }
@@ -147,13 +166,16 @@ public struct VaultIndex: Sendable {
             let base = position * IndexEntry.byteCount
             return ItemID(
                 high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt64.self)),
-                low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 16, as: UInt64.self)))
+                low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 16, as: UInt64.self))
+            )
         }
     }
 
     /// Appends the encoded rows of the entries in `positions` (39 bytes each), as stored.
     func appendRows(_ positions: Range<Int>, to out: inout [UInt8]) {
-        out.append(contentsOf: plain[positions.lowerBound * IndexEntry.byteCount..<positions.upperBound * IndexEntry.byteCount])
+        out.append(
+            contentsOf: plain[positions.lowerBound * IndexEntry.byteCount..<positions.upperBound * IndexEntry.byteCount]
+        )
     }
 
     /// Whether the entry at `position` sorts before `entry` by (tag, item ID).
@@ -178,7 +200,10 @@ public struct VaultIndex: Sendable {
     ///
     /// - Parameter plain: The encoded entries, in index order; deletion records are appended here.
     static func seal(
-        entries plain: inout [UInt8], deletions: [DeletionRecord], headerBytes: [UInt8], nonce: [UInt8],
+        entries plain: inout [UInt8],
+        deletions: [DeletionRecord],
+        headerBytes: [UInt8],
+        nonce: [UInt8],
         keys: VaultKeys
     ) -> [UInt8] {
         var w = ByteWriter(capacity: deletions.count * DeletionRecord.byteCount)
@@ -190,7 +215,13 @@ public struct VaultIndex: Sendable {
         defer { Sodium.wipe(&plain) }
         var out = [UInt8]()
         out.reserveCapacity(plain.count + XChaCha20Poly1305.tagByteCount)
-        XChaCha20Poly1305.seal(plain, using: keys.indexKey, nonce: nonce, authenticating: headerBytes, appendingTo: &out)
+        XChaCha20Poly1305.seal(
+            plain,
+            using: keys.indexKey,
+            nonce: nonce,
+            authenticating: headerBytes,
+            appendingTo: &out
+        )
         return out
     }
 }

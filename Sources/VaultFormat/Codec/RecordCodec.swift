@@ -15,8 +15,11 @@ public struct ItemDraft: Sendable {
 
     /// Creates a draft.
     public init(
-        id: ItemID, itemClass: ItemClass = .genericPassword, protectionClass: ProtectionClass = .whenUnlocked,
-        attributes: ItemAttributes, secret: SecretBytes
+        id: ItemID,
+        itemClass: ItemClass = .genericPassword,
+        protectionClass: ProtectionClass = .whenUnlocked,
+        attributes: ItemAttributes,
+        secret: SecretBytes
     ) {
         self.id = id
         self.itemClass = itemClass
@@ -66,22 +69,33 @@ public enum RecordCodec {
     ///   `deviceSecretRequired` for a `…ThisDeviceOnly` item without a device secret;
     ///   `keyUnavailable` when the class key is missing (a locked vault).
     public static func seal(
-        _ draft: ItemDraft, version: UInt64, vaultID: [UInt8], keys: VaultKeys, random: some RandomSource
+        _ draft: ItemDraft,
+        version: UInt64,
+        vaultID: [UInt8],
+        keys: VaultKeys,
+        random: some RandomSource
     ) throws(VaultFormatError) -> SealedRecord {
         guard draft.secret.count <= maximumSecretByteCount else {
             throw VaultFormatError(.limit, "the secret is larger than 16 MiB")
         }
         if draft.protectionClass.isDeviceBound && keys.deviceSecret == nil {
             throw VaultFormatError(
-                .deviceSecretRequired, "\(draft.protectionClass) items need this machine's device secret, and none was given")
+                .deviceSecretRequired,
+                "\(draft.protectionClass) items need this machine's device secret, and none was given"
+            )
         }
         let recordKeys = try keys.recordKeys(for: draft.protectionClass)
         var attributes = try AttributesCodec.encode(draft.attributes, itemClass: draft.itemClass)
         defer { Sodium.wipe(&attributes) }
         let entry = IndexEntry(
-            tag: keys.lookupTag(draft.primaryKey), itemID: draft.id, itemClass: draft.itemClass,
-            protectionClass: draft.protectionClass, version: version, attributesLength: attributes.count,
-            secretLength: draft.secret.count)
+            tag: keys.lookupTag(draft.primaryKey),
+            itemID: draft.id,
+            itemClass: draft.itemClass,
+            protectionClass: draft.protectionClass,
+            version: version,
+            attributesLength: attributes.count,
+            secretLength: draft.secret.count
+        )
         let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
         var out = [UInt8]()
         out.reserveCapacity(entry.recordLength)
@@ -96,13 +110,21 @@ public enum RecordCodec {
             draft.secret.withUnsafeBytes { buffer.copyMemory(from: $0) }
         }
         XChaCha20Poly1305.seal(
-            paddedSecret, using: recordKeys.secret, nonce: nonce,
-            authenticating: context(vaultID: vaultID, entry: entry, label: "VLT1secr"), appendingTo: &out)
+            paddedSecret,
+            using: recordKeys.secret,
+            nonce: nonce,
+            authenticating: context(vaultID: vaultID, entry: entry, label: "VLT1secr"),
+            appendingTo: &out
+        )
         let secretTag = out.suffix(XChaCha20Poly1305.tagByteCount)
         attributes.append(contentsOf: repeatElement(0, count: entry.paddedAttributesLength - attributes.count))
         XChaCha20Poly1305.seal(
-            attributes, using: recordKeys.attributes, nonce: nonce,
-            authenticating: context(vaultID: vaultID, entry: entry, label: "VLT1attr") + secretTag, appendingTo: &out)
+            attributes,
+            using: recordKeys.attributes,
+            nonce: nonce,
+            authenticating: context(vaultID: vaultID, entry: entry, label: "VLT1attr") + secretTag,
+            appendingTo: &out
+        )
         return SealedRecord(entry: entry, bytes: out)
     }
 
@@ -126,14 +148,22 @@ public enum RecordCodec {
         let parts = Parts(nonce: nonce, secret: secret, attributes: attributes)
         if let marker {
             guard let own = keys.deviceMarker(nonce: nonce) else {
-                throw VaultFormatError(.foreignDevice, "this item is bound to a device; its secret is not available here")
+                throw VaultFormatError(
+                    .foreignDevice,
+                    "this item is bound to a device; its secret is not available here"
+                )
             }
             if !Sodium.constantTimeEqual(marker, own) {
                 // Another device's record, unless the marker of one of ours was altered: if our
                 // key opens it, the marker was tampered with (R-REC-2).
                 let recordKeys = try keys.recordKeys(for: entry.protectionClass)
                 let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
-                if var plain = XChaCha20Poly1305.open(secret, using: recordKeys.secret, nonce: nonce, authenticating: ad) {
+                if var plain = XChaCha20Poly1305.open(
+                    secret,
+                    using: recordKeys.secret,
+                    nonce: nonce,
+                    authenticating: ad
+                ) {
                     Sodium.wipe(&plain)
                     throw VaultFormatError(.recordCorrupt, "a device-bound record's device marker was altered")
                 }
@@ -145,12 +175,21 @@ public enum RecordCodec {
 
     /// Decrypts a record's attributes and checks that its lookup tag matches (R-IDX-5).
     public static func openAttributes(
-        _ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys
+        _ record: ArraySlice<UInt8>,
+        entry: IndexEntry,
+        vaultID: [UInt8],
+        keys: VaultKeys
     ) throws(VaultFormatError) -> ItemAttributes {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr") + parts.secret.suffix(16)
-        guard var plain = XChaCha20Poly1305.open(parts.attributes, using: recordKeys.attributes, nonce: parts.nonce, authenticating: ad)
+        guard
+            var plain = XChaCha20Poly1305.open(
+                parts.attributes,
+                using: recordKeys.attributes,
+                nonce: parts.nonce,
+                authenticating: ad
+            )
         else { throw VaultFormatError(.recordCorrupt, "an item's attributes failed authentication") }
         defer { Sodium.wipe(&plain) }
         guard plain[entry.attributesLength...].allSatisfy({ $0 == 0 }) else {
@@ -165,12 +204,21 @@ public enum RecordCodec {
 
     /// Decrypts a record's secret.
     public static func openSecret(
-        _ record: ArraySlice<UInt8>, entry: IndexEntry, vaultID: [UInt8], keys: VaultKeys
+        _ record: ArraySlice<UInt8>,
+        entry: IndexEntry,
+        vaultID: [UInt8],
+        keys: VaultKeys
     ) throws(VaultFormatError) -> SecretBytes {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
-        guard var plain = XChaCha20Poly1305.open(parts.secret, using: recordKeys.secret, nonce: parts.nonce, authenticating: ad)
+        guard
+            var plain = XChaCha20Poly1305.open(
+                parts.secret,
+                using: recordKeys.secret,
+                nonce: parts.nonce,
+                authenticating: ad
+            )
         else { throw VaultFormatError(.recordCorrupt, "an item's secret failed authentication") }
         defer { Sodium.wipe(&plain) }
         guard plain[entry.secretLength...].allSatisfy({ $0 == 0 }) else {

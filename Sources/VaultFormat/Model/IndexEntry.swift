@@ -23,8 +23,13 @@ public struct IndexEntry: Hashable, Sendable {
 
     /// Creates an entry.
     public init(
-        tag: UInt64, itemID: ItemID, itemClass: ItemClass, protectionClass: ProtectionClass, version: UInt64,
-        attributesLength: Int, secretLength: Int
+        tag: UInt64,
+        itemID: ItemID,
+        itemClass: ItemClass,
+        protectionClass: ProtectionClass,
+        version: UInt64,
+        attributesLength: Int,
+        secretLength: Int
     ) {
         self.tag = tag
         self.itemID = itemID

@@ -51,11 +51,16 @@ public struct KDFParameters: Hashable, Sendable, Codable, CustomStringConvertibl
             throw VaultFormatError(.kdfRejected, "Argon2id lanes \(lanes) is outside 1...\(Self.maximumLanes)")
         }
         guard (1...Self.maximumIterations).contains(iterations) else {
-            throw VaultFormatError(.kdfRejected, "Argon2id passes \(iterations) is outside 1...\(Self.maximumIterations)")
+            throw VaultFormatError(
+                .kdfRejected,
+                "Argon2id passes \(iterations) is outside 1...\(Self.maximumIterations)"
+            )
         }
         guard memoryKiB >= 8 * lanes, memoryKiB <= Self.maximumMemoryKiB else {
             throw VaultFormatError(
-                .kdfRejected, "Argon2id memory \(memoryKiB) KiB is outside \(8 * lanes)...\(Self.maximumMemoryKiB) KiB")
+                .kdfRejected,
+                "Argon2id memory \(memoryKiB) KiB is outside \(8 * lanes)...\(Self.maximumMemoryKiB) KiB"
+            )
         }
         guard UInt64(memoryKiB) * UInt64(iterations) <= Self.maximumWork else {
             throw VaultFormatError(.kdfRejected, "Argon2id memory × passes exceeds \(Self.maximumWork) KiB")

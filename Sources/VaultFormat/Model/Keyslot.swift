@@ -101,7 +101,10 @@ public struct Keyslot: Hashable, Sendable {
                 throw VaultFormatError(.kdfRejected, "keyslot names an unknown KDF algorithm")
             }
             kdf = KDFParameters(
-                memoryKiB: try r.u32("KDF memory"), iterations: try r.u32("KDF passes"), lanes: try r.u32("KDF lanes"))
+                memoryKiB: try r.u32("KDF memory"),
+                iterations: try r.u32("KDF passes"),
+                lanes: try r.u32("KDF lanes")
+            )
             let saltLength = Int(try r.u8("salt length"))
             guard (16...64).contains(saltLength) else {
                 throw VaultFormatError(.kdfRejected, "keyslot salt length \(saltLength) is outside 16...64")
@@ -114,6 +117,12 @@ public struct Keyslot: Hashable, Sendable {
         let wrapped = Array(try r.read(48, "wrapped key"))
         guard r.isAtEnd else { throw VaultFormatError(.structure, "keyslot has \(r.remaining) trailing bytes") }
         return Keyslot(
-            kind: kind, scope: scope, kdf: kdf, salt: salt, nonce: nonce, wrapped: wrapped)
+            kind: kind,
+            scope: scope,
+            kdf: kdf,
+            salt: salt,
+            nonce: nonce,
+            wrapped: wrapped
+        )
     }
 }

@@ -60,8 +60,14 @@ public struct VaultHeader: Sendable {
 
     /// Creates a header value.
     public init(
-        vaultID: [UInt8], created: Int64, generation: UInt64, keyslots: [Keyslot], indexNonce: [UInt8] = [],
-        recordCount: Int = 0, deletionCount: Int = 0, recordsLength: Int = 0
+        vaultID: [UInt8],
+        created: Int64,
+        generation: UInt64,
+        keyslots: [Keyslot],
+        indexNonce: [UInt8] = [],
+        recordCount: Int = 0,
+        deletionCount: Int = 0,
+        recordsLength: Int = 0
     ) {
         self.vaultID = vaultID
         self.created = created

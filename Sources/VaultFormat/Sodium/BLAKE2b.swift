@@ -52,12 +52,16 @@ public enum BLAKE2b {
     ///   - id: The subkey number.
     ///   - context: Exactly 8 ASCII characters naming the job.
     public static func deriveKey(from key: SecretBytes, id: UInt64, context: StaticString) -> SecretBytes {
-        SecretBytes(count: 32, protection: .guarded) { out in deriveKey(from: key, id: id, context: context, into: out) }
+        SecretBytes(count: 32, protection: .guarded) { out in deriveKey(from: key, id: id, context: context, into: out)
+        }
     }
 
     /// Derives a 32-byte subkey into `out`.
     static func deriveKey(
-        from key: some ContiguousBytes, id: UInt64, context: StaticString, into out: UnsafeMutableRawBufferPointer
+        from key: some ContiguousBytes,
+        id: UInt64,
+        context: StaticString,
+        into out: UnsafeMutableRawBufferPointer
     ) {
         Sodium.ensure()
         precondition(context.utf8CodeUnitCount == 8 && out.count == 32)
@@ -65,7 +69,12 @@ public enum BLAKE2b {
             precondition(k.count == 32)
             context.utf8Start.withMemoryRebound(to: CChar.self, capacity: 8) { ctx in
                 _ = crypto_kdf_derive_from_key(
-                    out.bindMemory(to: UInt8.self).baseAddress!, 32, id, ctx, k.bindMemory(to: UInt8.self).baseAddress!)
+                    out.bindMemory(to: UInt8.self).baseAddress!,
+                    32,
+                    id,
+                    ctx,
+                    k.bindMemory(to: UInt8.self).baseAddress!
+                )
             }
         }
     }

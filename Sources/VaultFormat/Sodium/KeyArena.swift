@@ -26,8 +26,13 @@ struct KeyArenaBuilder {
         let slot = take()
         arena.withUnsafeBytes { raw in
             BLAKE2b.deriveKey(
-                from: parent, id: id, context: context,
-                into: UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(rebasing: raw[slot.offset..<slot.offset + 32])))
+                from: parent,
+                id: id,
+                context: context,
+                into: UnsafeMutableRawBufferPointer(
+                    mutating: UnsafeRawBufferPointer(rebasing: raw[slot.offset..<slot.offset + 32])
+                )
+            )
         }
         return slot
     }
@@ -50,7 +55,9 @@ struct KeyArenaBuilder {
 
     private func copy(_ bytes: inout [UInt8], into slot: KeyRef) {
         arena.withUnsafeBytes { raw in
-            let target = UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(rebasing: raw[slot.offset..<slot.offset + 32]))
+            let target = UnsafeMutableRawBufferPointer(
+                mutating: UnsafeRawBufferPointer(rebasing: raw[slot.offset..<slot.offset + 32])
+            )
             bytes.withUnsafeBytes { target.copyMemory(from: $0) }
         }
         Sodium.wipe(&bytes)

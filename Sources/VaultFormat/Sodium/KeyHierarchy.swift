@@ -58,7 +58,8 @@ public final class VaultKeys: Sendable {
             }
             keys[protection] = RecordKeys(
                 attributes: arena.derive(from: classKey, id: 1, context: "VLTattrs"),
-                secret: arena.derive(from: classKey, id: 2, context: "VLTsecrt"))
+                secret: arena.derive(from: classKey, id: 2, context: "VLTsecrt")
+            )
         }
         classKeys = keys
     }
@@ -141,12 +142,16 @@ public enum KeyHierarchy {
             guard let password = credentials.password, let kdf = slot.kdf else { return nil }
             try kdf.validateForReading()
             return KeyEncryptionKey(
-                secret: try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf))
+                secret: try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
+            )
         case .keyFile:
             guard let keyFile = credentials.keyFile else { return nil }
             return KeyEncryptionKey(
                 secret: BLAKE2b.keyedKey(
-                    key: SecretBytes(bytes: slot.salt), message: [Array("VLT1keyf".utf8), keyFileDigest(keyFile)]))
+                    key: SecretBytes(bytes: slot.salt),
+                    message: [Array("VLT1keyf".utf8), keyFileDigest(keyFile)]
+                )
+            )
         case .passwordAndKeyFile:
             guard let password = credentials.password, let keyFile = credentials.keyFile, let kdf = slot.kdf else {
                 return nil
@@ -154,11 +159,13 @@ public enum KeyHierarchy {
             try kdf.validateForReading()
             let stretched = try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
             return KeyEncryptionKey(
-                secret: BLAKE2b.keyedKey(key: stretched, message: [Array("VLT1pwkf".utf8), keyFileDigest(keyFile)]))
+                secret: BLAKE2b.keyedKey(key: stretched, message: [Array("VLT1pwkf".utf8), keyFileDigest(keyFile)])
+            )
         case .device:
             guard let device = credentials.deviceSecret else { return nil }
             return KeyEncryptionKey(
-                secret: BLAKE2b.keyedKey(key: device.secret, message: [Array("VLT1devk".utf8), slot.salt]))
+                secret: BLAKE2b.keyedKey(key: device.secret, message: [Array("VLT1devk".utf8), slot.salt])
+            )
         }
     }
 
@@ -190,7 +197,13 @@ public enum KeyHierarchy {
         allowWeak: Bool = false
     ) throws(VaultFormatError) -> Keyslot {
         var slot = Keyslot(
-            kind: kind, scope: scope, kdf: nil, salt: random.bytes(32), nonce: random.bytes(24), wrapped: [])
+            kind: kind,
+            scope: scope,
+            kdf: nil,
+            salt: random.bytes(32),
+            nonce: random.bytes(24),
+            wrapped: []
+        )
         if kind.usesPassword {
             if allowWeak { try kdf.validateForReading() } else { try kdf.validateForWriting() }
             slot.kdf = kdf
@@ -199,7 +212,11 @@ public enum KeyHierarchy {
             throw VaultFormatError(.invalidParameter, "a \(kind) keyslot needs that credential")
         }
         slot.wrapped = XChaCha20Poly1305.seal(
-            key, using: kek, nonce: slot.nonce, authenticating: slotAssociatedData(slot, vaultID: vaultID))
+            key,
+            using: kek,
+            nonce: slot.nonce,
+            authenticating: slotAssociatedData(slot, vaultID: vaultID)
+        )
         return slot
     }
 
@@ -218,22 +235,31 @@ public enum KeyHierarchy {
         let order = header.keyslots.indices.sorted { a, b in
             let sa = header.keyslots[a]
             let sb = header.keyslots[b]
-            return (sa.scope.rawValue, sa.kind.usesPassword ? 1 : 0, a) < (sb.scope.rawValue, sb.kind.usesPassword ? 1 : 0, b)
+            return (sa.scope.rawValue, sa.kind.usesPassword ? 1 : 0, a) < (
+                sb.scope.rawValue, sb.kind.usesPassword ? 1 : 0, b
+            )
         }
         for index in order {
             let slot = header.keyslots[index]
             guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else { continue }
             guard
                 var unwrapped = XChaCha20Poly1305.open(
-                    slot.wrapped, using: kek, nonce: slot.nonce,
-                    authenticating: slotAssociatedData(slot, vaultID: header.vaultID))
+                    slot.wrapped,
+                    using: kek,
+                    nonce: slot.nonce,
+                    authenticating: slotAssociatedData(slot, vaultID: header.vaultID)
+                )
             else { continue }
             defer { Sodium.wipe(&unwrapped) }
             let secret = SecretBytes(bytes: unwrapped, protection: .guarded)
             let master = slot.scope == .masterKey ? MasterKey(secret: secret) : nil
             let base = master.map(baseKey(from:)) ?? BaseKey(secret: secret)
             let keys = VaultKeys(
-                master: master, base: base, deviceSecret: credentials.deviceSecret, vaultID: header.vaultID)
+                master: master,
+                base: base,
+                deviceSecret: credentials.deviceSecret,
+                vaultID: header.vaultID
+            )
             return (index, keys)
         }
         throw VaultFormatError(.wrongCredential, "wrong password or key file")

@@ -57,7 +57,9 @@ public struct PasswordGenerator: Sendable {
             let unique = alphabet.filter { seen.insert($0).inserted }
             guard (1...4096).contains(length), unique.count >= 2 else {
                 throw VaultFormatError(
-                    .invalidParameter, "a password needs a length of 1 to 4096 and an alphabet of at least 2 characters")
+                    .invalidParameter,
+                    "a password needs a length of 1 to 4096 and an alphabet of at least 2 characters"
+                )
             }
             let chars = Array(unique)
             return String((0..<length).map { _ in chars[Self.uniform(chars.count)] })

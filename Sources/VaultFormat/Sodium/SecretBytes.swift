@@ -27,7 +27,9 @@ public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes,
 
     /// Allocates `count` zero bytes and lets `initializer` fill them.
     public init(
-        count: Int, protection: Protection = .zeroed, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void
+        count: Int,
+        protection: Protection = .zeroed,
+        _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void
     ) rethrows {
         Sodium.ensure()
         self.count = count

@@ -21,7 +21,8 @@ enum Sodium {
     static func constantTimeEqual(_ a: some ContiguousBytes, _ b: some ContiguousBytes) -> Bool {
         a.withUnsafeBytes { pa in
             b.withUnsafeBytes { pb in
-                pa.count == pb.count && (pa.count == 0 || sodium_memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
+                pa.count == pb.count
+                    && (pa.count == 0 || sodium_memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
             }
         }
     }

@@ -49,11 +49,16 @@ public enum XChaCha20Poly1305 {
                             precondition(n.count == nonceByteCount && k.count == keyByteCount)
                             var written: UInt64 = 0
                             _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
-                                out.baseAddress! + start, &written,
-                                m.bindMemory(to: UInt8.self).baseAddress, UInt64(m.count),
-                                ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
+                                out.baseAddress! + start,
+                                &written,
+                                m.bindMemory(to: UInt8.self).baseAddress,
+                                UInt64(m.count),
+                                ad.bindMemory(to: UInt8.self).baseAddress,
+                                UInt64(ad.count),
                                 nil,
-                                n.bindMemory(to: UInt8.self).baseAddress!, k.bindMemory(to: UInt8.self).baseAddress!)
+                                n.bindMemory(to: UInt8.self).baseAddress!,
+                                k.bindMemory(to: UInt8.self).baseAddress!
+                            )
                         }
                     }
                 }
@@ -93,10 +98,16 @@ public enum XChaCha20Poly1305 {
                             precondition(n.count == nonceByteCount && k.count == keyByteCount)
                             var written: UInt64 = 0
                             return crypto_aead_xchacha20poly1305_ietf_decrypt(
-                                o.bindMemory(to: UInt8.self).baseAddress, &written, nil,
-                                c.bindMemory(to: UInt8.self).baseAddress!, UInt64(c.count),
-                                ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
-                                n.bindMemory(to: UInt8.self).baseAddress!, k.bindMemory(to: UInt8.self).baseAddress!) == 0
+                                o.bindMemory(to: UInt8.self).baseAddress,
+                                &written,
+                                nil,
+                                c.bindMemory(to: UInt8.self).baseAddress!,
+                                UInt64(c.count),
+                                ad.bindMemory(to: UInt8.self).baseAddress,
+                                UInt64(ad.count),
+                                n.bindMemory(to: UInt8.self).baseAddress!,
+                                k.bindMemory(to: UInt8.self).baseAddress!
+                            ) == 0
                         }
                     }
                 }

@@ -166,7 +166,10 @@ extension ItemSelector {
             }
             guard let position else { continue }
             let item = DecodedItem(
-                entry: snapshot.index.entry(at: position), attributes: try snapshot.attributes(at: position), secret: nil)
+                entry: snapshot.index.entry(at: position),
+                attributes: try snapshot.attributes(at: position),
+                secret: nil
+            )
             guard matches(item) else { return nil }
             found.append((position, item))
         }

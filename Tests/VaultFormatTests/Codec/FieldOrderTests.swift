@@ -36,7 +36,9 @@ struct FieldOrderTests {
         index.replaceSubrange(32..<40, with: [UInt8].le(UInt64(1) << 62))
         header.replace(0x8005, with: index)
         let file = header.file()
-        #expect(throws: VaultFormatError(.structure)) { try VaultHeader.decode(Array(file[..<(file.count - header.body.count)]), fileLength: file.count) }
+        #expect(throws: VaultFormatError(.structure)) {
+            try VaultHeader.decode(Array(file[..<(file.count - header.body.count)]), fileLength: file.count)
+        }
     }
 
     /// R-FILE-2: with a damaged checksum and a missing last byte, the checksum (step 2) is reported

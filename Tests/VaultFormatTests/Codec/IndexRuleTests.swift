@@ -8,7 +8,11 @@ import Testing
 struct IndexRuleTests {
     /// One 39-byte entry row: tag (big-endian), ID, class byte, version, lengths.
     static func row(
-        tag: UInt64, id: UInt8, classByte: UInt8 = 0x00, version: UInt64 = 1, attributes: UInt16 = 40,
+        tag: UInt64,
+        id: UInt8,
+        classByte: UInt8 = 0x00,
+        version: UInt64 = 1,
+        attributes: UInt16 = 40,
         secret: UInt32 = 32
     ) -> [UInt8] {
         var w = ByteWriter()
@@ -30,12 +34,19 @@ struct IndexRuleTests {
             let classByte = row[24]
             let secret = Int(row[35]) | Int(row[36]) << 8 | Int(row[37]) << 16 | Int(row[38]) << 24
             let attributes = Int(row[33]) | Int(row[34]) << 8
-            return 24 + (classByte & 15 >= 3 ? 16 : 0) + Padding.paddedLength(secret) + Padding.paddedLength(attributes) + 32
+            return 24 + (classByte & 15 >= 3 ? 16 : 0) + Padding.paddedLength(secret) + Padding.paddedLength(attributes)
+                + 32
         }
         let header = VaultHeader(
-            vaultID: [UInt8](repeating: 1, count: 16), created: 0, generation: 5, keyslots: [],
-            indexNonce: [UInt8](repeating: 0, count: 24), recordCount: rows.count, deletionCount: deletions.count,
-            recordsLength: recordsLength ?? entries.reduce(0, +))
+            vaultID: [UInt8](repeating: 1, count: 16),
+            created: 0,
+            generation: 5,
+            keyslots: [],
+            indexNonce: [UInt8](repeating: 0, count: 24),
+            recordCount: rows.count,
+            deletionCount: deletions.count,
+            recordsLength: recordsLength ?? entries.reduce(0, +)
+        )
         return try VaultIndex.parse(rows.flatMap { $0 } + deletions.flatMap { $0 }, header: header)
     }
 
@@ -86,7 +97,9 @@ struct IndexRuleTests {
 
     /// R-IDX-4: record lengths must add up to the records section.
     @Test func recordLengthsNotAddingUp_areIndexCorrupt() {
-        #expect(throws: VaultFormatError(.indexCorrupt)) { try Self.parse([Self.row(tag: 1, id: 1)], recordsLength: 151) }
+        #expect(throws: VaultFormatError(.indexCorrupt)) {
+            try Self.parse([Self.row(tag: 1, id: 1)], recordsLength: 151)
+        }
     }
 
     /// R-IDX-7: the stored tag is the 8 bytes BLAKE2b produced, and rows are in byte order.
@@ -100,7 +113,8 @@ struct IndexRuleTests {
         for draft in drafts {
             let expected = BLAKE2b.hash(draft.primaryKey.bytes, key: snapshot.keys.lookupKey, length: 8)
             let at = try #require(
-                (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).itemID == draft.id })
+                (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).itemID == draft.id }
+            )
             #expect(Array(rows[at * 39..<at * 39 + 8]) == expected)
         }
         for position in 0..<snapshot.index.count {

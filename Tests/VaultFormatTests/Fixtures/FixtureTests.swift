@@ -19,8 +19,11 @@ struct FixtureTests {
 
     @Test func everyCaseIsDocumentedInTheSpec() throws {
         let spec = try String(
-            contentsOf: FixtureRunner.fixturesRoot.deletingLastPathComponent().appendingPathComponent("Spec/test-vectors.md"),
-            encoding: .utf8)
+            contentsOf: FixtureRunner.fixturesRoot.deletingLastPathComponent().appendingPathComponent(
+                "Spec/test-vectors.md"
+            ),
+            encoding: .utf8
+        )
         for fixture in try FixtureRunner.manifest().cases {
             #expect(spec.contains("`\(fixture.name)`"), "\(fixture.name) is missing from Spec/test-vectors.md")
         }
@@ -30,7 +33,8 @@ struct FixtureTests {
     @Test func generatorReproducesEveryLandedFixture() throws {
         let output = try FixtureCatalog.generate()
         let landed = try FileManager.default.contentsOfDirectory(
-            atPath: FixtureRunner.fixturesRoot.appendingPathComponent("v1").path)
+            atPath: FixtureRunner.fixturesRoot.appendingPathComponent("v1").path
+        )
         for name in output.files.keys.sorted() {
             #expect(try FixtureRunner.bytes(name) == output.files[name]!, "\(name) differs from the generator's output")
         }
@@ -43,7 +47,10 @@ struct FixtureTests {
         let file = try FixtureRunner.bytes(fixture.file)
         let credentials = try FixtureRunner.credentials(fixture)
         if fixture.expect == "failure" {
-            let expected = try #require(VaultFormatError.Code(name: fixture.error ?? ""), "unknown error \(fixture.error ?? "")")
+            let expected = try #require(
+                VaultFormatError.Code(name: fixture.error ?? ""),
+                "unknown error \(fixture.error ?? "")"
+            )
             let error = #expect(throws: VaultFormatError.self) { try FixtureRunner.openFully(file, with: credentials) }
             #expect(error?.code == expected, "\(fixture.name): got \(error.map { "\($0)" } ?? "no error")")
             return
@@ -56,7 +63,10 @@ struct FixtureTests {
         let byID = Dictionary(uniqueKeysWithValues: expected.map { ($0.id, $0) })
         for item in opened.items {
             let want = try #require(byID[item.entry.itemID.description], "unexpected item in \(fixture.name)")
-            #expect(FixtureRunner.mismatch(item, want) == nil, "\(fixture.name): \(FixtureRunner.mismatch(item, want) ?? "")")
+            #expect(
+                FixtureRunner.mismatch(item, want) == nil,
+                "\(fixture.name): \(FixtureRunner.mismatch(item, want) ?? "")"
+            )
         }
         #expect(opened.snapshot.header.isWritable == !(fixture.readOnly ?? false), "R-HDR-3")
         #expect(opened.snapshot.header.weakKeyslots.isEmpty == !(fixture.weakKDF ?? false))
@@ -80,10 +90,15 @@ struct FixtureTests {
         let snapshot = try VaultSnapshot.open(file, with: .password(FixtureCatalog.password))
         #expect(snapshot.header.unknownFields.map(\.type) == [0x0123])
         let writer = try VaultWriter(updating: snapshot)
-        let rewritten = try VaultSnapshot.open(writer.encode(now: FixtureCatalog.epoch), with: .password(FixtureCatalog.password))
+        let rewritten = try VaultSnapshot.open(
+            writer.encode(now: FixtureCatalog.epoch),
+            with: .password(FixtureCatalog.password)
+        )
         #expect(rewritten.header.unknownFields == snapshot.header.unknownFields)
         #expect(rewritten.header.generation == snapshot.header.generation + 1)
-        #expect(try rewritten.attributes(at: 0).preserved == [PreservedAttribute(tag: 77, value: Array("from v1.7".utf8))])
+        #expect(
+            try rewritten.attributes(at: 0).preserved == [PreservedAttribute(tag: 77, value: Array("from v1.7".utf8))]
+        )
     }
 
     /// R-HDR-3: a vault from a newer minor version is not rewritten.

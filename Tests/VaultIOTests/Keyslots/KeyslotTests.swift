@@ -3,8 +3,8 @@
 import Foundation
 import Glibc
 import Testing
-@_spi(Testing) import VaultIO
 import VaultFormat
+@_spi(Testing) import VaultIO
 
 @Suite("Keyslots")
 struct KeyslotTests {
@@ -13,8 +13,11 @@ struct KeyslotTests {
             var configuration = testConfiguration
             configuration.deviceSecretPath = makeDeviceSecretFile(in: directory)
             let vault = try Vault.create(
-                at: directory + "/test.vault", credentials: .password(testPassword), keyslots: [.password, .device],
-                configuration: configuration)
+                at: directory + "/test.vault",
+                credentials: .password(testPassword),
+                keyslots: [.password, .device],
+                configuration: configuration
+            )
             var always = makeDraft(service: "wifi", secret: "always readable")
             always.protectionClass = .alwaysThisDeviceOnly
             try vault.write { txn in
@@ -47,8 +50,11 @@ struct KeyslotTests {
             configuration.deviceSecretPath = makeDeviceSecretFile(in: directory)
             #expect(throws: VaultFormatError(.invalidParameter)) {
                 try Vault.create(
-                    at: directory + "/test.vault", credentials: Credentials(), keyslots: [.device],
-                    configuration: configuration)
+                    at: directory + "/test.vault",
+                    credentials: Credentials(),
+                    keyslots: [.device],
+                    configuration: configuration
+                )
             }
         }
     }
@@ -60,8 +66,11 @@ struct KeyslotTests {
             var configuration = testConfiguration
             configuration.deviceSecretPath = makeDeviceSecretFile(in: directory)
             let vault = try Vault.create(
-                at: directory + "/test.vault", credentials: .password(testPassword), keyslots: [.password, .device],
-                configuration: configuration)
+                at: directory + "/test.vault",
+                credentials: .password(testPassword),
+                keyslots: [.password, .device],
+                configuration: configuration
+            )
             let opened = try vault.read { $0.openedKeyslot }
             #expect(opened == 0)
             try vault.write { try $0.set(makeDraft(service: "bank")) }

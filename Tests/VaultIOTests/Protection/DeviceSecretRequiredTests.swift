@@ -8,7 +8,8 @@ import Testing
 @Suite("Device secret required")
 struct DeviceSecretRequiredTests {
     @Test(arguments: ProtectionClass.allCases.filter(\.isDeviceBound))
-    func settingThisDeviceOnlyItem_withoutDeviceSecret_throwsDeviceSecretRequired(_ protection: ProtectionClass) throws {
+    func settingThisDeviceOnlyItem_withoutDeviceSecret_throwsDeviceSecretRequired(_ protection: ProtectionClass) throws
+    {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             let keychain = Keychain(service: "ds", vault: vault).accessibility(protection)
