@@ -52,24 +52,29 @@ final class WriteLock: Sendable {
         let descriptor = try step("open lock file", lockPath) { () throws(Errno) in
             try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
         }
-        return try descriptor.closeAfter {
-            var interval = Self.firstPollInterval
-            while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
-                let remaining = clock.now.duration(to: deadline)
-                guard remaining > .zero else { throw timeoutError(timeout) }
-                Self.sleep(for: min(interval, remaining))
-                interval = min(interval * 2, Self.longestPollInterval)
-            }
-            target.removeStaleTemporaryFiles()
-            return try body()
-            // Closing the descriptor releases the OFD lock.
+        // Closing the descriptor releases the OFD lock. Its result is ignored: on Linux the
+        // descriptor (and so the lock) is gone even when `close` reports an error, and the lock
+        // file holds no data. Reporting it would turn a commit that `body` made durable into a
+        // failed write, and a caller that retries would apply its change twice.
+        defer { try? descriptor.close() }
+        var interval = Self.firstPollInterval
+        while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else { throw timeoutError(timeout) }
+            Self.sleep(for: min(interval, remaining))
+            interval = min(interval * 2, Self.longestPollInterval)
         }
+        target.removeStaleTemporaryFiles()
+        return try body()
     }
 
     private func timeoutError(_ timeout: Duration) -> VaultIOError {
         VaultIOError(
-            .lockTimeout, operation: "lock", path: target.lockPath,
-            reason: "another writer held the vault's write lock for more than \(timeout)")
+            .lockTimeout,
+            operation: "lock",
+            path: target.lockPath,
+            reason: "another writer held the vault's write lock for more than \(timeout)"
+        )
     }
 
     /// Blocks the calling thread.

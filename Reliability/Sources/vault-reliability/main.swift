@@ -1,0 +1,63 @@
+// vault reliability: one executable for every suite, and the child roles the suites start.
+//
+// Usage: vault-reliability <suite> [--quick|--full] [options]
+//        vault-reliability child-<role> ...   (started by the suites themselves)
+
+import Foundation
+import Glibc
+
+setvbuf(stdout, nil, _IOLBF, 0)
+let arguments = Array(CommandLine.arguments.dropFirst())
+let mode: Mode = arguments.contains("--full") ? .full : .quick
+
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+
+let usage = """
+    USAGE: vault-reliability <suite> [--quick|--full]
+
+    SUITES:
+      crash-points   1. _exit at every system call of a commit
+      kill-loop      2. SIGKILL a committing child at random moments
+      power-loss     3. replay a recorded run with unsynced writes applied, dropped or garbled
+                        (--shim <vault_shim.so>, built by scripts/reliability.sh)
+      io-errors      4. EIO/ENOSPC/EINTR at every write, fsync, close, rename; a full tmpfs
+      concurrency    5. 4 writers incrementing counters, readers, a killed lock holder
+      tamper         6. every bit flip and truncation of every valid fixture
+      hygiene        8. file modes, strings of vaults and fixtures
+    """
+
+guard let suite = arguments.first else {
+    print(usage)
+    exit(64)
+}
+
+let started = now()
+let tally: Tally
+switch suite {
+case "crash-points": tally = CrashPoints.run(mode)
+case "kill-loop":
+    tally = KillLoop.run(
+        mode,
+        kills: option("--kills").flatMap(Int.init),
+        seed: option("--seed").flatMap(UInt64.init) ?? 2
+    )
+case "child-kill-loop": KillLoop.child(directory: arguments[1])
+case "power-loss": tally = PowerLoss.run(mode, shim: option("--shim") ?? "/tmp/vault_shim.so")
+case "child-power-loss": PowerLoss.child(directory: arguments[1], mode: mode)
+case "io-errors": tally = IOErrors.run(mode)
+case "concurrency": tally = Concurrency.run(mode)
+case "child-increment":
+    Concurrency.incrementer(directory: arguments[1], worker: Int(arguments[2])!, count: Int(arguments[3])!)
+case "child-reader": Concurrency.reader(directory: arguments[1])
+case "child-hold-lock": Concurrency.holdLock(directory: arguments[1])
+case "tamper": tally = Tamper.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
+case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
+default:
+    print(usage)
+    exit(64)
+}
+print(String(format: "TIME \(suite) %.1f s", now() - started))
+exit(tally.failures.isEmpty ? 0 : 1)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs every reliability suite (RELIABILITY.md) and prints their figures.
+#
+# Usage: scripts/reliability.sh [--quick|--full] [--no-fuzz] [suite...]
+#   --quick   CI sizes, debug build (default)
+#   --full    the published sizes, release build
+#   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene fuzz
+#             (default: all)
+# Environment: RELIABILITY_SCRATCH (SwiftPM scratch path, default /tmp/rel-build),
+#   FUZZ_SECONDS (seconds per fuzz target; default 10 with --quick, 600 with --full),
+#   VAULTTOOL (the vaulttool binary for the hygiene suite).
+# Exits 1 when any suite fails. The last lines are one RESULT line per suite.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=quick
+fuzz=yes
+suites=()
+for argument in "$@"; do
+    case "$argument" in
+    --quick) mode=quick ;;
+    --full) mode=full ;;
+    --no-fuzz) fuzz=no ;;
+    -h | --help)
+        sed -n 2,12p "$0"
+        exit 0
+        ;;
+    *) suites+=("$argument") ;;
+    esac
+done
+[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene fuzz)
+[ "$fuzz" = yes ] || suites=("${suites[@]/fuzz/}")
+scripts/install-deps.sh
+scratch="${RELIABILITY_SCRATCH:-/tmp/rel-build}"
+configuration=debug
+[ "$mode" = full ] && configuration=release
+started=$(date +%s)
+echo "== reliability ($mode) on $(nproc) cores, Linux $(uname -r), /tmp on $(df -T /tmp | awk 'NR==2 {print $2}'), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "== building the suites ($configuration, $scratch)"
+(cd Reliability && swift build -c "$configuration" --scratch-path "$scratch" --product vault-reliability >&2) || {
+    echo "RESULT build FAIL"
+    exit 1
+}
+bin="$scratch/$configuration/vault-reliability"
+shim="$scratch/vault_shim.so"
+# gcc, as the suite was written for; the Swift toolchain's clang where gcc is missing.
+cc="${CC:-$(command -v gcc || command -v clang || echo cc)}"
+"$cc" -O2 -Wall -Wextra -shared -fPIC -o "$shim" Reliability/shim/vault_shim.c -ldl || {
+    echo "RESULT build-shim FAIL"
+    exit 1
+}
+echo "== built in $(($(date +%s) - started)) s"
+results=()
+status=0
+run() {  # suite name, then the command
+    local name="$1"
+    shift
+    local log
+    log="$(mktemp)"
+    echo "== $name"
+    local t0=$(date +%s)
+    "$@" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    local line
+    line="$(grep -E '^RESULT ' "$log" | tail -1)"
+    [ -n "$line" ] || line="RESULT $name FAIL (no result line, exit $rc)"
+    [ "$rc" -eq 0 ] || { status=1; [[ "$line" == *FAIL* ]] || line="$line (exit $rc)"; }
+    results+=("$line [$(($(date +%s) - t0)) s]")
+    rm -f "$log"
+}
+flag="--$mode"
+for suite in "${suites[@]}"; do
+    case "$suite" in
+    "") ;;
+    power-loss) run power-loss "$bin" power-loss "$flag" --shim "$shim" ;;
+    hygiene)
+        run hygiene-library "$bin" hygiene "$flag" --fixtures Fixtures/v1
+        run hygiene-process scripts/reliability-hygiene.sh
+        ;;
+    tamper) run tamper "$bin" tamper "$flag" --fixtures Fixtures/v1 ;;
+    fuzz)
+        seconds="${FUZZ_SECONDS:-$([ "$mode" = full ] && echo 600 || echo 10)}"
+        run fuzz bash -c "scripts/fuzz.sh $seconds && echo 'RESULT fuzz PASS seconds_per_target=$seconds' || { echo 'RESULT fuzz FAIL'; exit 1; }"
+        ;;
+    *) run "$suite" "$bin" "$suite" "$flag" ;;
+    esac
+done
+echo "== summary ($mode, $(($(date +%s) - started)) s in all, including builds)"
+for line in "${results[@]}"; do echo "$line"; done
+exit "$status"
