@@ -199,6 +199,10 @@ public struct VaultWriter: Sendable {
         guard (1...Keyslot.maximumCount).contains(header.keyslots.count) else {
             throw VaultFormatError(.invalidParameter, "a vault needs 1 to \(Keyslot.maximumCount) keyslots")
         }
+        // R-HDR-4: never write a header that readers refuse.
+        guard header.encodedByteCount <= VaultHeader.maximumByteCount else {
+            throw VaultFormatError(.limit, "the header would exceed \(VaultHeader.maximumByteCount) bytes")
+        }
     }
 
     /// Replaces non-critical header fields to carry (R-FLD-3).

@@ -8,8 +8,8 @@ internal import CSodium
 /// changes address items by ID). A `Dictionary<ItemID, Int>` spent most of a
 /// one-item commit to a 100,000-item vault in SipHash; IDs are random, so a
 /// multiplicative hash with a per-process random multiplier spreads them as well
-/// and costs a few nanoseconds. The random multiplier keeps a key holder who
-/// chooses colliding IDs from predicting the probe sequences.
+/// and costs a few nanoseconds. Two random multipliers, one per half, keep a key
+/// holder who chooses the IDs from predicting which of them collide.
 struct ItemIDTable: Sendable {
     private var highs: [UInt64]
     private var lows: [UInt64]
@@ -18,10 +18,10 @@ struct ItemIDTable: Sendable {
     private let mask: Int
     private let shift: Int
 
-    private static let multiplier: UInt64 = {
-        var value: UInt64 = 0
-        withUnsafeMutableBytes(of: &value) { SystemRandom().fill($0) }
-        return value | 1
+    private static let multipliers: (UInt64, UInt64) = {
+        var values: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &values) { SystemRandom().fill($0) }
+        return (values.0 | 1, values.1 | 1)
     }()
 
     /// Builds the table for `index`, refusing repeated IDs.
@@ -43,7 +43,9 @@ struct ItemIDTable: Sendable {
     }
 
     private func slot(for id: ItemID) -> Int {
-        Int(truncatingIfNeeded: ((id.low ^ id.high) &* Self.multiplier) >> UInt64(shift)) & mask
+        // Each half gets its own secret multiplier, so no choice of IDs (such as high == low)
+        // lands in one bucket whatever the multipliers are.
+        Int(truncatingIfNeeded: (id.high &* Self.multipliers.0 &+ id.low &* Self.multipliers.1) >> UInt64(shift)) & mask
     }
 
     private mutating func insert(_ id: ItemID, position: Int) -> Bool {

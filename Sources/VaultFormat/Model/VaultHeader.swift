@@ -85,6 +85,12 @@ public struct VaultHeader: Sendable {
             + XChaCha20Poly1305.tagByteCount
     }
 
+    /// The length of this header once encoded, checksum and MAC included.
+    public var encodedByteCount: Int {
+        let fields = [16, 8, 8, 40] + keyslots.map(\.encoded.count) + unknownFields.map(\.value.count)
+        return Self.preambleByteCount + fields.reduce(0) { $0 + 6 + $1 } + Self.trailerByteCount
+    }
+
     /// Whether this library may rewrite the file (R-HDR-3).
     public var isWritable: Bool { major == Self.currentMajor && minor <= Self.currentMinor }
 

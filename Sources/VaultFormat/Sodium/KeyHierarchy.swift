@@ -9,10 +9,11 @@
 ///
 /// Spec: Spec/format-v1.md, "Key hierarchy".
 public final class VaultKeys: Sendable {
-    /// The master key, when a master-scope keyslot opened.
-    public let master: MasterKey?
-    /// The base key.
-    public let base: BaseKey
+    /// The master key, when a master-scope keyslot opened. Package-visible only:
+    /// embedders reach items through snapshots and transactions, never raw keys.
+    package let master: MasterKey?
+    /// The base key (package-visible only, like ``master``).
+    package let base: BaseKey
     let headerKey: KeyRef
     let indexKey: KeyRef
     let lookupKey: KeyRef
@@ -80,6 +81,9 @@ public final class VaultKeys: Sendable {
         }
         classKeys = keys
     }
+
+    /// Whether a master-scope keyslot opened these keys (every class can be derived).
+    public var hasMasterKey: Bool { master != nil }
 
     /// The protection classes whose records these keys can open.
     public var availableClasses: Set<ProtectionClass> { Set(classKeys.keys) }
@@ -263,6 +267,11 @@ public enum KeyHierarchy {
             return (index, keys)
         }
         throw VaultFormatError(.wrongCredential, "wrong password or key file")
+    }
+
+    /// The same unlocked keys with a device secret added, for the device-bound classes.
+    package static func keys(from keys: VaultKeys, deviceSecret: DeviceSecret, vaultID: [UInt8]) -> VaultKeys {
+        VaultKeys(master: keys.master, base: keys.base, deviceSecret: deviceSecret, vaultID: vaultID)
     }
 
     /// Keys for a new vault's master key.

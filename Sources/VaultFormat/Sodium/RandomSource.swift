@@ -1,6 +1,7 @@
 // vault: where nonces, salts, IDs and keys come from.
 
 internal import CSodium
+import Synchronization
 
 /// A source of random bytes for nonces, salts, item IDs and new keys.
 ///
@@ -40,9 +41,10 @@ public struct SystemRandom: RandomSource {
 /// A deterministic generator for tests and fixtures: ChaCha20 keystream from a
 /// 32-byte seed. Never use it for real vaults.
 @_spi(Testing)
-public final class SeededRandom: RandomSource, @unchecked Sendable {
+public final class SeededRandom: RandomSource, Sendable {
     private let seed: [UInt8]
-    private var counter: UInt64 = 0
+    /// Guarded so that threads sharing one generator never draw the same block.
+    private let counter = Mutex<UInt64>(0)
 
     /// Creates a generator from a text seed.
     public init(seed: String) {
@@ -53,8 +55,11 @@ public final class SeededRandom: RandomSource, @unchecked Sendable {
     public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         Sodium.ensure()
-        counter += 1
-        var block = BLAKE2b.hash([seed, withUnsafeBytes(of: counter.littleEndian) { Array($0) }], length: 32)
+        let draw = counter.withLock { value in
+            value += 1
+            return value
+        }
+        var block = BLAKE2b.hash([seed, withUnsafeBytes(of: draw.littleEndian) { Array($0) }], length: 32)
         randombytes_buf_deterministic(base, buffer.count, &block)
     }
 }

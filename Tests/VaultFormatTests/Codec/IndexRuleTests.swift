@@ -124,3 +124,44 @@ struct IndexRuleTests {
         }
     }
 }
+
+@Suite("Writer limits and ID table")
+struct WriterLimitTests {
+    /// R-HDR-4: a writer refuses to produce a header that readers would refuse.
+    @Test func headerOverOneMebibyte_isRefusedWithLimit() throws {
+        let vault = TestVault(seed: "header-limit")
+        var writer = try vault.writer()
+        writer.setUnknownFields([VaultHeader.UnknownField(type: 0x0100, value: [UInt8](repeating: 0, count: 1_048_400))]
+        )
+        #expect(throws: VaultFormatError(.limit)) {
+            try writer.setKeyslots([try vault.passwordSlot(), try vault.keyFileSlot([1])])
+        }
+    }
+
+    /// IDs whose halves are equal (a pattern a key holder could choose) still map correctly.
+    @Test func itemIDTable_findsCraftedIDs() throws {
+        let rows = (1...300).map { n -> [UInt8] in
+            var row = IndexRuleTests.row(tag: UInt64(n), id: 0)
+            let half = (0..<8).map { UInt8(truncatingIfNeeded: n >> (8 * (7 - $0))) }
+            row.replaceSubrange(8..<24, with: half + half)
+            return row
+        }
+        let index = try IndexRuleTests.parse(rows)
+        let table = try ItemIDTable(index)
+        for position in 0..<index.count {
+            #expect(table.position(of: index.itemID(at: position)) == position)
+        }
+        #expect(table.position(of: ItemID(bytes: [UInt8](repeating: 0xEE, count: 16))) == nil)
+    }
+
+    /// A primary key with a value longer than any stored one encodes without trapping and matches nothing.
+    @Test func primaryKeyWithOverLongValue_encodes_andDiffersFromTruncatedValue() {
+        let long = String(repeating: "x", count: 70_000)
+        let key = PrimaryKey(itemClass: .genericPassword, attributes: ItemAttributes(service: long, account: "a"))
+        let other = PrimaryKey(
+            itemClass: .genericPassword,
+            attributes: ItemAttributes(service: String(long.prefix(4096)), account: "a")
+        )
+        #expect(key != other)
+    }
+}
