@@ -20,17 +20,30 @@ public import VaultFormat
 ///
 /// Spec: Spec/library-semantics.md, "Device secret" (L-DS-1 to L-DS-3).
 public enum DeviceSecretFile {
-    /// The default location for the user running this process.
-    public static var defaultPath: String { dataDirectory() + "/vault/device-secret" }
+    /// The default location for the user running this process, or `nil` when the
+    /// process has no home directory and no absolute `XDG_DATA_HOME` (then a path must
+    /// be given: a shared place such as `/tmp` is never used).
+    public static var defaultPath: String? { dataDirectory().map { $0 + "/vault/device-secret" } }
 
-    /// `$XDG_DATA_HOME`, or `$HOME/.local/share`.
-    static func dataDirectory() -> String {
+    /// `$XDG_DATA_HOME`, or `$HOME/.local/share`, or the passwd entry's home; `nil` without any.
+    static func dataDirectory() -> String? {
         if let xdg = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), xdg.hasPrefix("/") { return xdg }
-        if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home + "/.local/share" }
-        if let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir {
+        if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
+            return home + "/.local/share"
+        }
+        if let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir, home.pointee == 0x2F {
             return String(cString: home) + "/.local/share"
         }
-        return "/tmp"
+        return nil
+    }
+
+    /// `path` made absolute against the working directory.
+    static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(cString: buffer)
+        return (cwd == "/" ? "" : cwd) + "/" + path
     }
 
     /// Reads the device secret at `path`, creating it first when there is none.
@@ -84,6 +97,7 @@ public enum DeviceSecretFile {
 
     /// Creates `directory` and its missing parents with mode `0700`.
     static func makeDirectories(_ directory: String) throws {
+        let directory = absolute(directory)
         var prefix = ""
         for component in directory.split(separator: "/") {
             prefix += "/" + component
@@ -105,8 +119,21 @@ public enum DeviceSecretFile {
 
     /// Reads a device-secret file: exactly 32 bytes.
     static func load(at path: String) throws -> DeviceSecret {
-        let descriptor = try step("open", path) { () throws(Errno) in try FileDescriptor.open(path, O_RDONLY) }
+        // No symbolic link, no FIFO that blocks, and only a file of ours that nobody else can
+        // read: a secret planted by another user (say in a shared directory) must not be trusted.
+        let descriptor = try step("open", path) { () throws(Errno) in
+            try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        }
         return try descriptor.closeAfter {
+            let status = try step("fstat", path) { () throws(Errno) in try descriptor.status() }
+            guard status.isRegularFile, status.user == geteuid(), status.permissions & 0o077 == 0 else {
+                throw VaultIOError(
+                    .invalidDeviceSecret,
+                    operation: "open",
+                    path: path,
+                    reason: "a device secret must be a regular file owned by this user with mode 0600"
+                )
+            }
             var bytes = try step("read", path) { () throws(Errno) in
                 try descriptor.read(count: DeviceSecret.byteCount + 1, at: 0)
             }

@@ -45,6 +45,13 @@ public struct VaultInventoryItem: Sendable, CustomStringConvertible {
     }
 }
 
+extension Vault: CustomStringConvertible {
+    /// The path and lock state only: cheap, and safe in logs (no attributes, no file I/O).
+    public var description: String {
+        "Vault(\(path), \(keyState.withLock { $0.isLocked } ? "locked" : "unlocked"))"
+    }
+}
+
 extension Vault: CustomDebugStringConvertible {
     /// Every item of the newest generation, with attributes where they open. Decrypts no secret.
     ///
@@ -71,9 +78,11 @@ extension Vault: CustomDebugStringConvertible {
         }
     }
 
-    /// The path, lock state and items, one per line, without any secret.
+    /// The path, lock state and items, one per line, without any secret. Decrypts every
+    /// item's attributes: for debugging, not for logs (``description`` is what
+    /// string interpolation shows).
     public var debugDescription: String {
-        var lines = ["Vault(\(path), \(isLocked ? "locked" : "unlocked"))"]
+        var lines = [description]
         do {
             lines += try inventory().map { "  " + $0.description }
         } catch {

@@ -53,16 +53,37 @@ extension Vault {
 
     /// Unlocks the vault again: runs the keyslot's key derivation on the newest generation.
     ///
-    /// - Parameter credentials: A password or key file. `nil` (or credentials without
-    ///   a device secret) use the device secret this vault holds, which is enough for a
-    ///   vault with a master-scope device keyslot such as ``Vault/standard(directory:configuration:)``.
+    /// - Parameter credentials: A password or key file, checked against their own keyslots:
+    ///   the device secret this vault holds is not added to them, so a wrong password
+    ///   never unlocks through a device keyslot. `nil` unlocks with the held device secret
+    ///   alone, which is enough for a vault with a master-scope device keyslot such as
+    ///   ``Vault/standard(directory:configuration:)``.
     /// - Throws: ``VaultFormatError`` `wrongCredential`, also when the credentials open only a
     ///   base-scope keyslot; ``VaultIOError/Code/conflict``
     ///   when the path holds a different vault; I/O errors.
     public func unlock(with credentials: Credentials? = nil) throws {
-        var credentials = credentials ?? Credentials()
+        var credentials = credentials ?? Credentials(deviceSecret: deviceSecret)
+        // Device-bound classes still need this machine's secret once unlocked: keep it for the
+        // keys, but only after the offered credential opened a slot on its own (below).
+        let offered = credentials
         if credentials.deviceSecret == nil { credentials.deviceSecret = deviceSecret }
-        let snapshot = try VaultFileReader(path: location.path).open(with: credentials)
+        // The offered credential must open a master-scope slot by itself; the held device
+        // secret is only mixed in for the ThisDeviceOnly class keys.
+        let reader = try VaultFileReader(path: location.path)
+        let check = try reader.open(with: offered)
+        guard check.keys.hasMasterKey else {
+            throw VaultFormatError(.wrongCredential, "wrong password or key file: no master-scope keyslot opened")
+        }
+        var snapshot = check
+        if offered.deviceSecret == nil, let held = credentials.deviceSecret {
+            snapshot = try VaultSnapshot.open(
+                headerBytes: check.headerBytes,
+                fileLength: reader.fileLength,
+                source: reader,
+                keys: KeyHierarchy.keys(from: check.keys, deviceSecret: held, vaultID: check.header.vaultID),
+                openedKeyslot: check.openedKeyslot
+            )
+        }
         guard snapshot.header.vaultID == vaultID else {
             throw VaultIOError(
                 .conflict,
@@ -72,9 +93,6 @@ extension Vault {
             )
         }
         // A base-scope slot (the device slot of a password vault) must not count as unlocking.
-        guard snapshot.keys.master != nil else {
-            throw VaultFormatError(.wrongCredential, "wrong password or key file: no master-scope keyslot opened")
-        }
         keyState.withLock { state in
             state.keys = snapshot.keys
             state.openedKeyslot = snapshot.openedKeyslot
@@ -101,12 +119,13 @@ extension Vault {
         do {
             return try body()
         } catch let error as VaultFormatError where error.code == .keyUnavailable {
-            guard keyState.withLock({ $0.isLocked }) else { throw error }
+            // Locked, or opened by a base-scope keyslot: either way the class key is not held
+            // and only an unlock with a password or key file brings it (L-PC-2).
             throw VaultIOError(
                 .locked,
                 operation: "read",
                 path: location.path,
-                reason: "the vault is locked; unlock it to read whenUnlocked items"
+                reason: "the vault is locked for this item's class; unlock it with a password or key file"
             )
         }
     }
@@ -114,10 +133,12 @@ extension Vault {
     /// Locks the vault when it has been idle for ``VaultConfiguration/idleTimeout``.
     func checkIdle() {
         guard let timeout = configuration.idleTimeout else { return }
-        let expired = keyState.withLock { state in
-            !state.isLocked && state.lastUse.duration(to: .now) >= timeout
+        // Test and lock in one critical section, so that an unlock in between is never undone.
+        keyState.withLock { state in
+            guard !state.isLocked, state.lastUse.duration(to: .now) >= timeout else { return }
+            state.keys = state.keys.locked(dropping: Self.lockedClasses)
+            state.isLocked = true
         }
-        if expired { lock() }
     }
 
     /// Queues one background check, so that an idle vault wipes its keys even when nobody calls it.
@@ -152,6 +173,8 @@ extension Vault {
 
     private static func interval(_ duration: Duration) -> DispatchTimeInterval {
         let (seconds, attoseconds) = duration.components
+        // Saturate: a timeout of centuries means "practically never", not a trap.
+        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return .never }
         return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

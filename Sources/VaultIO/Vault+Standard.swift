@@ -37,7 +37,17 @@ extension Vault {
         directory: String? = nil,
         configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        let directory = directory ?? DeviceSecretFile.dataDirectory() + "/vault"
+        guard
+            let directory = directory.map(DeviceSecretFile.absolute)
+                ?? DeviceSecretFile.dataDirectory().map({ $0 + "/vault" })
+        else {
+            throw VaultIOError(
+                .invalidPath,
+                operation: "standard",
+                path: "",
+                reason: "this process has no home directory; set XDG_DATA_HOME or pass a directory"
+            )
+        }
         let path = directory + "/default.vault"
         return try standardVaults.withLock { cache in
             if let vault = cache[path] { return vault }

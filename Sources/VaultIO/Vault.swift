@@ -255,30 +255,18 @@ public final class Vault: Sendable {
             )
             return (reader, snapshot)
         } catch let error as VaultFormatError where error.code == .headerAuthentication {
-            return (reader, try reopenWithDeviceSecret(reader, header: header))
+            // The held keys no longer authenticate the file: it was altered, or replaced by another
+            // vault with the same ID. Never adopt keys from it (L-KEY-3): the device secret alone
+            // would let whoever can write the file and read the device secret swap in a master key
+            // of their own, and every later write would be sealed for them.
+            throw VaultIOError(
+                .credentialsRequired,
+                operation: "open",
+                path: location.path,
+                reason: "the vault's header no longer authenticates with the keys held (altered or replaced); "
+                    + "open it again with a password or key file"
+            )
         }
-    }
-
-    /// The fallback when the held keys no longer authenticate the header: the device secret, if held.
-    private func reopenWithDeviceSecret(_ reader: VaultFileReader, header: VaultHeader) throws -> VaultSnapshot {
-        let failure = VaultIOError(
-            .credentialsRequired,
-            operation: "open",
-            path: location.path,
-            reason: "the vault's keys changed (re-keyed or altered header); open it again with a password or key file"
-        )
-        guard let deviceSecret, header.keyslots.contains(where: { $0.kind == .device }) else { throw failure }
-        let snapshot: VaultSnapshot
-        do {
-            snapshot = try reader.open(with: Credentials(deviceSecret: deviceSecret))
-        } catch let error as VaultFormatError where error.code == .wrongCredential {
-            throw failure
-        }
-        keyState.withLock { state in
-            state.keys = state.isLocked ? snapshot.keys.locked(dropping: Self.lockedClasses) : snapshot.keys
-            state.openedKeyslot = snapshot.openedKeyslot
-        }
-        return snapshot
     }
 
     /// After a keyslot change, points ``KeyState/openedKeyslot`` at the same slot in its new position.

@@ -35,7 +35,10 @@ public final class VaultFileReader: RecordSource {
     /// - Throws: A ``VaultIOError`` when the file cannot be opened (`"open"`) or examined (`"fstat"`).
     public init(path: String) throws {
         self.path = path
-        let descriptor = try step("open", path) { () throws(Errno) in try FileDescriptor.open(path, O_RDONLY) }
+        // O_NONBLOCK: a FIFO planted at the path must not hang the open; fstat then refuses it.
+        let descriptor = try step("open", path) { () throws(Errno) in
+            try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+        }
         let status: FileStatus
         do {
             status = try step("fstat", path) { () throws(Errno) in try descriptor.status() }

@@ -133,6 +133,13 @@ public struct VaultTransaction: Sendable {
                 reason: "whenPasscodeSetThisDeviceOnly items need a vault with a password keyslot"
             )
         }
+        // L-PC-5: a synchronizable item cannot be bound to this device.
+        if draft.attributes.synchronizable && draft.protectionClass.isDeviceBound {
+            throw VaultFormatError(
+                .invalidParameter,
+                "a synchronizable item cannot be \(draft.protectionClass)"
+            )
+        }
         try writer.put(draft)
         hasChanges = true
     }

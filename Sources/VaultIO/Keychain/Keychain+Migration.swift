@@ -149,7 +149,7 @@ extension Keychain {
             var attributes = try identifyingAttributes(for: item.key, synchronizable: item.synchronizable)
             let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: attributes)
             guard seen.insert(primaryKey).inserted, try txn.item(for: primaryKey) == nil else {
-                throw KeychainError.conflict("the destination already has an item for key \"\(item.key)\"")
+                throw KeychainError.conflict("the destination already has an item for one of the keys migrated")
             }
             if item.synchronizable && item.accessibility.isDeviceBound {
                 throw KeychainError.invalidParameter("a synchronizable item cannot be \(item.accessibility)")

@@ -28,14 +28,21 @@ struct KeyslotTests {
 
             let deviceOnly = try Vault(path: vault.path, credentials: Credentials(), configuration: configuration)
             #expect(try secret(in: deviceOnly, service: "wifi") == "always readable")
-            #expect(throws: VaultFormatError(.keyUnavailable)) { try secret(in: deviceOnly, service: "bank") }
+            // L-PC-2: a class key that is not held reads as locked, whatever the reason.
+            #expect(throws: VaultIOError(.locked)) { try secret(in: deviceOnly, service: "bank") }
         }
     }
 
     @Test func deviceSecretFile_ofWrongSize_throwsInvalidDeviceSecret() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/device.secret"
-            #expect(FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: path,
+                    contents: Data([1, 2, 3]),
+                    attributes: [.posixPermissions: 0o600]
+                )
+            )
             var configuration = testConfiguration
             configuration.deviceSecretPath = path
             #expect(throws: VaultIOError(.invalidDeviceSecret)) {

@@ -80,7 +80,13 @@ func isTemporaryName(_ name: String) -> Bool { name.contains(".tmp-") }
 /// Writes 32 random bytes to `directory/name` and returns its path (a machine's device secret).
 func makeDeviceSecretFile(in directory: String, name: String = "device.secret") -> String {
     let path = directory + "/" + name
-    #expect(FileManager.default.createFile(atPath: path, contents: Data(SystemRandom().bytes(32))))
+    #expect(
+        FileManager.default.createFile(
+            atPath: path,
+            contents: Data(SystemRandom().bytes(32)),
+            attributes: [.posixPermissions: 0o600]
+        )
+    )
     return path
 }
 
