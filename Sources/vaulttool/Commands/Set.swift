@@ -121,7 +121,7 @@ struct SetItem: Command {
             if credentialOptions.usesStdin {
                 throw UsageError("Standard input carries the password; give the secret with '--secret-file'")
             }
-            return Array(FileHandle.standardInput.readDataToEndOfFile())
+            return try CredentialOptions.readDescriptor(STDIN_FILENO, what: "secret from standard input")
         }
         return try CredentialOptions.prompt("Secret", confirm: true)
     }

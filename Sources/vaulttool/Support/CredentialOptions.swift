@@ -91,7 +91,7 @@ struct CredentialOptions {
     func password(confirm: Bool, prompt: String) throws -> SecretBytes {
         var bytes: [UInt8]
         if let passwordFile {
-            bytes = Self.trimNewline(try Self.readFile(passwordFile, what: "password file"))
+            bytes = try Self.readFile(passwordFile, what: "password file")
         } else if let passwordEnv {
             guard let path = ProcessInfo.processInfo.environment[passwordEnv], !path.isEmpty else {
                 throw ToolError(
@@ -99,13 +99,14 @@ struct CredentialOptions {
                     exitCode: .usage
                 )
             }
-            bytes = Self.trimNewline(try Self.readFile(path, what: "password file"))
+            bytes = try Self.readFile(path, what: "password file")
         } else if passwordStdin {
-            bytes = Self.trimNewline(Array(FileHandle.standardInput.readDataToEndOfFile()))
+            bytes = try Self.readDescriptor(STDIN_FILENO, what: "standard input")
         } else {
             bytes = try Self.prompt(prompt, confirm: confirm)
         }
         defer { Self.wipe(&bytes) }
+        Self.trimNewline(&bytes)
         guard !bytes.isEmpty else { throw ToolError("the password is empty", exitCode: .usage) }
         return SecretBytes(bytes: bytes, protection: .guarded)
     }
@@ -121,7 +122,7 @@ struct CredentialOptions {
         if confirm {
             var second = try Terminal.readHidden(prompt: "Retype \(label.lowercased()): ") ?? []
             defer { wipe(&second) }
-            guard first == second else {
+            guard first.count == second.count, Self.constantTimeEqual(first, second) else {
                 wipe(&first)
                 throw ToolError("the two entries differ; nothing was changed", exitCode: .usage)
             }
@@ -141,32 +142,51 @@ struct CredentialOptions {
             )
         }
         defer { close(descriptor) }
-        var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        defer { wipe(&buffer) }
+        return try readDescriptor(descriptor, what: "\(what) '\(path)'")
+    }
+
+    /// Reads to the end of `descriptor` into one buffer that is wiped whenever it must grow,
+    /// so that no copy of a secret is left behind in freed memory.
+    static func readDescriptor(_ descriptor: Int32, what: String) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 4096)
+        var used = 0
         while true {
-            let count = read(descriptor, &buffer, buffer.count)
+            if used == out.count {
+                var bigger = [UInt8](repeating: 0, count: out.count * 2)
+                bigger.withUnsafeMutableBytes { target in
+                    out.withUnsafeBytes { source in target.copyMemory(from: source) }
+                }
+                wipe(&out)
+                out = bigger
+            }
+            let count = out.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + used, $0.count - used) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
-                throw ToolError(
-                    "cannot read the \(what) '\(path)': \(String(cString: strerror(errno)))",
-                    exitCode: .ioFailure
-                )
+                wipe(&out)
+                throw ToolError("cannot read the \(what): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
             }
             if count == 0 { break }
-            out.append(contentsOf: buffer[0..<count])
+            used += count
         }
+        // Shrink in place: zero the tail, then drop it (removeLast never reallocates).
+        out.withUnsafeMutableBytes { buffer in
+            if buffer.count > used { explicit_bzero(buffer.baseAddress! + used, buffer.count - used) }
+        }
+        out.removeLast(out.count - used)
         return out
     }
 
-    /// Drops one trailing `\n` or `\r\n`, as editors and `echo` add one.
-    static func trimNewline(_ bytes: [UInt8]) -> [UInt8] {
-        var bytes = bytes
+    /// Drops one trailing `\n` or `\r\n` in place, as editors and `echo` add one.
+    static func trimNewline(_ bytes: inout [UInt8]) {
         if bytes.last == 0x0A {
             bytes.removeLast()
             if bytes.last == 0x0D { bytes.removeLast() }
         }
-        return bytes
+    }
+
+    /// Compares two secrets of the same length without an early exit.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// Overwrites a buffer that held a secret.

@@ -37,12 +37,20 @@ enum Terminal {
             }
         }
         write(descriptor, prompt)
+        // Room for any line a person types, so that appending never reallocates (a reallocation
+        // would leave a copy of the password in freed memory); longer input is refused.
         var line = [UInt8]()
+        line.reserveCapacity(4096)
         var byte: UInt8 = 0
         while true {
             let count = read(descriptor, &byte, 1)
             if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw ToolError("cannot read from the terminal: \(String(cString: strerror(errno)))") }
+            if count < 0 || line.count == 4096 {
+                CredentialOptions.wipe(&line)
+                throw ToolError(
+                    "cannot read from the terminal: \(count < 0 ? String(cString: strerror(errno)) : "line too long")"
+                )
+            }
             if count == 0 || byte == 0x0A { break }
             line.append(byte)
         }
