@@ -169,9 +169,7 @@ extension String {
 enum ItemDates {
     static func format(_ milliseconds: Int64) -> String? {
         guard milliseconds != 0 else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return RFC3339.format(milliseconds, fractionalSeconds: true)
     }
 
     static func parse(_ text: String?) throws -> Int64 {

@@ -19,11 +19,7 @@ enum Output {
     }
 
     /// `2026-01-01T00:00:00Z` for milliseconds since the Unix epoch.
-    static func date(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
+    static func date(_ milliseconds: Int64) -> String { RFC3339.format(milliseconds, fractionalSeconds: false) }
 
     /// `1,234,567`.
     static func count(_ n: Int) -> String {
