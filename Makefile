@@ -1,5 +1,5 @@
 # vault: the two commands a newcomer needs, and a few more.
-.PHONY: demo test deps build fixtures format
+.PHONY: demo test deps build fixtures format docs
 
 # Build vaulttool, create a demo vault with a few items in a temporary folder, inspect it.
 demo:
@@ -20,6 +20,10 @@ build: deps
 # Regenerate Fixtures/v1 (landed fixtures are frozen: only to add cases).
 fixtures: deps
 	swift run vault-fixturegen Fixtures/v1
+
+# DocC catalogs of VaultFormat and VaultIO, into .build/docs (toolchain docc, no plugin).
+docs:
+	scripts/docs.sh
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the DocC catalogs of VaultFormat and VaultIO with the toolchain's docc (no plugin
+# needed): symbol graphs from the compiler, then `docc convert`. Output: .build/docs/<Module>.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+graphs=$(mktemp -d)
+trap 'rm -rf "$graphs"' EXIT
+swift build --target VaultIO -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
+for module in VaultFormat VaultIO; do
+    mkdir -p "$graphs/$module"
+    cp "$graphs"/"$module"*.symbols.json "$graphs/$module/"
+    docc convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$graphs/$module" \
+        --output-path ".build/docs/$module" --fallback-display-name "$module" \
+        --fallback-bundle-identifier "vault.$module" >&2
+    echo "built .build/docs/$module"
+done
