@@ -8,7 +8,7 @@ graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
 swift build --target VaultIO -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
 for module in VaultFormat VaultIO; do
-    mkdir -p "$graphs/$module"
+    mkdir -p "$graphs/$module" .build/docs
     cp "$graphs"/"$module"*.symbols.json "$graphs/$module/"
     docc convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$graphs/$module" \
         --output-path ".build/docs/$module" --fallback-display-name "$module" \
