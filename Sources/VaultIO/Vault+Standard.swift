@@ -1,7 +1,7 @@
 // vault: the zero-configuration per-user vault, unlocked by the device secret (a login-keychain analogue).
 
 import Synchronization
-public import VaultFormat
+import VaultFormat
 
 extension Vault {
     /// The standard vault of the user running this process, created on first use.

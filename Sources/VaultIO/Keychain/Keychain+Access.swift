@@ -2,7 +2,7 @@
 
 public import FoundationEssentials
 import Glibc
-public import VaultFormat
+import VaultFormat
 
 extension Keychain {
     // MARK: - Writing

@@ -1,6 +1,6 @@
 // vault: fixed encodings of typed keychain values, tagged with a four-character type code.
 
-public import FoundationEssentials
+import FoundationEssentials
 
 /// How typed values are stored as item secrets.
 ///

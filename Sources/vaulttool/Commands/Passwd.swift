@@ -58,7 +58,7 @@ struct Passwd: Command {
         }
         guard actions.count <= 1 else { throw UsageError("Give one action at a time") }
         action = actions.first ?? .changePassword
-        newPassword = try CredentialOptions(
+        newPassword = CredentialOptions(
             passwordFile: parsed.value("--new-password-file"),
             passwordEnv: parsed.value("--new-password-env")
         )

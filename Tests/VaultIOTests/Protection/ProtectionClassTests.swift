@@ -164,7 +164,7 @@ struct ProtectionClassTests {
             let before = try recordsOf(vault)
             let idA = try #require(try keychain.attributes(forKey: "a")).persistentReference
             let idB = try #require(try keychain.attributes(forKey: "b")).persistentReference
-            try vault.write { try $0.setProtectionClass(.afterFirstUnlockThisDeviceOnly, for: idA) }
+            _ = try vault.write { try $0.setProtectionClass(.afterFirstUnlockThisDeviceOnly, for: idA) }
             let after = try recordsOf(vault)
             #expect(after[idB] == before[idB])
             #expect(after[idA] != before[idA])
