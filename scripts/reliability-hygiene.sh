@@ -103,6 +103,13 @@ for signal in SEGV ABRT; do
         echo "  argv: $(tr '\0' ' ' <"/proc/$pid/cmdline" | sed "s|$work|\$work|g; s|$tool|vaulttool|")"
     fi
     kill -s "$signal" "$pid"
+    # Bounded: a process that survives its signal must fail this check, never hang CI.
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -s KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        fail "vaulttool survived SIG$signal for 5 s"
+    fi
     wait "$pid" 2>/dev/null
     status=$?
     exec {holder}>&-

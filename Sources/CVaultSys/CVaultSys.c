@@ -2,6 +2,8 @@
 #include "CVaultSys.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -14,6 +16,25 @@ int vault_disable_core_dumps(void) {
     struct rlimit none = {0, 0};
     if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+static void vault_fatal_signal(int signal) {
+    static const char message[] = "vaulttool: fatal signal; exiting without a core dump or backtrace\n";
+    ssize_t ignored = write(2, message, sizeof message - 1);
+    (void)ignored;
+    _exit(128 + signal);
+}
+
+int vault_install_fatal_signal_handlers(void) {
+    static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = vault_fatal_signal;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        if (sigaction(signals[i], &action, NULL) != 0) return -1;
+    }
+    return 0;
 }
 
 int vault_ofd_lock(int fd, int wait) {

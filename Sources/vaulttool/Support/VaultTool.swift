@@ -20,6 +20,8 @@ enum VaultTool {
     static func run(_ arguments: [String]) -> Int32 {
         // Refuse core dumps and ptrace-style dumping before any key is held.
         _ = vault_disable_core_dumps()
+        // No backtrace either: the runtime's would print registers and the memory they point to.
+        _ = vault_install_fatal_signal_handlers()
         guard let first = arguments.first else {
             Output.err(Help.root(commands, version: version))
             return ExitCode.usage.rawValue
