@@ -81,6 +81,17 @@ public struct VaultSnapshot: Sendable {
     ) throws -> VaultSnapshot {
         let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
         let (slot, keys) = try unlock(header, headerBytes: headerBytes, with: credentials)
+        return try assemble(header, headerBytes: headerBytes, source: source, keys: keys, openedKeyslot: slot)
+    }
+
+    /// Reads and decrypts the index of an authenticated header (R-IDX-1 to R-IDX-4).
+    private static func assemble(
+        _ header: VaultHeader,
+        headerBytes: [UInt8],
+        source: any RecordSource,
+        keys: VaultKeys,
+        openedKeyslot: Int
+    ) throws -> VaultSnapshot {
         let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
         let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
         return VaultSnapshot(
@@ -88,7 +99,7 @@ public struct VaultSnapshot: Sendable {
             headerBytes: headerBytes,
             keys: keys,
             index: index,
-            openedKeyslot: slot,
+            openedKeyslot: openedKeyslot,
             source: source
         )
     }
@@ -109,16 +120,7 @@ public struct VaultSnapshot: Sendable {
     ) throws -> VaultSnapshot {
         let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
         try verifyMAC(headerBytes, keys: keys)
-        let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
-        let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
-        return VaultSnapshot(
-            header: header,
-            headerBytes: headerBytes,
-            keys: keys,
-            index: index,
-            openedKeyslot: openedKeyslot,
-            source: source
-        )
+        return try assemble(header, headerBytes: headerBytes, source: source, keys: keys, openedKeyslot: openedKeyslot)
     }
 
     static func verifyMAC(_ headerBytes: [UInt8], keys: VaultKeys) throws(VaultFormatError) {

@@ -183,19 +183,16 @@ public enum RecordCodec {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr") + parts.secret.suffix(16)
-        guard
-            var plain = XChaCha20Poly1305.open(
-                parts.attributes,
-                using: recordKeys.attributes,
-                nonce: parts.nonce,
-                authenticating: ad
-            )
-        else { throw VaultFormatError(.recordCorrupt, "an item's attributes failed authentication") }
+        var plain = try openPadded(
+            parts.attributes,
+            using: recordKeys.attributes,
+            nonce: parts.nonce,
+            authenticating: ad,
+            length: entry.attributesLength,
+            what: "attributes"
+        )
         defer { Sodium.wipe(&plain) }
-        guard plain[entry.attributesLength...].allSatisfy({ $0 == 0 }) else {
-            throw VaultFormatError(.recordCorrupt, "an item's attribute padding is not zero")
-        }
-        let attributes = try AttributesCodec.decode(plain[..<entry.attributesLength], itemClass: entry.itemClass)
+        let attributes = try AttributesCodec.decode(plain[...], itemClass: entry.itemClass)
         guard keys.lookupTag(PrimaryKey(itemClass: entry.itemClass, attributes: attributes)) == entry.tag else {
             throw VaultFormatError(.recordCorrupt, "an item's lookup tag does not match its attributes")
         }
@@ -212,18 +209,37 @@ public enum RecordCodec {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
-        guard
-            var plain = XChaCha20Poly1305.open(
-                parts.secret,
-                using: recordKeys.secret,
-                nonce: parts.nonce,
-                authenticating: ad
-            )
-        else { throw VaultFormatError(.recordCorrupt, "an item's secret failed authentication") }
+        var plain = try openPadded(
+            parts.secret,
+            using: recordKeys.secret,
+            nonce: parts.nonce,
+            authenticating: ad,
+            length: entry.secretLength,
+            what: "secret"
+        )
         defer { Sodium.wipe(&plain) }
-        guard plain[entry.secretLength...].allSatisfy({ $0 == 0 }) else {
-            throw VaultFormatError(.recordCorrupt, "an item's secret padding is not zero")
+        return SecretBytes(bytes: plain)
+    }
+
+    /// Opens one of a record's two ciphertexts and strips its padding, which must be zero (R-REC-1).
+    ///
+    /// - Returns: The first `length` bytes of the plaintext; the caller wipes them.
+    private static func openPadded(
+        _ ciphertext: ArraySlice<UInt8>,
+        using key: some ContiguousBytes,
+        nonce: ArraySlice<UInt8>,
+        authenticating ad: [UInt8],
+        length: Int,
+        what: String
+    ) throws(VaultFormatError) -> [UInt8] {
+        guard var plain = XChaCha20Poly1305.open(ciphertext, using: key, nonce: nonce, authenticating: ad) else {
+            throw VaultFormatError(.recordCorrupt, "an item's \(what) failed authentication")
         }
-        return SecretBytes(bytes: plain[..<entry.secretLength])
+        guard plain[length...].allSatisfy({ $0 == 0 }) else {
+            Sodium.wipe(&plain)
+            throw VaultFormatError(.recordCorrupt, "an item's \(what) padding is not zero")
+        }
+        plain.removeLast(plain.count - length)  // in place: no copy of the plaintext is left behind
+        return plain
     }
 }
