@@ -2,6 +2,7 @@
 
 import Foundation
 import VaultFormat
+import VaultIO
 
 /// `vaulttool inspect [--json] [--items] <path>`.
 struct Inspect: Command {
@@ -110,13 +111,14 @@ struct InspectReport: Encodable {
 
     /// Reads the header of `path` and checks the file's structure.
     static func make(path: String) throws -> InspectReport {
-        let bytes = try VaultFileBytes.read(path)
+        // The library's reader: only the preamble and the header are read, not the whole file.
+        let reader = try VaultFileReader(path: path)
         var report = InspectReport(file: path, structure: Structure(ok: true, error: nil))
         do {
-            let length = try VaultHeader.headerLength(preamble: bytes.prefix(16), fileLength: bytes.count)
-            let header = try VaultHeader.decode(Array(bytes[0..<length]), fileLength: bytes.count)
-            report.fill(header, headerLength: length, total: bytes.count)
-        } catch {
+            let headerBytes = try reader.headerBytes()
+            let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
+            report.fill(header, headerLength: headerBytes.count, total: reader.fileLength)
+        } catch let error as VaultFormatError {
             report.structure = Structure(ok: false, error: ErrorInfo(code: error.code.name, message: error.reason))
         }
         return report
@@ -190,15 +192,5 @@ struct InspectReport: Encodable {
             }
         }
         return out
-    }
-}
-
-/// Reads a whole vault file for commands that do not need the library's reader.
-enum VaultFileBytes {
-    static func read(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ToolError("cannot read '\(path)': no such file or no permission", exitCode: .ioFailure)
-        }
-        return Array(data)
     }
 }
