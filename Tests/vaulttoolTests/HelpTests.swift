@@ -61,7 +61,9 @@ struct HelpTests {
                   --items                 List the items too (needs a credential).
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
-                  --password-env <name>   Read the password from the file named by environment variable <name>.
+                  --password-env <name>   The password is the value of environment variable <name>.
+                  --password-file-env <name>
+                                          Read the password from the file named by environment variable <name>.
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
@@ -105,7 +107,9 @@ struct HelpTests {
                   --id <id>               The item ID (32 hex digits).
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
-                  --password-env <name>   Read the password from the file named by environment variable <name>.
+                  --password-env <name>   The password is the value of environment variable <name>.
+                  --password-file-env <name>
+                                          Read the password from the file named by environment variable <name>.
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
@@ -126,7 +130,9 @@ struct HelpTests {
                 The item is named by its primary key: service, account and access group for a generic
                 password; server, account, protocol, port, path, security domain, authentication type and
                 access group for an internet password. The secret is read from --secret-file, else from
-                standard input when it is not a terminal (every byte, as is), else from a prompt without echo.
+                standard input when it is not a terminal (every byte, as is), else from a prompt without echo
+                (asked after the vault password). An empty secret is refused unless --allow-empty is given:
+                it is almost always a forgotten pipe or an unset variable.
 
                 USAGE: vaulttool set [<options>] <vault>
 
@@ -153,9 +159,12 @@ struct HelpTests {
                                           whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.
                   --synchronizable        Mark the item synchronizable.
                   --secret-file <file>    Read the secret from a file.
+                  --allow-empty           Store an empty secret instead of refusing it.
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
-                  --password-env <name>   Read the password from the file named by environment variable <name>.
+                  --password-env <name>   The password is the value of environment variable <name>.
+                  --password-file-env <name>
+                                          Read the password from the file named by environment variable <name>.
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.

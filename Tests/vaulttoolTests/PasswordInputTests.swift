@@ -33,16 +33,75 @@ struct PasswordInputTests {
         #expect(clash.status == 64)
     }
 
-    @Test func fromEnvironmentVariableNamingAFile() throws {
+    @Test func fromEnvironmentVariable_holdsThePasswordItself() throws {
         let w = try Workspace()
         try w.makeVault()
         let ok = try w.run(
             ["verify", "--password-env", "VAULT_PW", "v.vault"],
-            environment: ["VAULT_PW": w.file("pw")]
+            environment: ["VAULT_PW": Workspace.password]
         )
-        #expect(ok.status == 0)
+        #expect(ok.status == 0, "\(ok.stderr)")
         let unset = try w.run(["verify", "--password-env", "VAULT_PW_UNSET", "v.vault"])
         #expect(unset.status == 64)
+        #expect(unset.stderr.contains("VAULT_PW_UNSET"))
+    }
+
+    /// Issue 12: `PWX=hunter2 vaulttool get --password-env PWX` printed "cannot read the password file 'hunter2'".
+    @Test func environmentVariableValues_neverReachAMessage() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let value = "hunter2-do-not-print"
+        let runs = [
+            try w.run(["verify", "--password-env", "PWX", "v.vault"], environment: ["PWX": value]),
+            try w.run(["verify", "--password-file-env", "PWX", "v.vault"], environment: ["PWX": value]),
+            try w.run(["get", "--password-env", "PWX", "--service", "none", "v.vault"], environment: ["PWX": value]),
+        ]
+        #expect(runs.map(\.status) == [3, 7, 3])
+        for run in runs {
+            #expect(!run.stderr.contains(value) && !run.stdout.contains(value), "\(run.stderr)")
+        }
+        #expect(runs[1].stderr.contains("PWX"))
+    }
+
+    @Test func fromEnvironmentVariableNamingAFile() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let ok = try w.run(
+            ["verify", "--password-file-env", "VAULT_PW", "v.vault"],
+            environment: ["VAULT_PW": w.file("pw")]
+        )
+        #expect(ok.status == 0, "\(ok.stderr)")
+        // The old meaning of --password-env: a path must not silently become the password.
+        let create = try w.run(
+            ["create", "--password-env", "VAULT_PW"] + Workspace.fastKDF + ["new.vault"],
+            environment: ["VAULT_PW": w.file("pw")]
+        )
+        #expect(create.status == 64)
+        #expect(create.stderr.contains("--password-file-env VAULT_PW"))
+        #expect(!create.stderr.contains(w.file("pw")))
+        #expect(!FileManager.default.fileExists(atPath: w.file("new.vault")))
+        let both = try w.run(["verify", "--password-env", "A", "--password-file-env", "B", "v.vault"])
+        #expect(both.status == 64)
+    }
+
+    @Test func passwdTakesTheNewPasswordFromTheEnvironment() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let change = try w.run(
+            ["passwd", "--password-file", "pw", "--new-password-env", "NEW_PW", "v.vault"],
+            environment: ["NEW_PW": "a new passphrase"]
+        )
+        #expect(change.status == 0, "\(change.stderr)")
+        let reopened = try w.run(["verify", "--password-env", "P", "v.vault"], environment: ["P": "a new passphrase"])
+        #expect(reopened.status == 0)
+        // Without a new password and without a terminal, the message names passwd's own options.
+        let noTerminal = try w.run(
+            ["passwd", "--password-env", "P", "v.vault"],
+            environment: ["P": "a new passphrase"]
+        )
+        #expect(noTerminal.status == 64)
+        #expect(noTerminal.stderr.contains("no new password given"))
+        #expect(noTerminal.stderr.contains("--new-password-file, --new-password-env or --new-password-file-env"))
     }
 
     @Test func fromATerminal_withoutEcho() throws {

@@ -11,7 +11,8 @@ struct Passwd: Command {
         abstract: "Change the password, or add or remove key-file and recovery keyslots.",
         discussion: """
             Without an action option, replaces the password of the keyslot the current credential
-            opens; the new password comes from --new-password-file, --new-password-env or a prompt.
+            opens; the new password comes from --new-password-file, --new-password-env,
+            --new-password-file-env or a prompt.
             Only keyslots change: every item is copied as it is, and the vault's master key stays.
             """
     )
@@ -20,6 +21,11 @@ struct Passwd: Command {
             OptionSpec(names: ["--new-password-file"], valueName: "file", help: "Read the new password from a file."),
             OptionSpec(
                 names: ["--new-password-env"],
+                valueName: "name",
+                help: "The new password is the value of environment variable <name>."
+            ),
+            OptionSpec(
+                names: ["--new-password-file-env"],
                 valueName: "name",
                 help: "Read the new password from the file named by environment variable <name>."
             ),
@@ -58,13 +64,14 @@ struct Passwd: Command {
         }
         guard actions.count <= 1 else { throw UsageError("Give one action at a time") }
         action = actions.first ?? .changePassword
-        newPassword = CredentialOptions(
+        newPassword = try CredentialOptions(
             passwordFile: parsed.value("--new-password-file"),
-            passwordEnv: parsed.value("--new-password-env")
+            passwordEnv: parsed.value("--new-password-env"),
+            passwordFileEnv: parsed.value("--new-password-file-env")
         )
         if case .changePassword = action {
         } else if newPassword.hasPasswordSource {
-            throw UsageError("'--new-password-file' and '--new-password-env' only go with a password change")
+            throw UsageError("The '--new-password-…' options only go with a password change")
         }
     }
 

@@ -13,7 +13,9 @@ struct SetItem: Command {
             The item is named by its primary key: service, account and access group for a generic
             password; server, account, protocol, port, path, security domain, authentication type and
             access group for an internet password. The secret is read from --secret-file, else from
-            standard input when it is not a terminal (every byte, as is), else from a prompt without echo.
+            standard input when it is not a terminal (every byte, as is), else from a prompt without echo
+            (asked after the vault password). An empty secret is refused unless --allow-empty is given:
+            it is almost always a forgotten pipe or an unset variable.
             """
     )
     static let options =
@@ -33,6 +35,7 @@ struct SetItem: Command {
             ),
             OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
             OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),
+            OptionSpec(names: ["--allow-empty"], valueName: nil, help: "Store an empty secret instead of refusing it."),
         ] + CredentialOptions.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
@@ -42,6 +45,7 @@ struct SetItem: Command {
     let label, comment, itemDescription, secretFile: String?
     let accessibility: ProtectionClass?
     let synchronizable: Bool
+    let allowEmpty: Bool
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
@@ -65,6 +69,7 @@ struct SetItem: Command {
         itemDescription = parsed.value("--description")
         secretFile = parsed.value("--secret-file")
         synchronizable = parsed.flag("--synchronizable")
+        allowEmpty = parsed.flag("--allow-empty")
         accessibility = try parsed.value("--accessibility").map { name in
             guard let value = ProtectionClass(name: name) else {
                 throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
@@ -88,9 +93,19 @@ struct SetItem: Command {
     }
 
     func run() throws {
+        // The vault password first (a prompt asks for it before the secret), then the secret,
+        // then the key derivation.
+        let credentials = try credentialOptions.credentials()
         var secret = try readSecret()
         defer { CredentialOptions.wipe(&secret) }
-        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        if secret.isEmpty && !allowEmpty {
+            throw ToolError(
+                "the secret is empty (an empty pipe or an unset variable?); nothing was changed. "
+                    + "Give '--allow-empty' to store an empty secret",
+                exitCode: .usage
+            )
+        }
+        let vault = try VaultAccess.vault(path, credentials: credentials)
         let key = keyAttributes
         let (id, added) = try VaultAccess.write(vault) { txn in
             let now = txn.now
@@ -123,6 +138,6 @@ struct SetItem: Command {
             }
             return try CredentialOptions.readDescriptor(STDIN_FILENO, what: "secret from standard input")
         }
-        return try CredentialOptions.prompt("Secret", confirm: true)
+        return try CredentialOptions.prompt("Secret", confirm: true, otherwise: "--secret-file or a pipe")
     }
 }

@@ -15,6 +15,11 @@ struct CredentialOptions {
         OptionSpec(
             names: ["--password-env"],
             valueName: "name",
+            help: "The password is the value of environment variable <name>."
+        ),
+        OptionSpec(
+            names: ["--password-file-env"],
+            valueName: "name",
             help: "Read the password from the file named by environment variable <name>."
         ),
         OptionSpec(names: ["--key-file"], valueName: "file", help: "Use a key file as (part of) the credential."),
@@ -28,34 +33,53 @@ struct CredentialOptions {
     var passwordFile: String?
     var passwordStdin: Bool
     var passwordEnv: String?
+    var passwordFileEnv: String?
     var keyFile: String?
     var deviceSecretFile: String?
+    /// The options to name when there is no terminal to ask on.
+    var promptAlternatives = "--password-file, --password-stdin, --password-env or --password-file-env"
 
     init(_ parsed: ParsedArguments) throws {
         passwordFile = parsed.value("--password-file")
         passwordStdin = parsed.flag("--password-stdin")
         passwordEnv = parsed.value("--password-env")
+        passwordFileEnv = parsed.value("--password-file-env")
         keyFile = parsed.value("--key-file")
         deviceSecretFile =
             parsed.value("--device-secret-file") ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
-        let sources = [passwordFile != nil, passwordStdin, passwordEnv != nil].filter { $0 }.count
-        if sources > 1 {
-            throw UsageError("Use only one of '--password-file', '--password-stdin' and '--password-env'")
-        }
+        try Self.checkOneSource(
+            [passwordFile != nil, passwordStdin, passwordEnv != nil, passwordFileEnv != nil],
+            names: ["--password-file", "--password-stdin", "--password-env", "--password-file-env"]
+        )
     }
 
     /// Options for a second password (`passwd`'s new password): a file or an environment variable.
-    init(passwordFile: String?, passwordEnv: String?) {
+    init(passwordFile: String?, passwordEnv: String?, passwordFileEnv: String?) throws {
         self.passwordFile = passwordFile
         passwordStdin = false
         self.passwordEnv = passwordEnv
+        self.passwordFileEnv = passwordFileEnv
+        promptAlternatives = "--new-password-file, --new-password-env or --new-password-file-env"
+        try Self.checkOneSource(
+            [passwordFile != nil, passwordEnv != nil, passwordFileEnv != nil],
+            names: ["--new-password-file", "--new-password-env", "--new-password-file-env"]
+        )
+    }
+
+    /// Refuses more than one password source.
+    private static func checkOneSource(_ given: [Bool], names: [String]) throws {
+        guard given.filter({ $0 }).count > 1 else { return }
+        let quoted = names.map { "'\($0)'" }
+        throw UsageError("Use only one of \(quoted.dropLast().joined(separator: ", ")) and \(quoted.last!)")
     }
 
     /// Whether the password comes from standard input (which then cannot carry anything else).
     var usesStdin: Bool { passwordStdin }
 
     /// Whether a password was asked for explicitly on the command line.
-    var hasPasswordSource: Bool { passwordFile != nil || passwordStdin || passwordEnv != nil }
+    var hasPasswordSource: Bool {
+        passwordFile != nil || passwordStdin || passwordEnv != nil || passwordFileEnv != nil
+    }
 
     /// Reads the credentials.
     ///
@@ -93,17 +117,21 @@ struct CredentialOptions {
         if let passwordFile {
             bytes = try Self.readFile(passwordFile, what: "password file")
         } else if let passwordEnv {
-            guard let path = ProcessInfo.processInfo.environment[passwordEnv], !path.isEmpty else {
+            bytes = try Self.passwordFromEnvironment(passwordEnv)
+        } else if let passwordFileEnv {
+            guard let path = ProcessInfo.processInfo.environment[passwordFileEnv], !path.isEmpty else {
                 throw ToolError(
-                    "environment variable \(passwordEnv) is not set; it must name a password file",
+                    "environment variable \(passwordFileEnv) is not set; it must name a password file",
                     exitCode: .usage
                 )
             }
-            bytes = try Self.readFile(path, what: "password file")
+            // The value is a path, but it is still never echoed: a user may have put the
+            // password itself there. Name the variable instead.
+            bytes = try Self.readFile(path, what: "password file named by \(passwordFileEnv)", showPath: false)
         } else if passwordStdin {
             bytes = try Self.readDescriptor(STDIN_FILENO, what: "standard input")
         } else {
-            bytes = try Self.prompt(prompt, confirm: confirm)
+            bytes = try Self.prompt(prompt, confirm: confirm, otherwise: promptAlternatives)
         }
         defer { Self.wipe(&bytes) }
         Self.trimNewline(&bytes)
@@ -111,11 +139,46 @@ struct CredentialOptions {
         return SecretBytes(bytes: bytes, protection: .guarded)
     }
 
+    /// The password held by environment variable `name`, which is then removed from this
+    /// process's environment so that no child process inherits it.
+    ///
+    /// A value that is the absolute path of an existing file is refused: before 0.2,
+    /// `--password-env` named a password file, and that value must not silently become
+    /// the password (for example of a new vault). The message names the variable, never its value.
+    ///
+    /// Spec: Spec/cli.md, "Credentials".
+    static func passwordFromEnvironment(_ name: String) throws -> [UInt8] {
+        guard let pointer = getenv(name), pointer.pointee != 0 else {
+            throw ToolError(
+                "environment variable \(name) is not set or empty; it must hold the password",
+                exitCode: .usage
+            )
+        }
+        let length = strlen(pointer)
+        var bytes = [UInt8](repeating: 0, count: length)
+        bytes.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: pointer, byteCount: length) }
+        if pointer.pointee == CChar(UInt8(ascii: "/")) && access(pointer, F_OK) == 0 {
+            wipe(&bytes)
+            throw ToolError(
+                "environment variable \(name) names a file, but '--password-env' takes the password itself; "
+                    + "use '--password-file-env \(name)' to read the password from that file",
+                exitCode: .usage
+            )
+        }
+        explicit_bzero(pointer, length)
+        unsetenv(name)
+        return bytes
+    }
+
     /// Asks on the terminal; fails with a usage error when there is none.
-    static func prompt(_ label: String, confirm: Bool) throws -> [UInt8] {
+    static func prompt(
+        _ label: String,
+        confirm: Bool,
+        otherwise: String
+    ) throws -> [UInt8] {
         guard var first = try Terminal.readHidden(prompt: "\(label): ") else {
             throw ToolError(
-                "no password given and no terminal to ask on; use --password-file, --password-stdin or --password-env",
+                "no \(label.lowercased()) given and no terminal to ask on; use \(otherwise)",
                 exitCode: .usage
             )
         }
@@ -133,16 +196,17 @@ struct CredentialOptions {
     // MARK: - Files
 
     /// Reads a whole file, mapping failures to one sentence.
-    static func readFile(_ path: String, what: String) throws -> [UInt8] {
+    ///
+    /// - Parameter showPath: Whether messages quote `path`; `false` when the path came from
+    ///   somewhere that may hold a secret by mistake (an environment variable).
+    static func readFile(_ path: String, what: String, showPath: Bool = true) throws -> [UInt8] {
+        let name = showPath ? "\(what) '\(path)'" : what
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw ToolError(
-                "cannot read the \(what) '\(path)': \(String(cString: strerror(errno)))",
-                exitCode: .ioFailure
-            )
+            throw ToolError("cannot read the \(name): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
         }
         defer { close(descriptor) }
-        return try readDescriptor(descriptor, what: "\(what) '\(path)'")
+        return try readDescriptor(descriptor, what: name)
     }
 
     /// Reads to the end of `descriptor` into one buffer that is wiped whenever it must grow,
