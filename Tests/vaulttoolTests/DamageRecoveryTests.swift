@@ -217,4 +217,16 @@ struct DamageRecoveryTests {
         #expect(link.stderr.contains("is refused: it is a symbolic link"))
         #expect(try w.run(["list", "--password-file", "pw", "--device-secret-file", "loose", "v.vault"]).status == 0)
     }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another user"))
+    func aDeviceSecretFileOfAnotherUser_isRefused() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.write("theirs", String(repeating: "k", count: 32))
+        #expect(chmod(w.file("theirs"), 0o600) == 0)
+        #expect(chown(w.file("theirs"), 65534, 65534) == 0)
+        let result = try w.run(["list", "--password-file", "pw", "--device-secret-file", "theirs", "v.vault"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("is refused: a device secret must be a regular file owned by this user"))
+    }
 }
