@@ -101,6 +101,26 @@ struct DamageRecoveryTests {
         #expect(try w.run(["get", "--password-file", "pw", "--service", "b", "v.vault"]).stdout == "s2")
     }
 
+    @Test func setOverADamagedRecord_namesIt_andWorksOnceItIsRemoved() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("old", ["--service", "s", "--account", "a"])
+        let id = try ids(w)["s"]!
+        try damage(id, attributes: true, in: w.file("v.vault"))
+        let set = try w.run(
+            ["set", "--password-file", "pw", "--service", "s", "--account", "a", "v.vault"],
+            stdin: "new"
+        )
+        #expect(set.status == 4)
+        #expect(set.stderr.hasPrefix("Error: the vault is damaged or was tampered with: item \(id): "))
+        #expect(set.stderr.contains("'rm --id \(id)'"))
+        #expect(try w.run(["rm", "--id", id, "--password-file", "pw", "v.vault"]).status == 0)
+        try w.set("new", ["--service", "s", "--account", "a"])
+        #expect(
+            try w.run(["get", "--password-file", "pw", "--service", "s", "--account", "a", "v.vault"]).stdout == "new"
+        )
+    }
+
     @Test func backup_writesAVerifiedCopy_andNeverReplacesAFile() throws {
         let w = try Workspace()
         try w.makeVault()

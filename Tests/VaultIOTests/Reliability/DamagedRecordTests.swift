@@ -62,6 +62,23 @@ struct DamagedRecordTests {
         }
     }
 
+    @Test func aWriteThatMeetsADamagedRecord_namesIt() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory)
+            let draft = makeDraft(service: "a")
+            try vault.write { try $0.set(draft) }
+            try damage(.attributes, of: draft.id, in: vault)
+            let lookup = try #require(throws: ItemDamage.self) {
+                try vault.write { txn in _ = try txn.item(for: primaryKey(service: "a")) }
+            }
+            #expect(lookup.entry.itemID == draft.id)
+            let replace = try #require(throws: ItemDamage.self) {
+                try vault.write { try $0.set(makeDraft(service: "a")) }
+            }
+            #expect(replace.entry.itemID == draft.id)
+        }
+    }
+
     @Test func removingADamagedRecordByID_needsNoDecryption_andLeavesASoundVault() throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
