@@ -63,14 +63,38 @@ public enum DeviceSecretFile {
         }
     }
 
+    /// Creates a new device secret at `path`: 32 random bytes, mode `0600`, published only if
+    /// no file is there (the directories are created with mode `0700`).
+    ///
+    /// Unlike ``loadOrCreate(at:)``, an existing file is an error: a device secret is never
+    /// replaced, because every `…ThisDeviceOnly` item sealed with it would become unreadable.
+    ///
+    /// - Parameter path: The device-secret file, such as ``defaultPath``.
+    /// - Throws: ``VaultIOError/Code/alreadyExists`` when a file is at `path`; otherwise a
+    ///   ``VaultIOError`` naming the step, as ``loadOrCreate(at:)``.
+    public static func createNew(at path: String) throws {
+        guard try create(at: path) else {
+            throw VaultIOError(
+                .alreadyExists,
+                operation: "link",
+                errno: .fileExists,
+                path: path,
+                reason: "a device secret is already there"
+            )
+        }
+    }
+
     /// Creates the file unless another process does first.
-    private static func create(at path: String) throws {
+    ///
+    /// - Returns: Whether this call published the file (`false`: one was already there).
+    @discardableResult
+    private static func create(at path: String) throws -> Bool {
         let (directory, name) = split(path)
         try makeDirectories(directory)
         let dir = try step("open directory", directory) { () throws(Errno) in
             try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
         }
-        try dir.closeAfter {
+        return try dir.closeAfter {
             let temporary = "." + name + ".tmp-" + Hex.encode(SystemRandom().bytes(8))
             let file = try step("create temporary file", directory + "/" + temporary) { () throws(Errno) in
                 try dir.createExclusive(temporary, mode: 0o600)
@@ -89,9 +113,10 @@ public enum DeviceSecretFile {
             } catch let error as Errno {
                 // EEXIST: another process published its secret first; use that one.
                 guard error == .fileExists else { throw VaultIOError.system("link", error, path: path) }
-                return
+                return false
             }
             try step("fsync directory", directory) { () throws(Errno) in try dir.sync() }
+            return true
         }
     }
 
@@ -117,8 +142,15 @@ public enum DeviceSecretFile {
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    /// Reads a device-secret file: exactly 32 bytes.
-    static func load(at path: String) throws -> DeviceSecret {
+    /// Reads a device-secret file: exactly 32 bytes, in a regular file (not a symbolic link)
+    /// owned by this user and readable by nobody else.
+    ///
+    /// - Parameter path: The device-secret file.
+    /// - Returns: The secret.
+    /// - Throws: ``VaultIOError/Code/invalidDeviceSecret`` when the file is not a regular file,
+    ///   belongs to another user, is readable or writable by group or others, or is not 32 bytes;
+    ///   a ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
+    public static func load(at path: String) throws -> DeviceSecret {
         // No symbolic link, no FIFO that blocks, and only a file of ours that nobody else can
         // read: a secret planted by another user (say in a shared directory) must not be trusted.
         let descriptor = try step("open", path) { () throws(Errno) in

@@ -74,9 +74,11 @@ public struct VaultTransaction: Sendable {
 
     /// The item with `primaryKey`, including changes made earlier in this transaction.
     ///
-    /// - Throws: ``VaultFormatError`` when a matching record cannot be decrypted.
+    /// - Throws: ``ItemDamage`` when a record with a matching lookup tag is damaged;
+    ///   ``VaultFormatError`` when one cannot be decrypted here (`keyUnavailable`, `foreignDevice`).
     public func item(for primaryKey: PrimaryKey) throws -> Item? {
-        guard let id = try writer.itemID(for: primaryKey), let record = writer.record(for: id) else { return nil }
+        let id = try namingDamage(for: primaryKey) { try writer.itemID(for: primaryKey) }
+        guard let id, let record = writer.record(for: id) else { return nil }
         let attributes = try RecordCodec.openAttributes(
             record.bytes[...],
             entry: record.entry,
@@ -140,7 +142,7 @@ public struct VaultTransaction: Sendable {
                 "a synchronizable item cannot be \(draft.protectionClass)"
             )
         }
-        try writer.put(draft)
+        try namingDamage(for: draft.primaryKey) { try writer.put(draft) }
         hasChanges = true
     }
 

@@ -32,6 +32,8 @@ struct HelpTests {
                   export                  Write items and their secrets as plaintext JSON.
                   generate                Print a random password.
                   completions             Print a shell completion script (bash or zsh).
+                  backup                  Copy a vault to a new file, and check the copy.
+                  device-secret           Create this machine's device secret, or print where it is.
 
                   See 'vaulttool help <subcommand>' for detailed help.
 

@@ -23,6 +23,8 @@ struct MigrateTests {
         }
         if let hex = fixture.credentials.deviceSecret, let bytes = Hex.decode(hex) {
             try Data(bytes).write(to: URL(fileURLWithPath: w.file("device.secret")))
+            // The device secret is loaded through the library, which wants mode 0600.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: w.file("device.secret"))
             options += ["--device-secret-file", "device.secret"]
         }
         return options

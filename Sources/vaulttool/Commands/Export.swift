@@ -1,8 +1,7 @@
 // vaulttool export: items and secrets as plaintext JSON in the generic layout.
 
-import Foundation
-import Glibc
 import VaultFormat
+import VaultIO
 
 /// `vaulttool export --password-file <file> [--output <file>] <vault>`.
 struct Export: Command {
@@ -13,12 +12,15 @@ struct Export: Command {
             Writes the generic JSON layout that 'vaulttool import --from json' reads (Spec/cli.md).
             Items of the ThisDeviceOnly classes are left out unless --include-device-only is given.
             The output is not encrypted: keep it safe and delete it when done.
+            With --salvage, damaged items are left out and named on standard error, every readable
+            item is written, and the exit status is 4.
             """
     )
     static let options =
         [
             OptionSpec(names: ["--output", "-o"], valueName: "file", help: "Write to a new file (mode 0600)."),
             OptionSpec(names: ["--include-device-only"], valueName: nil, help: "Include ThisDeviceOnly items."),
+            OptionSpec(names: ["--salvage"], valueName: nil, help: "Export every readable item despite damaged ones."),
         ] + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
@@ -32,6 +34,7 @@ struct Export: Command {
     let path: String
     let output: String?
     let includeDeviceOnly: Bool
+    let salvage: Bool
     let selector: ItemSelector
     let credentialOptions: CredentialOptions
 
@@ -39,13 +42,15 @@ struct Export: Command {
         path = parsed.positional(0)!
         output = parsed.value("--output")
         includeDeviceOnly = parsed.flag("--include-device-only")
+        salvage = parsed.flag("--salvage")
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
     }
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-        let items = try selector.select(in: snapshot, includeSecrets: true)
+        let scan = try selector.scan(in: snapshot, includeSecrets: true, salvage: salvage)
+        let items = scan.items
         let kept = items.filter { includeDeviceOnly || !$0.entry.protectionClass.isDeviceBound }
         let records = kept.map { ItemRecord($0, includeSecret: true) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
         var text = Array(try Output.json(Document(items: records)).utf8)
@@ -56,27 +61,15 @@ struct Export: Command {
                 "Note: \(items.count - kept.count) ThisDeviceOnly items left out (use --include-device-only).\n"
             )
         }
-        guard let output else {
+        if let output {
+            try DurableFile.create(at: output, contents: text)
+            Output.err("Exported \(records.count) items to \(output).\n")
+        } else {
             Output.outBytes(text)
-            return
         }
-        let descriptor = open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ToolError("cannot create '\(output)': \(String(cString: strerror(errno)))", exitCode: .ioFailure)
+        if !scan.damaged.isEmpty {
+            DamageReport.warn(scan.damaged)
+            throw DamageReport.failure(scan.damaged, of: snapshot.index.count)
         }
-        defer { close(descriptor) }
-        var written = 0
-        while written < text.count {
-            let count = text[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw ToolError("cannot write '\(output)': \(String(cString: strerror(errno)))", exitCode: .ioFailure)
-            }
-            written += count
-        }
-        guard fsync(descriptor) == 0 else {
-            throw ToolError("cannot write '\(output)': \(String(cString: strerror(errno)))", exitCode: .ioFailure)
-        }
-        Output.err("Exported \(records.count) items to \(output).\n")
     }
 }

@@ -41,13 +41,17 @@ struct Inspect: Command {
         var report = try InspectReport.make(path: path)
         if items && report.structure.error == nil {
             let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-            let decoded = try ItemSelector.all.select(in: snapshot)
-            report.entries = decoded.map { ItemRecord($0, includeSecret: false) }
-            report.unavailableItems = snapshot.index.count - decoded.count
-            report.table = ItemTable.text(decoded)
+            let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
+            report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
+            report.unavailableItems = scan.unavailable.count
+            report.table = ItemTable.text(scan.items)
+            if !scan.damaged.isEmpty {
+                report.damagedItems = scan.damaged.map(DamageReport.record)
+                report.damagedLines = scan.damaged.map(DamageReport.line)
+            }
         }
         Output.out(json ? try Output.json(report) : report.text)
-        if report.structure.error != nil { throw ExitCode.damaged }
+        if report.structure.error != nil || report.damagedItems != nil { throw ExitCode.damaged }
     }
 }
 
@@ -101,12 +105,16 @@ struct InspectReport: Encodable {
     var entries: [ItemRecord]?
     /// With `--items`: items the credential cannot open (other device, base-scope keyslot).
     var unavailableItems: Int?
+    /// With `--items`: records that are damaged (their IDs, and names when readable).
+    var damagedItems: [DamageReport.Record]?
+    /// With `--items`: one line per damaged record, for the text form.
+    var damagedLines: [String] = []
     /// With `--items`: the human-readable item table.
     var table: String?
 
     enum CodingKeys: String, CodingKey {
         case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
-        case warnings, entries, unavailableItems
+        case warnings, entries, unavailableItems, damagedItems
     }
 
     /// Reads the header of `path` and checks the file's structure.
@@ -190,6 +198,7 @@ struct InspectReport: Encodable {
             if let unavailableItems, unavailableItems > 0 {
                 out += "(\(unavailableItems) more items cannot be opened with this credential or on this device)\n"
             }
+            for line in damagedLines { out += "DAMAGED: \(line)\n" }
         }
         return out
     }

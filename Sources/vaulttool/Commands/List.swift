@@ -7,43 +7,60 @@ struct List: Command {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the items of a vault, without their secrets.",
-        discussion: "Options that name attributes keep only the items whose attributes are equal to them.",
+        discussion: """
+            Options that name attributes keep only the items whose attributes are equal to them.
+            With --salvage, a damaged item does not stop the listing: every readable item is listed,
+            each damaged one is named on standard error, and the exit status is 4.
+            """,
         aliases: ["ls"]
     )
     static let options =
-        [OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output.")]
+        [
+            OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output."),
+            OptionSpec(names: ["--salvage"], valueName: nil, help: "List every readable item despite damaged ones."),
+        ]
         + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     struct Report: Encodable {
         var items: [ItemRecord]
         var unavailable: Int
+        /// With `--salvage`: the damaged items.
+        var damaged: [DamageReport.Record]?
     }
 
     let path: String
     let json: Bool
+    let salvage: Bool
     let selector: ItemSelector
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         json = parsed.flag("--json")
+        salvage = parsed.flag("--salvage")
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
     }
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-        let items = try selector.select(in: snapshot)
-        let unavailable = snapshot.index.count - (try ItemSelector.all.select(in: snapshot).count)
+        let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: salvage)
+        let unavailable = scan.unavailable.count
         if json {
-            let records = items.map { ItemRecord($0, includeSecret: false) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
-            Output.out(try Output.json(Report(items: records, unavailable: unavailable)))
-            return
+            let records = scan.items.map { ItemRecord($0, includeSecret: false) }
+                .sorted { ($0.id ?? "") < ($1.id ?? "") }
+            let damaged = salvage ? scan.damaged.map(DamageReport.record) : nil
+            Output.out(try Output.json(Report(items: records, unavailable: unavailable, damaged: damaged)))
+        } else {
+            Output.out(ItemTable.text(scan.items))
+            if unavailable > 0 {
+                Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
+            }
         }
-        Output.out(ItemTable.text(items))
-        if unavailable > 0 {
-            Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
+        if !scan.damaged.isEmpty {
+            DamageReport.warn(scan.damaged)
+            throw DamageReport.failure(scan.damaged, of: snapshot.index.count)
         }
     }
 }

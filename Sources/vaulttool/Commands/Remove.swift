@@ -10,7 +10,8 @@ struct Remove: Command {
         abstract: "Remove an item from a vault.",
         discussion: """
             The options must select exactly one item, or use --all to remove every item they select.
-            A missing item exits with status 2.
+            A missing item exits with status 2. With --id alone, the item is removed by its ID
+            without decrypting it: this removes a damaged record, or another device's item.
             """,
         aliases: ["remove"]
     )
@@ -36,6 +37,15 @@ struct Remove: Command {
 
     func run() throws {
         let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        if let id = selector.onlyID {
+            // By ID alone: the index names the item, so its record is never decrypted (it may be damaged).
+            try VaultAccess.write(vault) { txn in
+                guard txn.entry(for: id) != nil else { throw ToolError("no item has ID \(id)", exitCode: .notFound) }
+                try txn.remove(id: id)
+            }
+            Output.out("Removed 1 item.\n")
+            return
+        }
         let items = try vault.read { snapshot in
             all ? try selector.select(in: snapshot) : [try selector.single(in: snapshot, includeSecret: false)]
         }

@@ -9,7 +9,9 @@ struct Verify: Command {
         abstract: "Check the integrity of every item in a vault.",
         discussion: """
             Authenticates the header and index and decrypts every record, its attributes and its
-            secret, without printing any of them. Exit status 0 means the vault is sound.
+            secret, without printing any of them. Exit status 0 means the vault is sound; each
+            damaged item is named on standard output by its ID (and its service or server and
+            account when they are readable) and the exit status is 4.
             """
     )
     static let options = CredentialOptions.specs
@@ -25,7 +27,11 @@ struct Verify: Command {
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-        let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verify() }
+        let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verifyEachItem() }
+        guard result.damaged.isEmpty else {
+            for damage in result.damaged { Output.out("damaged: \(DamageReport.line(damage))\n") }
+            throw DamageReport.failure(result.damaged, of: snapshot.index.count)
+        }
         var line = "ok: \(Output.count(result.checked)) items verified, generation \(snapshot.header.generation)"
         if result.skipped > 0 {
             line += "; \(Output.count(result.skipped)) items need another device or credential and were not checked"

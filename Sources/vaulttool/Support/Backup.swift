@@ -2,29 +2,16 @@
 
 import Foundation
 import Glibc
+import VaultIO
 
 /// A byte-for-byte copy of a vault next to it, written and synced before any change.
 enum Backup {
-    /// Copies `path` to `<path>.backup-<time>`, mode 0600, and syncs it and its directory.
+    /// Copies `path` to `<path>.backup-<time>`, mode 0600, synced, read back and checked
+    /// (``Vault/backup(of:to:credentials:now:)``).
     ///
     /// - Returns: The backup's path.
     static func write(of path: String) throws -> String {
-        var bytes = try CredentialOptions.readFile(path, what: "vault")
-        defer { CredentialOptions.wipe(&bytes) }
-        let backup = "\(path).backup-\(Int(Date().timeIntervalSince1970))"
-        let descriptor = open(backup, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("create backup", backup) }
-        defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw failure("write backup", backup) }
-            written += count
-        }
-        guard fsync(descriptor) == 0 else { throw failure("fsync backup", backup) }
-        try syncDirectory(of: backup)
-        return backup
+        try Vault.backup(of: path, to: "\(path).backup-\(Int(Date().timeIntervalSince1970))").path
     }
 
     /// Puts the backup back in place of `path` (one atomic rename).

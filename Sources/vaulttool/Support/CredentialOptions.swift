@@ -97,18 +97,28 @@ struct CredentialOptions {
         if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil) {
             credentials.password = try password(confirm: confirm, prompt: prompt)
         }
-        if let deviceSecretFile {
-            var bytes = try Self.readFile(deviceSecretFile, what: "device secret")
-            defer { Self.wipe(&bytes) }
-            guard bytes.count == DeviceSecret.byteCount else {
-                throw ToolError(
-                    "the device secret '\(deviceSecretFile)' must be exactly \(DeviceSecret.byteCount) bytes",
-                    exitCode: .usage
-                )
-            }
-            credentials.deviceSecret = DeviceSecret(secret: SecretBytes(bytes: bytes, protection: .guarded))
-        }
+        if let deviceSecretFile { credentials.deviceSecret = try Self.loadDeviceSecret(deviceSecretFile) }
         return credentials
+    }
+
+    /// Reads a device secret through the library, which refuses a file that is not a regular file
+    /// of this user with mode 0600, or not 32 bytes (Spec/cli.md, "Credentials").
+    static func loadDeviceSecret(_ path: String) throws -> DeviceSecret {
+        do {
+            return try DeviceSecretFile.load(at: path)
+        } catch let error as VaultIOError where error.code == .invalidDeviceSecret {
+            throw ToolError("the device secret '\(path)' is refused: \(error.reason)", exitCode: .usage)
+        } catch let error as VaultIOError where error.errno == Errno(rawValue: ELOOP) {
+            throw ToolError(
+                "the device secret '\(path)' is refused: it is a symbolic link; give the file it points to",
+                exitCode: .usage
+            )
+        } catch let error as VaultIOError where error.code == .system {
+            throw ToolError(
+                "cannot read the device secret '\(path)': \(error.errno.map { "\($0)" } ?? error.description)",
+                exitCode: .ioFailure
+            )
+        }
     }
 
     /// The password from the first source given, or from a terminal prompt.

@@ -19,6 +19,13 @@ func describe(_ error: any Error) -> (String, ExitCode) {
     switch error {
     case let error as ToolError:
         return (error.message, error.exitCode)
+    case let damage as ItemDamage:
+        return (
+            "the vault is damaged or was tampered with: \(DamageReport.line(damage)); "
+                + "'list --salvage' and 'export --salvage' read the other items, "
+                + "'rm --id \(damage.entry.itemID)' removes this one (see 'vaulttool help backup')",
+            .damaged
+        )
     case let error as VaultFormatError:
         return describe(error)
     case let error as VaultIOError:
@@ -45,7 +52,11 @@ func describe(_ error: VaultFormatError) -> (String, ExitCode) {
     case .kdfRejected:
         return ("the key-derivation parameters are refused: \(error.reason)", .damaged)
     case .truncated, .structure, .headerCorrupt, .headerAuthentication, .indexCorrupt, .recordCorrupt:
-        return ("the vault is damaged or was tampered with: \(error.reason); restore it from a backup", .damaged)
+        return (
+            "the vault is damaged or was tampered with: \(error.reason); restore a copy made with "
+                + "'vaulttool backup' (see 'vaulttool help backup')",
+            .damaged
+        )
     case .deviceSecretRequired:
         return (
             "\(error.reason); pass --device-secret-file or set VAULTTOOL_DEVICE_SECRET_FILE", .failure
@@ -80,7 +91,7 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
     case .invalidPath:
         return ("'\(error.path)' cannot be a vault: \(error.reason)", .failure)
     case .invalidDeviceSecret:
-        return ("the device secret '\(error.path)' must be exactly 32 bytes", .failure)
+        return ("the device secret '\(error.path)' is refused: \(error.reason)", .failure)
     case .credentialsRequired:
         return ("vault was changed by another program; run again", .busy)
     default:

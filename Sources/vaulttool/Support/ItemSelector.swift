@@ -80,6 +80,14 @@ struct ItemSelector {
             && itemClass == nil && id == nil
     }
 
+    /// The item ID, when `--id` is the only option given.
+    var onlyID: ItemID? {
+        guard let id else { return nil }
+        var rest = self
+        rest.id = nil
+        return rest.isEmpty ? id : nil
+    }
+
     /// Whether `item` matches every option given.
     func matches(_ item: DecodedItem) -> Bool {
         let a = item.attributes
@@ -92,26 +100,10 @@ struct ItemSelector {
     }
 
     /// The items of `snapshot` that match, skipping those the credentials cannot open.
+    ///
+    /// - Throws: ``ItemDamage`` naming the first damaged item, or the source's read error.
     func select(in snapshot: VaultSnapshot, includeSecrets: Bool = false) throws -> [DecodedItem] {
-        try Progress.run("Reading items") {
-            var out = [DecodedItem]()
-            for position in 0..<snapshot.index.count {
-                let entry = snapshot.index.entry(at: position)
-                let attributes: ItemAttributes
-                do {
-                    attributes = try snapshot.attributes(at: position)
-                } catch let error as VaultFormatError
-                    where error.code == .foreignDevice || error.code == .keyUnavailable
-                {
-                    continue
-                }
-                let item = DecodedItem(entry: entry, attributes: attributes, secret: nil)
-                guard matches(item) else { continue }
-                let secret = includeSecrets ? try snapshot.secret(at: position) : nil
-                out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
-            }
-            return out
-        }
+        try scan(in: snapshot, includeSecrets: includeSecrets, salvage: false).items
     }
 
     /// Exactly one matching item, or the error `get` and `rm` report.
@@ -123,8 +115,9 @@ struct ItemSelector {
     func single(in snapshot: VaultSnapshot, includeSecret: Bool) throws -> DecodedItem {
         if isEmpty { throw UsageError("Name the item with '--service', '--account', '--server' or another attribute") }
         if let item = try exactMatch(in: snapshot, includeSecret: includeSecret) { return item }
-        let found = try select(in: snapshot, includeSecrets: includeSecret)
-        guard let item = found.first else { throw ToolError("no item matches", exitCode: .notFound) }
+        let scan = try scan(in: snapshot, includeSecrets: includeSecret, salvage: false)
+        let found = scan.items
+        guard let item = found.first else { throw ToolError(Self.noMatch(scan, snapshot), exitCode: .notFound) }
         guard found.count == 1 else {
             throw ToolError(
                 "\(found.count) items match; narrow the selection with more attributes (see 'vaulttool list')"
@@ -158,24 +151,30 @@ extension ItemSelector {
         var found: [(position: Int, item: DecodedItem)] = []
         for synchronizable in [false, true] {
             key.synchronizable = synchronizable
-            let position: Int?
-            do {
-                position = try snapshot.position(of: PrimaryKey(itemClass: itemClass, attributes: key))
-            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
-                return nil
+            let primaryKey = PrimaryKey(itemClass: itemClass, attributes: key)
+            for position in snapshot.index.positions(ofTag: snapshot.keys.lookupTag(primaryKey)) {
+                let item: DecodedItem
+                do {
+                    item = try snapshot.item(at: position, includeSecret: false)
+                } catch let error as VaultFormatError
+                    where error.code == .foreignDevice || error.code == .keyUnavailable
+                {
+                    let entry = snapshot.index.entry(at: position)
+                    if entry.protectionClass.isDeviceBound && snapshot.keys.deviceSecret == nil {
+                        throw Self.needsDeviceSecret(entry)
+                    }
+                    return nil
+                }
+                guard PrimaryKey(itemClass: item.entry.itemClass, attributes: item.attributes) == primaryKey else {
+                    continue
+                }
+                guard matches(item) else { return nil }
+                found.append((position, item))
             }
-            guard let position else { continue }
-            let item = DecodedItem(
-                entry: snapshot.index.entry(at: position),
-                attributes: try snapshot.attributes(at: position),
-                secret: nil
-            )
-            guard matches(item) else { return nil }
-            found.append((position, item))
         }
         guard found.count == 1, let (position, item) = found.first else { return nil }
         guard includeSecret else { return item }
-        return DecodedItem(entry: item.entry, attributes: item.attributes, secret: try snapshot.secret(at: position))
+        return try snapshot.item(at: position, includeSecret: true)
     }
 }
 

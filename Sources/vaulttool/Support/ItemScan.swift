@@ -1,0 +1,68 @@
+// vaulttool: reading every item once, with damaged and unavailable items accounted for.
+
+import VaultFormat
+
+/// What one pass over a vault's items found.
+struct ItemScan {
+    /// The items that opened and match the options.
+    var items: [DecodedItem] = []
+    /// Damaged items that may match: those whose attributes are readable and match, and those
+    /// whose attributes are not readable at all (they cannot be ruled out).
+    var damaged: [ItemDamage] = []
+    /// Items of the whole vault that the credentials cannot open (another device, a locked class).
+    var unavailable: [IndexEntry] = []
+}
+
+extension ItemSelector {
+    /// Reads every item once: attributes always, secrets of matching items with `includeSecrets`.
+    ///
+    /// - Parameter salvage: Collect damaged items in ``ItemScan/damaged`` instead of throwing.
+    /// - Throws: The first ``ItemDamage`` unless `salvage`; the source's read error.
+    func scan(in snapshot: VaultSnapshot, includeSecrets: Bool, salvage: Bool) throws -> ItemScan {
+        try Progress.run("Reading items") {
+            var out = ItemScan()
+            for position in 0..<snapshot.index.count {
+                do {
+                    let item = try snapshot.item(at: position, includeSecret: false)
+                    guard matches(item) else { continue }
+                    out.items.append(includeSecrets ? try snapshot.item(at: position, includeSecret: true) : item)
+                } catch let damage as ItemDamage {
+                    guard salvage else { throw damage }
+                    if mayMatch(damage) { out.damaged.append(damage) }
+                } catch let error as VaultFormatError where !ItemDamage.isDamage(error) {
+                    out.unavailable.append(snapshot.index.entry(at: position))
+                }
+            }
+            return out
+        }
+    }
+
+    /// Whether a damaged item could be one the options select.
+    func mayMatch(_ damage: ItemDamage) -> Bool {
+        if let id, id != damage.entry.itemID { return false }
+        if let itemClass, itemClass != damage.entry.itemClass { return false }
+        guard let attributes = damage.attributes else { return true }
+        return matches(DecodedItem(entry: damage.entry, attributes: attributes, secret: nil))
+    }
+
+    /// The sentence for "nothing matches", which says when ThisDeviceOnly items could not be
+    /// searched because no device secret was given.
+    static func noMatch(_ scan: ItemScan, _ snapshot: VaultSnapshot) -> String {
+        let deviceBound = scan.unavailable.filter { $0.protectionClass.isDeviceBound }.count
+        guard deviceBound > 0, snapshot.keys.deviceSecret == nil else { return "no item matches" }
+        return "no item matches among the items this credential opens; \(Output.count(deviceBound)) "
+            + "ThisDeviceOnly item\(deviceBound == 1 ? "" : "s") cannot be searched without this machine's "
+            + "device secret (--device-secret-file or VAULTTOOL_DEVICE_SECRET_FILE; "
+            + "'vaulttool device-secret init' creates one)"
+    }
+
+    /// The error for an item that exists but is bound to a device and no device secret was given.
+    static func needsDeviceSecret(_ entry: IndexEntry) -> ToolError {
+        ToolError(
+            "item \(entry.itemID) exists but is \(entry.protectionClass): it needs this machine's device "
+                + "secret; pass --device-secret-file or set VAULTTOOL_DEVICE_SECRET_FILE "
+                + "('vaulttool device-secret init' creates one)",
+            exitCode: .wrongCredential
+        )
+    }
+}

@@ -1,0 +1,73 @@
+// vaulttool tests: the help of the recovery commands, as full literal strings.
+
+import Testing
+
+@Suite("Help: backup and device-secret")
+struct RecoveryHelpTests {
+    @Test func backupHelp() throws {
+        let result = try Tool.run(["backup", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == #"""
+                OVERVIEW: Copy a vault to a new file, and check the copy.
+
+                Copies the vault byte for byte to <destination> (default: <vault>.backup-<UTC time>,
+                next to it), created new with mode 0600 and synced to disk, then reads the copy back and
+                checks it: the same bytes, a sound header and layout, and with a credential also the
+                header MAC and the index. An existing file is never replaced. Records are copied as they
+                are, so a vault with a damaged item can be backed up before it is repaired.
+
+                Recovering a damaged vault: 'vaulttool verify' names every damaged item; make a backup;
+                'vaulttool list --salvage' and 'vaulttool export --salvage' read every other item;
+                'vaulttool rm --id <id>' removes a damaged item without decrypting it. When the header
+                or index is damaged, no item can be read: put a backup in place of the vault.
+
+                USAGE: vaulttool backup [<options>] <vault> [<destination>]
+
+                ARGUMENTS:
+                  <vault>                 The vault file to copy.
+                  <destination>           The new file (default: <vault>.backup-<UTC time>).
+
+                OPTIONS:
+                  --password-file <file>  Read the password from a file.
+                  --password-stdin        Read the password from standard input.
+                  --password-env <name>   Read the password from the file named by environment variable <name>.
+                  --key-file <file>       Use a key file as (part of) the credential.
+                  --device-secret-file <file>
+                                          This machine's 32-byte device secret.
+                  -h, --help              Show help information.
+
+                """#
+        )
+    }
+
+    @Test func deviceSecretHelp() throws {
+        let result = try Tool.run(["device-secret", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == #"""
+                OVERVIEW: Create this machine's device secret, or print where it is.
+
+                'init' creates 32 random bytes in a new file with mode 0600 (directories 0700), and never
+                replaces an existing one: items of the ThisDeviceOnly classes sealed with a secret are
+                lost with it. 'path' prints where the secret is looked for. The place is <file> when
+                given, else $VAULTTOOL_DEVICE_SECRET_FILE, else $XDG_DATA_HOME/vault/device-secret
+                (~/.local/share/vault/device-secret), which is also where the library's standard vault
+                looks. Commands use a device secret only when given one with --device-secret-file or
+                VAULTTOOL_DEVICE_SECRET_FILE. Keep it out of backups and synced folders.
+
+                USAGE: vaulttool device-secret <action> [<file>]
+
+                ARGUMENTS:
+                  <action>                init or path.
+                  <file>                  The device-secret file (default: see above).
+
+                OPTIONS:
+                  -h, --help              Show help information.
+
+                """#
+        )
+    }
+}
