@@ -16,7 +16,7 @@ struct Remove: Command {
     )
     static let options =
         [OptionSpec(names: ["--all"], valueName: nil, help: "Remove every matching item.")]
-        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
+        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     let path: String
@@ -35,7 +35,11 @@ struct Remove: Command {
     }
 
     func run() throws {
-        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: try credentialOptions.credentials(),
+            acceptRollback: credentialOptions.acceptRollback
+        )
         let items = try vault.read { snapshot in
             all ? try selector.select(in: snapshot) : [try selector.single(in: snapshot, includeSecret: false)]
         }

@@ -33,7 +33,7 @@ struct SetItem: Command {
             ),
             OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
             OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),
-        ] + CredentialOptions.specs
+        ] + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     let path: String
@@ -90,7 +90,11 @@ struct SetItem: Command {
     func run() throws {
         var secret = try readSecret()
         defer { CredentialOptions.wipe(&secret) }
-        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: try credentialOptions.credentials(),
+            acceptRollback: credentialOptions.acceptRollback
+        )
         let key = keyAttributes
         let (id, added) = try VaultAccess.write(vault) { txn in
             let now = txn.now

@@ -30,8 +30,11 @@ struct CredentialOptions {
     var passwordEnv: String?
     var keyFile: String?
     var deviceSecretFile: String?
+    /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
+    var acceptRollback = false
 
     init(_ parsed: ParsedArguments) throws {
+        acceptRollback = parsed.flag(RollbackOption.name)
         passwordFile = parsed.value("--password-file")
         passwordStdin = parsed.flag("--password-stdin")
         passwordEnv = parsed.value("--password-env")
