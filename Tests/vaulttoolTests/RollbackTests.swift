@@ -138,4 +138,21 @@ struct RollbackCommandTests {
         #expect(set.status == 0, "\(set.stderr)")
         #expect(try w.run(["list", "--password-file", "pw", "v.vault"]).status == 0)
     }
+
+    @Test func unwritableStateDirectory_readsWarn_writesExit7() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.write("not-a-directory", "")
+        let environment = ["XDG_STATE_HOME": w.file("not-a-directory")]
+        let list = try w.run(["list", "--password-file", "pw", "v.vault"], environment: environment)
+        #expect(list.status == 0)
+        #expect(list.stderr.hasPrefix("Warning: the rollback state cannot be used (create directory failed on "))
+        #expect(list.stderr.hasSuffix("rollback is not checked.\n"))
+        let set = try w.run(
+            ["set", "--password-file", "pw", "--service", "s", "--account", "a", "v.vault"],
+            stdin: "x",
+            environment: environment
+        )
+        #expect(set.status == 7)
+    }
 }

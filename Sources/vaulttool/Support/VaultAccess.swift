@@ -27,9 +27,16 @@ enum VaultAccess {
     static func snapshot(_ path: String, credentials: Credentials) throws -> VaultSnapshot {
         let reader = try VaultFileReader(path: path)
         let opened = try Progress.run("Unlocking \(path)") { try reader.open(with: credentials) }
-        let (snapshot, finding) = try RollbackGuard(.standard).observeNewest(opened, at: path)
-        if let finding { RollbackOption.warn(path: path, finding) }
-        return snapshot
+        do {
+            let (snapshot, finding) = try RollbackGuard(.standard).observeNewest(opened, at: path)
+            if let finding { RollbackOption.warn(path: path, finding) }
+            return snapshot
+        } catch let error as VaultIOError where error.code == .system {
+            // A state directory that cannot be written (a read-only home) must not stop a read;
+            // writes, which the check protects, still fail on it.
+            Output.err("Warning: the rollback state cannot be used (\(describe(error).0)); rollback is not checked.\n")
+            return opened
+        }
     }
 
     /// Opens `path` for writing. A rolled-back file opens (with a warning), but writes to it fail
