@@ -243,8 +243,9 @@ public struct RollbackGuard: Sendable {
     /// Under the record's lock: reads it, compares, and writes `seen` when it is newer (or `replacing`).
     func update(_ seen: SeenGeneration, replacing: Bool) throws -> RollbackFinding? {
         guard let directory, let path = statePath(vaultID: seen.vaultID) else { return nil }
-        // The usual case, a read of a generation already recorded, needs neither the lock nor a write:
-        // records only rise (L-RB-6), so what this unlocked read shows can only be confirmed under the lock.
+        // The usual case, a read of a generation already recorded, needs neither the lock nor a write.
+        // The record is replaced atomically and only rises (L-RB-6), so an unlocked look that finds it
+        // at or above this generation stays true; only raising it needs the lock.
         if !replacing, let old = try recorded(vaultID: seen.vaultID) {
             if let finding = old.finding(for: seen) { return finding }
             if old.generation >= seen.generation { return nil }
