@@ -150,7 +150,7 @@ public struct SeenGeneration: Sendable, Hashable {
 /// move the record back; each update is written with the vault's own atomic writer
 /// (temporary file, `fsync`, `rename`, directory `fsync`).
 ///
-/// Only snapshots record: a ``VaultSnapshot`` exists only after its header MAC was
+/// Only snapshots record: a `VaultSnapshot` exists only after its header MAC was
 /// verified, so a file written without the vault's keys cannot raise the record (which
 /// would make the real vault look rolled back).
 ///
