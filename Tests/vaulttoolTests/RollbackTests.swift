@@ -155,4 +155,25 @@ struct RollbackCommandTests {
         )
         #expect(set.status == 7)
     }
+
+    // The finding of issue 9: a removed credential must not read what is written after an old copy comes back.
+    @Test func removedKeyFile_inOldCopyPutBack_cannotBeUsedToWriteOnIt() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.write("kf", String(repeating: "k", count: 32))
+        #expect(try w.run(["passwd", "--password-file", "pw", "--add-key-file", "kf", "v.vault"]).status == 0)
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("old.vault"))
+        #expect(try w.run(["passwd", "--password-file", "pw", "--remove-key-file", "v.vault"]).status == 0)
+        try FileManager.default.removeItem(atPath: w.file("v.vault"))
+        try FileManager.default.copyItem(atPath: w.file("old.vault"), toPath: w.file("v.vault"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        for credential in [["--password-file", "pw"], ["--key-file", "kf"]] {
+            let set = try w.run(
+                ["set"] + credential + ["--service", "new", "--account", "a", "v.vault"],
+                stdin: "the new secret"
+            )
+            #expect(set.status == 4, "\(set.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+    }
 }
