@@ -242,4 +242,24 @@ struct RollbackTests {
             #expect(try state.recorded(vaultID: vault.vaultID) == SeenGeneration(snapshots[5]))
         }
     }
+
+    @Test func keychain_onRolledBackVault_throwsConflictOnReadAndWrite() throws {
+        try withTemporaryDirectory { directory in
+            let (vault, path, old) = try vaultWithOldCopy(in: directory)
+            let keychain = Keychain(service: "app", vault: vault)
+            try copyFile(old, path)
+            #expect {
+                _ = try keychain.get("token") as String?
+            } throws: { error in
+                guard case KeychainError.conflict = error else { return false }
+                return true
+            }
+            #expect {
+                try keychain.set("s3cr3t", forKey: "token")
+            } throws: { error in
+                guard case KeychainError.conflict = error else { return false }
+                return true
+            }
+        }
+    }
 }
