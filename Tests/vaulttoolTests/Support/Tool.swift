@@ -46,12 +46,9 @@ enum Tool {
         (directory ?? scratchDirectory) + "/.state"
     }
 
-    private static let scratchDirectory: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vaulttool-state-\(UUID().uuidString)")
-            .path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    /// Not created: runs outside a workspace open no vault, so vaulttool never needs it.
+    private static let scratchDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("vaulttool-state-\(UUID().uuidString)").path
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
