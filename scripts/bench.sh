@@ -23,6 +23,8 @@ work=${BENCH_WORK:-$(mktemp -d /tmp/vault-bench.XXXXXX)}
 [[ -n "${BENCH_WORK:-}" ]] || trap 'rm -rf "$work"' EXIT
 runs=${BENCH_RUNS:-5}
 venv=${BENCH_VENV:-/tmp/vault-bench-venv}
+# vaulttool keeps its rollback record (Spec/cli.md 4.11) under XDG_STATE_HOME: keep it in the scratch directory.
+export XDG_STATE_HOME="$work/state"
 
 if $smoke; then
     # Debug builds share nothing with `make test`'s, but compile faster than release; the smoke

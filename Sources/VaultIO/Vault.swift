@@ -51,6 +51,10 @@ public final class Vault: Sendable {
     let deviceSecret: DeviceSecret?
     let writeLock: WriteLock
     let keyState: Mutex<KeyState>
+    /// The per-user record of generations seen (``VaultConfiguration/rollbackState``).
+    let rollbackGuard: RollbackGuard
+    /// What the latest open or read found under ``RollbackPolicy/allowReads``.
+    let lastRollback: Mutex<RollbackFinding?>
 
     /// The keys held in memory and what they came from.
     struct KeyState: Sendable {
@@ -71,7 +75,8 @@ public final class Vault: Sendable {
         vaultID: [UInt8],
         keys: VaultKeys,
         openedKeyslot: Int,
-        configuration: VaultConfiguration
+        configuration: VaultConfiguration,
+        rollback: RollbackFinding? = nil
     ) {
         self.location = location
         self.vaultID = vaultID
@@ -79,6 +84,8 @@ public final class Vault: Sendable {
         self.configuration = configuration
         writeLock = WriteLock(target: location)
         keyState = Mutex(KeyState(keys: keys, openedKeyslot: openedKeyslot))
+        rollbackGuard = RollbackGuard(configuration.rollbackState)
+        lastRollback = Mutex(rollback)
     }
 
     // MARK: - Opening and creating
@@ -88,9 +95,11 @@ public final class Vault: Sendable {
     /// - Parameters:
     ///   - path: The vault file; a symbolic link is resolved once, here.
     ///   - credentials: What unlocks a keyslot. Used once, to unlock; only the device secret is kept.
-    ///   - configuration: Lock timeout, idle timeout and device-secret file.
+    ///   - configuration: Lock timeout, idle timeout, device-secret file, rollback state and policy.
     /// - Throws: A ``VaultIOError`` when the file cannot be read; a ``VaultFormatError``
-    ///   when it is not a valid vault or no keyslot opens (`wrongCredential`).
+    ///   when it is not a valid vault or no keyslot opens (`wrongCredential`);
+    ///   ``VaultIOError/Code/rolledBack`` when the file is older than one seen before and
+    ///   ``VaultConfiguration/rollbackPolicy`` is ``RollbackPolicy/refuse``.
     public convenience init(
         path: String,
         credentials: Credentials,
@@ -98,13 +107,23 @@ public final class Vault: Sendable {
     ) throws {
         let location = try VaultPath.resolvingExisting(path)
         let credentials = try Self.addingDeviceSecret(to: credentials, configuration)
-        let snapshot = try VaultFileReader(path: location.path).open(with: credentials)
+        let opened = try VaultFileReader(path: location.path).open(with: credentials)
+        // Checked only now that the header MAC is verified (L-RB-3).
+        let screened = try Self.screen(
+            opened,
+            path: location.path,
+            rollbackGuard: RollbackGuard(configuration.rollbackState),
+            policy: configuration.rollbackPolicy,
+            forWriting: false
+        )
+        let snapshot = screened.snapshot
         self.init(
             location: location,
             vaultID: snapshot.header.vaultID,
             keys: snapshot.keys,
             openedKeyslot: snapshot.openedKeyslot,
-            configuration: configuration
+            configuration: configuration,
+            rollback: screened.finding
         )
     }
 
@@ -180,6 +199,7 @@ public final class Vault: Sendable {
         try vault.writeLock.withLock(timeout: configuration.lockTimeout) {
             try AtomicWriter(target: location).commit(bytes, .create)
         }
+        vault.recordCommit(bytes, accepted: true)
         return vault
     }
 
@@ -192,9 +212,10 @@ public final class Vault: Sendable {
     /// - Throws: A ``VaultIOError`` or ``VaultFormatError`` from opening the file;
     ///   ``VaultIOError/Code/conflict`` when the path now holds a different vault;
     ///   ``VaultIOError/Code/locked`` when `body` reads a `whenUnlocked` item of a locked vault;
+    ///   ``VaultIOError/Code/rolledBack`` (see ``VaultConfiguration/rollbackPolicy``);
     ///   or `body`'s error.
     public func read<T>(_ body: (VaultSnapshot) throws -> T) throws -> T {
-        let snapshot = try openNewest().snapshot
+        let snapshot = try screenForReading(try openNewest().snapshot)
         return try translatingLocked { try body(snapshot) }
     }
 
@@ -209,10 +230,20 @@ public final class Vault: Sendable {
     /// - Returns: The value returned by `body`.
     /// - Throws: ``VaultIOError/Code/lockTimeout``; a ``VaultIOError`` when the copy,
     ///   `fsync` or `rename` fails (the old file stays); ``VaultIOError/Code/conflict``;
-    ///   ``VaultIOError/Code/locked``; a ``VaultFormatError``; or the error thrown by `body`.
+    ///   ``VaultIOError/Code/locked``; ``VaultIOError/Code/rolledBack`` unless
+    ///   ``VaultConfiguration/rollbackPolicy`` is ``RollbackPolicy/accept``; a ``VaultFormatError``;
+    ///   or the error thrown by `body`.
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
         try writeLock.withLock(timeout: configuration.lockTimeout) {
             let (reader, snapshot) = try openNewest()
+            // A write never builds on a copy put back unless the caller accepts it (L-RB-5).
+            let accepted = try Self.screen(
+                snapshot,
+                path: location.path,
+                rollbackGuard: rollbackGuard,
+                policy: configuration.rollbackPolicy,
+                forWriting: true
+            ).accepted
             var transaction = VaultTransaction(
                 writer: try VaultWriter(updating: snapshot),
                 now: Self.currentTime(),
@@ -223,6 +254,7 @@ public final class Vault: Sendable {
             if transaction.hasChanges {
                 let bytes = transaction.writer.encode(now: transaction.now)
                 try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
+                recordCommit(bytes, accepted: accepted)
                 if transaction.keyslotsChanged {
                     followKeyslot(from: snapshot.header.keyslots, to: transaction.keyslots)
                 }

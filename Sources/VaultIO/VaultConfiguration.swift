@@ -43,6 +43,19 @@ public struct VaultConfiguration: Sendable {
     /// its `whenUnlocked` keys even when nothing calls it.
     public var idleTimeout: Duration? = nil
 
+    /// Where the generations seen of each vault are kept, to notice an older copy put back.
+    ///
+    /// ``RollbackStateLocation/standard`` (`$XDG_STATE_HOME/vault/seen`, else
+    /// `~/.local/state/vault/seen`) by default; ``RollbackStateLocation/disabled`` turns the check off.
+    ///
+    /// Spec: Spec/rollback.md (L-RB-1 to L-RB-7).
+    public var rollbackState: RollbackStateLocation = .standard
+
+    /// What opening, reading and writing do with a file older than one seen before.
+    ///
+    /// ``RollbackPolicy/refuse`` by default: they throw ``VaultIOError/Code/rolledBack``.
+    public var rollbackPolicy: RollbackPolicy = .refuse
+
     /// Whether ``kdf`` must meet the floor for new keyslots. Only tests waive it.
     var kdfFloor: KDFFloor = .enforced
 
@@ -61,14 +74,19 @@ public struct VaultConfiguration: Sendable {
     /// A configuration whose new password keyslots use Argon2id parameters far
     /// below the floor for real vaults (64 KiB, 1 pass, 1 lane by default), so
     /// that tests run fast. Reachable only through `@_spi(Testing) import VaultIO`.
+    ///
+    /// The rollback check is off unless `rollbackState` names a (temporary) directory, so that
+    /// tests never write to the real home directory.
     @_spi(Testing)
     public static func insecureForTesting(
         kdf: KDFParameters = KDFParameters(memoryKiB: 64, iterations: 1, lanes: 1),
         lockTimeout: Duration = .seconds(10),
-        deviceSecretPath: String? = nil
+        deviceSecretPath: String? = nil,
+        rollbackState: RollbackStateLocation = .disabled
     ) -> VaultConfiguration {
         var configuration = VaultConfiguration(kdf: kdf, lockTimeout: lockTimeout, deviceSecretPath: deviceSecretPath)
         configuration.kdfFloor = .waivedForTesting
+        configuration.rollbackState = rollbackState
         return configuration
     }
 }

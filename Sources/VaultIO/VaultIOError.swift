@@ -41,6 +41,12 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The protection class cannot be used in this vault: `whenPasscodeSetThisDeviceOnly`
         /// needs a password keyslot.
         public static let protectionUnavailable = Code("protectionUnavailable")
+        /// The file is older than a generation of this vault seen before, or differs from it at the
+        /// same generation: a copy put back by a sync tool or a backup restore. See
+        /// ``VaultIOError/rollback`` and ``RollbackPolicy``.
+        public static let rolledBack = Code("rolledBack")
+        /// The rollback state file of this vault cannot be used (not a state file, wrong owner or mode).
+        public static let rollbackStateInvalid = Code("rollbackStateInvalid")
     }
 
     /// What went wrong.
@@ -53,14 +59,24 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
     public let path: String
     /// A sentence for a person, when the code and operation are not enough.
     public let reason: String
+    /// For ``Code/rolledBack``: the generation seen before and the one found.
+    public let rollback: RollbackFinding?
 
     /// Creates an error.
-    public init(_ code: Code, operation: String = "", errno: Errno? = nil, path: String = "", reason: String = "") {
+    public init(
+        _ code: Code,
+        operation: String = "",
+        errno: Errno? = nil,
+        path: String = "",
+        reason: String = "",
+        rollback: RollbackFinding? = nil
+    ) {
         self.code = code
         self.operation = operation
         self.errno = errno
         self.path = path
         self.reason = reason
+        self.rollback = rollback
     }
 
     /// A failed system call.

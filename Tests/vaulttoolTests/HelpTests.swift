@@ -170,6 +170,7 @@ struct HelpTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --accept-rollback       Write even when the vault is older than one seen before here, and record it as the newest.
                   -h, --help              Show help information.
 
                 """#

@@ -32,7 +32,9 @@ struct RecoveryHelpTests {
                 OPTIONS:
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
-                  --password-env <name>   Read the password from the file named by environment variable <name>.
+                  --password-env <name>   The password is the value of environment variable <name>.
+                  --password-file-env <name>
+                                          Read the password from the file named by environment variable <name>.
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.

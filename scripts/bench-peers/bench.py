@@ -455,6 +455,10 @@ def render(meta, results, smoke):
         ("write-fsync-floor", "write + fsync a file of the same size"),
         ("list-inproc", "list every item's attributes"),
         ("verify-inproc", "verify every record"),
+        ("get-inproc-rollback", "open + get one, keys held, with the rollback check"),
+        ("get-inproc-unchecked", "the same without it (interleaved)"),
+        ("set-inproc-rollback", "set one, with the rollback check"),
+        ("set-inproc-unchecked", "the same without it (interleaved)"),
     ]
     for op, label in names:
         cells = []

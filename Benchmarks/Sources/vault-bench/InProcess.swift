@@ -111,6 +111,43 @@ struct InProcess {
         emit(Result(op: "set-inproc", n: n, sample: set))
         emit(Result(op: "write-fsync-floor", n: n, sample: floor))
 
+        // The rollback check (Spec/rollback.md): the same vault opened with the per-user record kept in
+        // <directory>/state. A read also reads the record; a set also writes it durably. Interleaved with
+        // unchecked runs, so that both see the same disk.
+        var checked = VaultConfiguration.insecureForTesting(kdf: Self.cheapKDF)
+        checked.rollbackState = .directory(directory + "/state")
+        let guarded = try Vault(path: path, credentials: credentials, configuration: checked)
+        var getChecked = Sample()
+        var getUnchecked = Sample()
+        for _ in 0..<cheapRuns {
+            for (handle, sample) in [(guarded, 0), (vault!, 1)] {
+                let time = try timed {
+                    try handle.read { snapshot in
+                        guard let position = try snapshot.position(of: key) else { fatalError("item missing") }
+                        _ = try snapshot.secret(at: position)
+                    }
+                }
+                if sample == 0 { getChecked.runs.append(time) } else { getUnchecked.runs.append(time) }
+            }
+        }
+        emit(Result(op: "get-inproc-rollback", n: n, sample: getChecked))
+        emit(Result(op: "get-inproc-unchecked", n: n, sample: getUnchecked))
+        var setChecked = Sample()
+        var setUnchecked = Sample()
+        for run in 0..<max(runs, 7) {
+            for (handle, sample) in [(guarded, 0), (vault!, 1)] {
+                let draft = ItemDraft(
+                    id: drafts.isEmpty ? ItemID(random: SystemRandom()) : drafts[target].id,
+                    attributes: Dataset.attributes(target),
+                    secret: SecretBytes(bytes: Dataset.newSecret(run * 2 + sample))
+                )
+                let time = try timed { try handle.write { txn in try txn.set(draft) } }
+                if sample == 0 { setChecked.runs.append(time) } else { setUnchecked.runs.append(time) }
+            }
+        }
+        emit(Result(op: "set-inproc-rollback", n: n, sample: setChecked))
+        emit(Result(op: "set-inproc-unchecked", n: n, sample: setUnchecked))
+
         // List: every item's attributes.
         var list = Sample()
         for _ in 0..<runs {

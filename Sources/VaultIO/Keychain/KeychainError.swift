@@ -59,10 +59,11 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     private init(io error: VaultIOError) {
         switch error.code {
         case .lockTimeout: self = .lockTimeout
-        case .conflict: self = .conflict(error.reason)
+        case .conflict, .rolledBack: self = .conflict(error.reason)
         case .locked, .credentialsRequired: self = .locked
         case .invalidPath, .protectionUnavailable: self = .invalidParameter(error.description)
         case .invalidDeviceSecret: self = .corrupt(what: "device secret")
+        case .rollbackStateInvalid: self = .corrupt(what: "rollback state file")
         default: self = .io(step: error.operation, errno: error.errno)
         }
     }

@@ -11,7 +11,7 @@ struct Import: Command {
             write. Prints what was imported, what was skipped and why. Same as 'vaulttool migrate --from'.
             """
     )
-    static let options = ImportRunner.specs + CredentialOptions.specs
+    static let options = ImportRunner.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [
         ArgumentSpec(name: "file", help: "The export to read."),
         ArgumentSpec(name: "vault", help: "The vault to add the items to; it must exist."),

@@ -88,6 +88,13 @@ struct InspectReport: Encodable {
         var code: String
         var message: String
     }
+    /// What this account recorded of the vault (Spec/cli.md, "Rollback").
+    struct Seen: Encodable {
+        /// The highest generation seen here.
+        var generation: UInt64
+        /// This file against the record: `same`, `newer`, `older` or `different` (same generation, other header).
+        var file: String
+    }
 
     var file: String
     var format: Version?
@@ -100,6 +107,7 @@ struct InspectReport: Encodable {
     var sizes: Sizes?
     var writable: Bool?
     var structure: Structure
+    var seen: Seen?
     var warnings: [String] = []
     /// With `--items`: every item the credential opens, without secrets.
     var entries: [ItemRecord]?
@@ -114,7 +122,7 @@ struct InspectReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
-        case warnings, entries, unavailableItems, damagedItems
+        case warnings, entries, unavailableItems, damagedItems, seen
     }
 
     /// Reads the header of `path` and checks the file's structure.
@@ -126,6 +134,7 @@ struct InspectReport: Encodable {
             let headerBytes = try reader.headerBytes()
             let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
             report.fill(header, headerLength: headerBytes.count, total: reader.fileLength)
+            report.compareWithSeen(header, headerBytes: headerBytes)
         } catch let error as VaultFormatError {
             report.structure = Structure(ok: false, error: ErrorInfo(code: error.code.name, message: error.reason))
         }
@@ -162,6 +171,31 @@ struct InspectReport: Encodable {
         }
     }
 
+    /// Compares the (unauthenticated) header with what this account recorded of the vault.
+    private mutating func compareWithSeen(_ header: VaultHeader, headerBytes: [UInt8]) {
+        let recorded: SeenGeneration?
+        do {
+            recorded = try RollbackGuard(.standard).recorded(vaultID: header.vaultID)
+        } catch {
+            warnings.append("the rollback state of this vault cannot be read: \(describe(error).0)")
+            return
+        }
+        guard let recorded else { return }
+        let file = SeenGeneration(vaultID: header.vaultID, generation: header.generation, headerBytes: headerBytes)
+        let comparison =
+            if let finding = recorded.finding(for: file) {
+                finding.kind == .olderGeneration ? "older" : "different"
+            } else {
+                file.generation > recorded.generation ? "newer" : "same"
+            }
+        seen = Seen(generation: recorded.generation, file: comparison)
+        if comparison == "older" || comparison == "different" {
+            warnings.append(
+                "generation \(recorded.generation) of this vault was seen here before: this file is \(comparison == "older" ? "older" : "a different copy at that generation"); it may have been rolled back"
+            )
+        }
+    }
+
     /// The human-readable form.
     var text: String {
         var out = Output.field("File:", file)
@@ -173,6 +207,7 @@ struct InspectReport: Encodable {
         out += Output.field("Vault ID:", vaultID ?? "")
         out += Output.field("Created:", created ?? "")
         out += Output.field("Generation:", String(generation ?? 0))
+        if let seen { out += Output.field("Seen here:", "generation \(seen.generation) (this file: \(seen.file))") }
         out += Output.field("Keyslots:", String(keyslots.count))
         for slot in keyslots {
             var line =

@@ -20,7 +20,7 @@ struct Migrate: Command {
     static let options =
         [
             OptionSpec(names: ["--keep-backup"], valueName: nil, help: "Keep the backup after a successful migration.")
-        ] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs
+        ] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [
         ArgumentSpec(name: "source", help: "With --from: the export to import.", optional: true),
         ArgumentSpec(name: "vault", help: "The vault file."),
@@ -88,7 +88,11 @@ struct Migrate: Command {
         }
         let target = kdfOptions.isGiven ? try kdfOptions.resolve() : KDFParameters.default
         let credentials = try credentialOptions.credentials()
-        let vault = try VaultAccess.vault(path, credentials: credentials)
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: credentials,
+            acceptRollback: credentialOptions.acceptRollback
+        )
         var plan = Plan(vault: vault.path, fromFormat: from, toFormat: to, dryRun: dryRun)
         for (index, slot) in header.keyslots.enumerated() {
             guard let kdf = slot.kdf else { continue }

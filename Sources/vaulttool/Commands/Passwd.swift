@@ -37,7 +37,7 @@ struct Passwd: Command {
                 help: "Add a keyslot for a generated recovery password (printed once)."
             ),
             OptionSpec(names: ["--remove-keyslot"], valueName: "index", help: "Remove the keyslot at <index>."),
-        ] + KDFOptions.specs + CredentialOptions.specs
+        ] + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     enum Action {
@@ -88,7 +88,11 @@ struct Passwd: Command {
             if case .changePassword = action {
                 try newPassword.password(confirm: true, prompt: "New password")
             } else { nil }
-        let vault = try VaultAccess.vault(path, credentials: credentials)
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: credentials,
+            acceptRollback: credentialOptions.acceptRollback
+        )
         let message = try VaultAccess.write(vault) { txn -> String in
             switch action {
             case .changePassword:

@@ -17,7 +17,7 @@ struct Remove: Command {
     )
     static let options =
         [OptionSpec(names: ["--all"], valueName: nil, help: "Remove every matching item.")]
-        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
+        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     let path: String
@@ -36,7 +36,11 @@ struct Remove: Command {
     }
 
     func run() throws {
-        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: try credentialOptions.credentials(),
+            acceptRollback: credentialOptions.acceptRollback
+        )
         if let id = selector.onlyID {
             // By ID alone: the index names the item, so its record is never decrypted (it may be damaged).
             try VaultAccess.write(vault) { txn in

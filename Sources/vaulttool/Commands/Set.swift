@@ -36,7 +36,7 @@ struct SetItem: Command {
             OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
             OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),
             OptionSpec(names: ["--allow-empty"], valueName: nil, help: "Store an empty secret instead of refusing it."),
-        ] + CredentialOptions.specs
+        ] + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     let path: String
@@ -105,7 +105,11 @@ struct SetItem: Command {
                 exitCode: .usage
             )
         }
-        let vault = try VaultAccess.vault(path, credentials: credentials)
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: credentials,
+            acceptRollback: credentialOptions.acceptRollback
+        )
         let key = keyAttributes
         let (id, added) = try VaultAccess.write(vault) { txn in
             let now = txn.now

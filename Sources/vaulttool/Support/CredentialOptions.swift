@@ -38,8 +38,11 @@ struct CredentialOptions {
     var deviceSecretFile: String?
     /// The options to name when there is no terminal to ask on.
     var promptAlternatives = "--password-file, --password-stdin, --password-env or --password-file-env"
+    /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
+    var acceptRollback = false
 
     init(_ parsed: ParsedArguments) throws {
+        acceptRollback = parsed.flag(RollbackOption.name)
         passwordFile = parsed.value("--password-file")
         passwordStdin = parsed.flag("--password-stdin")
         passwordEnv = parsed.value("--password-env")

@@ -94,6 +94,14 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         return ("the device secret '\(error.path)' is refused: \(error.reason)", .failure)
     case .credentialsRequired:
         return ("vault was changed by another program; run again", .busy)
+    case .rolledBack:
+        return (RollbackOption.refusal(error), .damaged)
+    case .rollbackStateInvalid:
+        return (
+            "the rollback state file '\(error.path)' cannot be used (\(error.reason)); remove it, "
+                + "or pass --accept-rollback to a command that writes to record this vault again",
+            .failure
+        )
     default:
         return (error.description, .failure)
     }

@@ -21,14 +21,29 @@ enum VaultAccess {
     }
 
     /// Opens the newest generation of `path` read-only (one key derivation, no lock).
+    ///
+    /// A file older than the generation seen before on this account is read, with a warning on
+    /// stderr (Spec/cli.md, "Rollback"); the record is raised when the file is newer.
     static func snapshot(_ path: String, credentials: Credentials) throws -> VaultSnapshot {
         let reader = try VaultFileReader(path: path)
-        return try Progress.run("Unlocking \(path)") { try reader.open(with: credentials) }
+        let opened = try Progress.run("Unlocking \(path)") { try reader.open(with: credentials) }
+        do {
+            let (snapshot, finding) = try RollbackGuard(.standard).observeNewest(opened, at: path)
+            if let finding { RollbackOption.warn(path: path, finding) }
+            return snapshot
+        } catch let error as VaultIOError where error.code == .system {
+            // A state directory that cannot be written (a read-only home) must not stop a read;
+            // writes, which the check protects, still fail on it.
+            Output.err("Warning: the rollback state cannot be used (\(describe(error).0)); rollback is not checked.\n")
+            return opened
+        }
     }
 
-    /// Opens `path` for writing.
-    static func vault(_ path: String, credentials: Credentials) throws -> Vault {
-        let configuration = try configuration()
+    /// Opens `path` for writing. A rolled-back file opens (with a warning), but writes to it fail
+    /// with ``VaultIOError/Code/rolledBack`` unless `acceptRollback`.
+    static func vault(_ path: String, credentials: Credentials, acceptRollback: Bool = false) throws -> Vault {
+        var configuration = try configuration()
+        configuration.rollbackPolicy = acceptRollback ? .accept : .allowReads
         return try Progress.run("Unlocking \(path)") {
             try Vault(path: path, credentials: credentials, configuration: configuration)
         }

@@ -59,7 +59,9 @@ struct KeyslotChangeTests {
     @Test func addKeyslot_belowTheKDFFloor_isRefusedOutsideTests() throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
-            let strict = try Vault(path: vault.path, credentials: .password(testPassword))
+            var production = VaultConfiguration()
+            production.rollbackState = .disabled  // never the real home's state
+            let strict = try Vault(path: vault.path, credentials: .password(testPassword), configuration: production)
             #expect(throws: VaultFormatError(.kdfRejected)) {
                 try strict.write {
                     try $0.addKeyslot(

@@ -41,6 +41,15 @@ enum Tool {
         return bin.trimmingCharacters(in: .whitespacesAndNewlines) + "/vaulttool"
     }()
 
+    /// Where a run keeps its rollback state: `<directory>/.state`, or one temporary directory per test process.
+    static func stateHome(_ directory: String?) -> String {
+        (directory ?? scratchDirectory) + "/.state"
+    }
+
+    /// Not created: runs outside a workspace open no vault, so vaulttool never needs it.
+    private static let scratchDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("vaulttool-state-\(UUID().uuidString)").path
+
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
@@ -61,6 +70,8 @@ enum Tool {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
+        // The rollback state (Spec/cli.md, "Rollback") goes to the workspace, never the real home.
+        env["XDG_STATE_HOME"] = stateHome(directory)
         for (key, value) in environment { env[key] = value }
         process.environment = env
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
@@ -97,7 +108,8 @@ enum Tool {
     /// Runs `vaulttool` under `script(1)`, so that it has a controlling pseudo-terminal;
     /// `typed` is sent after a short delay, as a person would type it.
     static func runInTerminal(_ arguments: [String], typed: String, in directory: String) throws -> RunResult {
-        let command = ([path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let command = (["env", "XDG_STATE_HOME=\(stateHome(directory))", path] + arguments).map { "'\($0)'" }
+            .joined(separator: " ")
         let shell = "(sleep 0.4; printf '%s' '\(typed)') | script -qec \"\(command)\" /dev/null"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")

@@ -1,0 +1,101 @@
+// vault: how a Vault applies the rollback guard when it opens, reads and writes.
+
+import VaultFormat
+
+extension Vault {
+    /// The rollback that the latest open or read let through under ``RollbackPolicy/allowReads``;
+    /// `nil` when the file read last was not older than the generation seen before.
+    ///
+    /// Spec: Spec/rollback.md (L-RB-4).
+    public var rollbackFinding: RollbackFinding? { lastRollback.withLock { $0 } }
+
+    /// The result of checking one authenticated snapshot.
+    struct Screened {
+        /// The snapshot to use: a newer one when the file changed while the first was checked.
+        var snapshot: VaultSnapshot
+        /// What was found, when the file is rolled back and the policy let it through.
+        var finding: RollbackFinding?
+        /// Whether a rolled-back file (or an unusable state file) was accepted: a write then
+        /// replaces the record instead of raising it.
+        var accepted: Bool
+    }
+
+    /// Checks an authenticated snapshot against the generation seen before and applies `policy`.
+    ///
+    /// Reads retry with the newest file when a writer committed meanwhile
+    /// (``RollbackGuard/observeNewest(_:at:)``); writes hold the write lock, so they check the file
+    /// they are about to replace and nothing else.
+    ///
+    /// - Throws: ``VaultIOError/Code/rolledBack`` unless the policy lets it through;
+    ///   ``VaultIOError/Code/rollbackStateInvalid``; a ``VaultIOError`` from the state file.
+    static func screen(
+        _ snapshot: VaultSnapshot,
+        path: String,
+        rollbackGuard: RollbackGuard,
+        policy: RollbackPolicy,
+        forWriting: Bool
+    ) throws -> Screened {
+        guard rollbackGuard.directory != nil else { return Screened(snapshot: snapshot, finding: nil, accepted: false) }
+        func check() throws -> (VaultSnapshot, RollbackFinding?) {
+            forWriting
+                ? (snapshot, try rollbackGuard.observe(snapshot)) : try rollbackGuard.observeNewest(snapshot, at: path)
+        }
+        if policy == .accept {
+            let checked: (VaultSnapshot, RollbackFinding?)
+            do {
+                checked = try check()
+            } catch let error as VaultIOError where error.code == .rollbackStateInvalid {
+                try rollbackGuard.accept(snapshot)
+                return Screened(snapshot: snapshot, finding: nil, accepted: true)
+            }
+            guard checked.1 != nil else { return Screened(snapshot: checked.0, finding: nil, accepted: false) }
+            try rollbackGuard.accept(checked.0)
+            return Screened(snapshot: checked.0, finding: checked.1, accepted: true)
+        }
+        let (checked, finding) = try check()
+        guard let finding else { return Screened(snapshot: checked, finding: nil, accepted: false) }
+        if policy == .allowReads && !forWriting {
+            return Screened(snapshot: checked, finding: finding, accepted: false)
+        }
+        throw VaultIOError(
+            .rolledBack,
+            operation: forWriting ? "write" : "open",
+            path: path,
+            reason: "\(finding): an older copy of the vault was put back (a sync tool or a restore)",
+            rollback: finding
+        )
+    }
+
+    /// Checks a snapshot a read or an open just made, and keeps what it found for ``rollbackFinding``.
+    func screenForReading(_ snapshot: VaultSnapshot) throws -> VaultSnapshot {
+        let screened = try Self.screen(
+            snapshot,
+            path: location.path,
+            rollbackGuard: rollbackGuard,
+            policy: configuration.rollbackPolicy,
+            forWriting: false
+        )
+        lastRollback.withLock { $0 = screened.finding }
+        return screened.snapshot
+    }
+
+    /// Records the generation a write just committed. Best effort: the commit has happened, and a
+    /// record left behind only makes the next open raise it (or, after an accepted rollback, report
+    /// the rollback again), never hides one.
+    func recordCommit(_ bytes: [UInt8], accepted: Bool) {
+        guard rollbackGuard.directory != nil,
+            let length = try? VaultHeader.headerLength(
+                preamble: bytes.prefix(VaultHeader.preambleByteCount),
+                fileLength: bytes.count
+            ),
+            let header = try? VaultHeader.decode(Array(bytes.prefix(length)), fileLength: bytes.count)
+        else { return }
+        let seen = SeenGeneration(
+            vaultID: header.vaultID,
+            generation: header.generation,
+            headerBytes: Array(bytes.prefix(length))
+        )
+        _ = try? rollbackGuard.update(seen, replacing: accepted)
+        if accepted { lastRollback.withLock { $0 = nil } }
+    }
+}

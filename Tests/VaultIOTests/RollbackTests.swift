@@ -1,0 +1,265 @@
+// vault: the rollback guard: an older copy of the whole file put back is noticed (L-RB-1 to L-RB-7).
+
+import Foundation
+import Glibc
+import Testing
+import VaultFormat
+@_spi(Testing) import VaultIO
+
+/// The test configuration with the rollback state in `stateDirectory` and `policy`.
+private func guarded(_ stateDirectory: String, _ policy: RollbackPolicy = .refuse) -> VaultConfiguration {
+    var configuration = VaultConfiguration.insecureForTesting(rollbackState: .directory(stateDirectory))
+    configuration.rollbackPolicy = policy
+    return configuration
+}
+
+private func open(_ path: String, _ configuration: VaultConfiguration) throws -> Vault {
+    try Vault(path: path, credentials: .password(testPassword), configuration: configuration)
+}
+
+private func copyFile(_ from: String, _ to: String) throws {
+    try Data(fileBytes(from)).write(to: URL(fileURLWithPath: to))
+}
+
+/// A vault at generation 3 in `directory/test.vault`, and a copy of its generation 1 at `directory/old.vault`,
+/// with the state of generation 3 recorded in `directory/state`.
+private func vaultWithOldCopy(in directory: String) throws -> (vault: Vault, path: String, old: String) {
+    let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+    let path = directory + "/test.vault"
+    try copyFile(path, directory + "/old.vault")
+    try vault.write { try $0.set(makeDraft(service: "first")) }
+    try vault.write { try $0.set(makeDraft(service: "second")) }
+    return (vault, path, directory + "/old.vault")
+}
+
+@Suite("Rollback")
+struct RollbackTests {
+    // L-RB-4: an older copy put back is refused by open, read and write.
+    @Test func open_olderCopyPutBack_throwsRolledBackWithGenerations() throws {
+        try withTemporaryDirectory { directory in
+            let (_, path, old) = try vaultWithOldCopy(in: directory)
+            try copyFile(old, path)
+            let error = try #require(throws: VaultIOError.self) { try open(path, guarded(directory + "/state")) }
+            #expect(error.code == .rolledBack)
+            #expect(error.rollback?.seenGeneration == 3)
+            #expect(error.rollback?.foundGeneration == 1)
+            #expect(error.rollback?.kind == .olderGeneration)
+        }
+    }
+
+    // L-RB-4, L-RB-5: the open vault's reads and writes are refused too, and nothing is written.
+    @Test func readAndWrite_ofOpenVault_afterOldCopyPutBack_throwRolledBack() throws {
+        try withTemporaryDirectory { directory in
+            let (vault, path, old) = try vaultWithOldCopy(in: directory)
+            try copyFile(old, path)
+            #expect(throws: VaultIOError(.rolledBack)) { try vault.read { $0.header.generation } }
+            let before = try fileBytes(path)
+            #expect(throws: VaultIOError(.rolledBack)) { try vault.write { try $0.set(makeDraft(service: "new")) } }
+            #expect(try fileBytes(path) == before)
+        }
+    }
+
+    @Test func allowReads_readsOldCopyAndReportsFinding_butRefusesWrites() throws {
+        try withTemporaryDirectory { directory in
+            let (_, path, old) = try vaultWithOldCopy(in: directory)
+            try copyFile(old, path)
+            let vault = try open(path, guarded(directory + "/state", .allowReads))
+            #expect(
+                vault.rollbackFinding == RollbackFinding(vaultID: vault.vaultID, seenGeneration: 3, foundGeneration: 1)
+            )
+            #expect(try vault.read { $0.header.generation } == 1)
+            #expect(throws: VaultIOError(.rolledBack)) { try vault.write { try $0.set(makeDraft(service: "new")) } }
+            // The record is not lowered by reading the old copy.
+            #expect(
+                try RollbackGuard(.directory(directory + "/state")).recorded(vaultID: vault.vaultID)?.generation == 3
+            )
+        }
+    }
+
+    @Test func accept_writesOnOldCopyAndRecordsItsNewGeneration() throws {
+        try withTemporaryDirectory { directory in
+            let (_, path, old) = try vaultWithOldCopy(in: directory)
+            try copyFile(old, path)
+            let vault = try open(path, guarded(directory + "/state", .accept))
+            try vault.write { try $0.set(makeDraft(service: "after")) }
+            let state = RollbackGuard(.directory(directory + "/state"))
+            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 2)
+            // The accepted file is now the reference: a plain open goes through.
+            let reopened = try open(path, guarded(directory + "/state"))
+            #expect(try secret(in: reopened, service: "after") != nil)
+            #expect(reopened.rollbackFinding == nil)
+        }
+    }
+
+    // L-RB-1: the same generation with another header is a fork, and rolled back too.
+    @Test func open_sameGenerationDifferentHeader_throwsRolledBack() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            let path = directory + "/test.vault"
+            try copyFile(path, directory + "/fork.vault")
+            try vault.write { try $0.set(makeDraft(service: "here")) }
+            // Another machine (its own state) writes generation 2 of the copy.
+            let fork = try open(directory + "/fork.vault", guarded(directory + "/other-state"))
+            try fork.write { try $0.set(makeDraft(service: "there")) }
+            try copyFile(directory + "/fork.vault", path)
+            let error = try #require(throws: VaultIOError.self) { try open(path, guarded(directory + "/state")) }
+            #expect(error.code == .rolledBack)
+            #expect(error.rollback?.kind == .differentHeader)
+            #expect(error.rollback?.seenGeneration == 2)
+            #expect(error.rollback?.foundGeneration == 2)
+        }
+    }
+
+    @Test func newerFileWrittenElsewhere_raisesTheRecord() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            // Written by a process without the check (another machine, say): generation 3.
+            let elsewhere = try open(vault.path, testConfiguration)
+            try elsewhere.write { try $0.set(makeDraft(service: "a")) }
+            try elsewhere.write { try $0.set(makeDraft(service: "b")) }
+            #expect(try vault.read { $0.header.generation } == 3)
+            #expect(
+                try RollbackGuard(.directory(directory + "/state")).recorded(vaultID: vault.vaultID)?.generation == 3
+            )
+        }
+    }
+
+    // L-RB-3: a file that does not authenticate never raises the record.
+    @Test func unauthenticatedNewerHeader_doesNotPoisonTheState() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            let elsewhere = try open(vault.path, testConfiguration)
+            try elsewhere.write { try $0.set(makeDraft(service: "a")) }
+            // Flip one bit of the header MAC of generation 2 (which nothing with the check has read).
+            var bytes = try fileBytes(vault.path)
+            let headerLength = try VaultFileReader(path: vault.path).headerBytes().count
+            bytes[headerLength - 1] ^= 1
+            try Data(bytes).write(to: URL(fileURLWithPath: vault.path))
+            #expect(throws: VaultFormatError(.headerAuthentication)) {
+                try open(vault.path, guarded(directory + "/state"))
+            }
+            let state = RollbackGuard(.directory(directory + "/state"))
+            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 1)
+            // A wrong password records nothing either.
+            let other = try makeVault(in: directory, name: "other.vault", configuration: testConfiguration)
+            #expect(throws: VaultFormatError(.wrongCredential)) {
+                try Vault(
+                    path: other.path,
+                    credentials: .password("wrong"),
+                    configuration: guarded(directory + "/state")
+                )
+            }
+            #expect(try state.recorded(vaultID: other.vaultID) == nil)
+        }
+    }
+
+    // L-RB-2: the state file's place, modes and contents.
+    @Test func stateFile_isPrivateAndHoldsOnlyIDGenerationAndHeaderHash() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state/nested"))
+            let statePath = try #require(
+                RollbackGuard(.directory(directory + "/state/nested")).statePath(vaultID: vault.vaultID)
+            )
+            #expect(statePath == directory + "/state/nested/" + Hex.encode(vault.vaultID) + ".seen")
+            #expect(permissions(statePath) == 0o600)
+            #expect(permissions(directory + "/state/nested") == 0o700)
+            #expect(permissions(directory + "/state") == 0o700)
+            let headerBytes = try vault.read { $0.headerBytes }
+            let text = String(decoding: try fileBytes(statePath), as: UTF8.self)
+            #expect(
+                text == """
+                    vault-seen-generation 1
+                    vault-id \(Hex.encode(vault.vaultID))
+                    generation 1
+                    header-blake2b-256 \(Hex.encode(BLAKE2b.hash(headerBytes, length: 32)))
+
+                    """
+            )
+            #expect(!text.contains(testPassword))
+        }
+    }
+
+    // L-RB-7: an unusable state file is a clear error, never "no record".
+    @Test func corruptStateFile_throwsRollbackStateInvalid_andAcceptReplacesIt() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            let state = RollbackGuard(.directory(directory + "/state"))
+            let statePath = try #require(state.statePath(vaultID: vault.vaultID))
+            try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: statePath))
+            let error = try #require(throws: VaultIOError.self) { try open(vault.path, guarded(directory + "/state")) }
+            #expect(error.code == .rollbackStateInvalid)
+            #expect(error.path == statePath)
+            _ = try open(vault.path, guarded(directory + "/state", .accept))
+            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 1)
+            // A state file others can write is not trusted either.
+            #expect(chmod(statePath, 0o666) == 0)
+            #expect(throws: VaultIOError(.rollbackStateInvalid)) { try open(vault.path, guarded(directory + "/state")) }
+        }
+    }
+
+    @Test func disabled_keepsNoStateAndNoticesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let (_, path, old) = try vaultWithOldCopy(in: directory)
+            try copyFile(old, path)
+            let vault = try open(path, testConfiguration)  // insecureForTesting: rollbackState .disabled
+            try vault.write { try $0.set(makeDraft(service: "new")) }
+            #expect(RollbackGuard(.disabled).directory == nil)
+        }
+    }
+
+    // L-RB-4: a reader that opened generation 1 just before a writer committed and recorded generation 2 is stale,
+    // not rolled back: the guard opens the newer file instead.
+    @Test func observeNewest_staleSnapshot_isReplacedByNewestFile() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            let stale = try VaultFileReader(path: vault.path).open(with: .password(testPassword))
+            try vault.write { try $0.set(makeDraft(service: "a")) }
+            let state = RollbackGuard(.directory(directory + "/state"))
+            #expect(try state.observe(stale) != nil)
+            let (snapshot, finding) = try state.observeNewest(stale, at: vault.path)
+            #expect(finding == nil)
+            #expect(snapshot.header.generation == 2)
+        }
+    }
+
+    // L-RB-6: updates from several processes at once keep the highest generation (merge-max under a lock).
+    @Test func concurrentObservers_inChildProcesses_keepTheHighestGeneration() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: testConfiguration)
+            var generations = [try fileBytes(vault.path)]
+            for index in 0..<5 {
+                try vault.write { try $0.set(makeDraft(service: "s\(index)")) }
+                generations.append(try fileBytes(vault.path))
+            }
+            let snapshots = try generations.map { try VaultSnapshot.open($0, with: .password(testPassword)) }
+            let state = RollbackGuard(.directory(directory + "/state"))
+            _ = try state.observe(snapshots[0])
+            try runInChildProcesses(6) { child in
+                for round in 0..<4 {
+                    _ = try state.observe(snapshots[(child + round) % snapshots.count])
+                }
+            }
+            #expect(try state.recorded(vaultID: vault.vaultID) == SeenGeneration(snapshots[5]))
+        }
+    }
+
+    @Test func keychain_onRolledBackVault_throwsConflictOnReadAndWrite() throws {
+        try withTemporaryDirectory { directory in
+            let (vault, path, old) = try vaultWithOldCopy(in: directory)
+            let keychain = Keychain(service: "app", vault: vault)
+            try copyFile(old, path)
+            #expect {
+                _ = try keychain.get("token") as String?
+            } throws: { error in
+                guard case KeychainError.conflict = error else { return false }
+                return true
+            }
+            #expect {
+                try keychain.set("s3cr3t", forKey: "token")
+            } throws: { error in
+                guard case KeychainError.conflict = error else { return false }
+                return true
+            }
+        }
+    }
+}
