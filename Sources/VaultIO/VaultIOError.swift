@@ -41,6 +41,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The protection class cannot be used in this vault: `whenPasscodeSetThisDeviceOnly`
         /// needs a password keyslot.
         public static let protectionUnavailable = Code("protectionUnavailable")
+        /// A rekey would lose something it was not allowed to drop: a keyslot that no credential
+        /// given opens, or another device's `…ThisDeviceOnly` items. The reason lists them.
+        public static let rekeyRefused = Code("rekeyRefused")
     }
 
     /// What went wrong.

@@ -83,6 +83,12 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         return ("the device secret '\(error.path)' must be exactly 32 bytes", .failure)
     case .credentialsRequired:
         return ("vault was changed by another program; run again", .busy)
+    case .rekeyRefused:
+        return (
+            "\(error.reason); give the credentials of what should stay (--key-file, --keep-password-file, "
+                + "--device-secret-file), or --drop-keyslots / --drop-foreign to remove it",
+            .failure
+        )
     default:
         return (error.description, .failure)
     }
