@@ -18,8 +18,8 @@ struct Passwd: Command {
             old copy of the vault, opens nothing written afterwards. Every other keyslot is kept only
             if a credential given opens it (the current one, --keep-password-file, this device's
             secret); otherwise passwd refuses and lists them, unless --drop-keyslots. --no-rekey keeps
-            the master key: then the old credential still opens new items in an old copy's company.
-            Adding a key file or recovery keyslot never rekeys.
+            the master key: the old credential, with a copy of the vault made before, then still opens
+            items written later. Adding a key file or recovery keyslot never rekeys.
             """
     )
     static let options =

@@ -19,7 +19,8 @@ struct Rekey: Command {
             unless --drop-keyslots removes them. Other devices' ThisDeviceOnly items cannot be sealed
             again and could never be read after a rekey: rekey refuses while any exist, unless
             --drop-foreign deletes them. Give this device's secret (--device-secret-file) to keep its
-            own ThisDeviceOnly items and device keyslots.
+            own ThisDeviceOnly items and device keyslots. Copies made before the rekey still open with
+            the credentials they had and show what they hold: delete them.
             """
     )
     static let options = RekeyFlags.specs + CredentialOptions.specs
