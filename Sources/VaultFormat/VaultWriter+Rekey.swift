@@ -1,5 +1,9 @@
 // vault: rekeying the next generation: a new master key, every record sealed again.
 
+import Dispatch
+import Glibc
+import Synchronization
+
 extension VaultWriter {
     /// The outcome of ``rekey(to:keyslots:droppingForeign:now:random:)``.
     public struct RekeyResult: Sendable {
@@ -60,52 +64,25 @@ extension VaultWriter {
         guard keys.hasMasterKey, newKeys.hasMasterKey else {
             throw VaultFormatError(.keyUnavailable, "a rekey needs the master key")
         }
-        // Decrypt everything first, so that a refusal or a damaged record leaves the writer as it was.
-        var drafts = [ItemDraft]()
-        var foreign = [ItemID]()
+        // Decrypt and seal everything first, so that a refusal or a damaged record leaves the
+        // writer as it was. Records are independent: the work is split across the processors.
         let current = entries
-        drafts.reserveCapacity(current.count)
-        for entry in current {
-            let bytes = record(for: entry.itemID)!.bytes[...]
-            do {
-                let secret = try RecordCodec.openSecret(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
-                let attributes = try RecordCodec.openAttributes(
-                    bytes,
-                    entry: entry,
-                    vaultID: header.vaultID,
-                    keys: keys
-                )
-                drafts.append(
-                    ItemDraft(
-                        id: entry.itemID,
-                        itemClass: entry.itemClass,
-                        protectionClass: entry.protectionClass,
-                        attributes: attributes,
-                        secret: secret
-                    )
-                )
-            } catch  where error.code == .foreignDevice {
-                foreign.append(entry.itemID)
-            }
-        }
+        let resealed = try Self.reseal(
+            current,
+            records: { record(for: $0.itemID)!.bytes },
+            vaultID: header.vaultID,
+            version: header.generation,
+            from: keys,
+            to: newKeys,
+            random: random
+        )
+        let sealed = resealed.sealed
+        let foreign = resealed.foreign
         if !foreign.isEmpty && !droppingForeign {
             throw VaultFormatError(
                 .foreignDevice,
                 "\(foreign.count) ThisDeviceOnly item\(foreign.count == 1 ? "" : "s") cannot be sealed again here "
                     + "(another device's, or no device secret given)"
-            )
-        }
-        var sealed = [SealedRecord]()
-        sealed.reserveCapacity(drafts.count)
-        for draft in drafts {
-            sealed.append(
-                try RecordCodec.seal(
-                    draft,
-                    version: header.generation,
-                    vaultID: header.vaultID,
-                    keys: newKeys,
-                    random: random
-                )
             )
         }
         let previousSlots = header.keyslots
@@ -129,5 +106,105 @@ extension VaultWriter {
         }
         for id in foreign { deletions[id] = now }
         return RekeyResult(resealed: sealed.count, droppedForeign: foreign)
+    }
+
+    /// Opens each record of `entries` with `old` and seals it again under `new` (fresh nonce,
+    /// `version`), on as many threads as there are processors for large vaults.
+    ///
+    /// - Returns: The sealed records, in `entries` order without the foreign ones, and the IDs of
+    ///   the device-bound records `old` cannot open (`foreignDevice`).
+    /// - Throws: The first other error of any record (a damaged record: `recordCorrupt`).
+    private static func reseal(
+        _ entries: [IndexEntry],
+        records: (IndexEntry) -> [UInt8],
+        vaultID: [UInt8],
+        version: UInt64,
+        from old: VaultKeys,
+        to new: VaultKeys,
+        random: some RandomSource
+    ) throws(VaultFormatError) -> (sealed: [SealedRecord], foreign: [ItemID]) {
+        let bytes = entries.map(records)
+        let chunkCount = entries.count < 2048 ? 1 : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8))
+        let chunkSize = (entries.count + chunkCount - 1) / max(chunkCount, 1)
+        let outcomes = ChunkOutcomes()
+        let work: @Sendable (Int) -> Void = { chunk in
+            let range = chunk * chunkSize..<min(entries.count, (chunk + 1) * chunkSize)
+            // One draw of every nonce of the chunk instead of one system call per record.
+            let nonces = PrefetchedRandom(count: range.count * XChaCha20Poly1305.nonceByteCount, from: random)
+            var sealed = [SealedRecord]()
+            var foreign = [ItemID]()
+            sealed.reserveCapacity(range.count)
+            let outcome = Result { () throws(VaultFormatError) -> ([SealedRecord], [ItemID]) in
+                for index in range {
+                    let entry = entries[index]
+                    let record = bytes[index][...]
+                    let secret: SecretBytes
+                    let attributes: ItemAttributes
+                    do throws(VaultFormatError) {
+                        secret = try RecordCodec.openSecret(record, entry: entry, vaultID: vaultID, keys: old)
+                        attributes = try RecordCodec.openAttributes(record, entry: entry, vaultID: vaultID, keys: old)
+                    } catch  where error.code == .foreignDevice {
+                        foreign.append(entry.itemID)
+                        continue
+                    }
+                    let draft = ItemDraft(
+                        id: entry.itemID,
+                        itemClass: entry.itemClass,
+                        protectionClass: entry.protectionClass,
+                        attributes: attributes,
+                        secret: secret
+                    )
+                    sealed.append(
+                        try RecordCodec.seal(draft, version: version, vaultID: vaultID, keys: new, random: nonces)
+                    )
+                }
+                return (sealed, foreign)
+            }
+            outcomes.results.withLock { $0[chunk] = outcome }
+        }
+        if chunkCount == 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: chunkCount, execute: work)
+        }
+        var sealed = [SealedRecord]()
+        var foreign = [ItemID]()
+        sealed.reserveCapacity(entries.count)
+        let results = outcomes.results.withLock { $0 }
+        for chunk in 0..<chunkCount {
+            let (chunkSealed, chunkForeign) = try results[chunk]!.get()
+            sealed += chunkSealed
+            foreign += chunkForeign
+        }
+        return (sealed, foreign)
+    }
+}
+
+/// The result of each chunk of a parallel reseal.
+private final class ChunkOutcomes: Sendable {
+    let results = Mutex<[Int: Result<([SealedRecord], [ItemID]), VaultFormatError>]>([:])
+}
+
+/// Random bytes drawn from `source` in one call and handed out in order; when they run out,
+/// `source` is asked again. Nonces need only be unpredictable and unique, not drawn one by one.
+private final class PrefetchedRandom: RandomSource, Sendable {
+    private let pool: Mutex<(bytes: [UInt8], next: Int)>
+    private let source: any RandomSource
+
+    init(count: Int, from source: some RandomSource) {
+        self.source = source
+        pool = Mutex((source.bytes(count), 0))
+    }
+
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        let served = pool.withLock { pool -> Bool in
+            guard pool.next + buffer.count <= pool.bytes.count else { return false }
+            pool.bytes.withUnsafeBytes { all in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[pool.next..<pool.next + buffer.count]))
+            }
+            pool.next += buffer.count
+            return true
+        }
+        if !served { source.fill(buffer) }
     }
 }

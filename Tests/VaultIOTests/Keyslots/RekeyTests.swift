@@ -282,6 +282,69 @@ struct RekeyTests {
         }
     }
 
+    /// Large vaults are resealed on several threads: every item survives, foreign ones are found in any chunk.
+    @Test func rekey_ofThousandsOfItems_resealsEveryOne() throws {
+        try withTemporaryDirectory { directory in
+            let mine = makeDeviceSecretFile(in: directory, name: "mine")
+            let theirs = makeDeviceSecretFile(in: directory, name: "theirs")
+            let vault = try makeVault(in: directory, configuration: deviceConfiguration(theirs))
+            let count = 5000
+            var foreignIDs = Set<ItemID>()
+            try vault.write { txn in
+                for n in 0..<count {
+                    var draft = makeDraft(service: "s\(n)", secret: "secret \(n)")
+                    if n % 1000 == 999 {
+                        draft.protectionClass = .alwaysThisDeviceOnly
+                        foreignIDs.insert(draft.id)
+                    }
+                    try txn.set(draft)
+                }
+            }
+            let here = try Vault(
+                path: vault.path,
+                credentials: .password(testPassword),
+                configuration: deviceConfiguration(mine)
+            )
+            let refused = try #require(throws: VaultIOError.self) {
+                try here.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            }
+            #expect(refused.reason.hasPrefix("\(foreignIDs.count) ThisDeviceOnly items"))
+            let report = try here.write {
+                try $0.rekey(RekeyOptions(credentials: [.password(testPassword)], foreignItems: .drop))
+            }
+            #expect(report.resealed == count - foreignIDs.count)
+            #expect(Set(report.droppedItems) == foreignIDs)
+            let reopened = try Vault(
+                path: vault.path,
+                credentials: .password(testPassword),
+                configuration: testConfiguration
+            )
+            let secrets = try reopened.read { snapshot in
+                try snapshot.items(includeSecrets: true).map { String(decoding: $0.secret!.copyBytes(), as: UTF8.self) }
+            }
+            #expect(Set(secrets) == Set((0..<count).filter { $0 % 1000 != 999 }.map { "secret \($0)" }))
+            #expect(try reopened.read { try $0.verify() }.checked == count - foreignIDs.count)
+        }
+    }
+
+    /// A damaged record stops the rekey: nothing is written.
+    @Test func rekey_withADamagedRecord_failsAndWritesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory)
+            try vault.write { txn in
+                for n in 0..<3 { try txn.set(makeDraft(service: "s\(n)")) }
+            }
+            var bytes = try fileBytes(vault.path)
+            let offset = try vault.read { $0.recordsOffset }
+            bytes[offset + 40] ^= 0x01  // inside the first record's secret ciphertext
+            try Data(bytes).write(to: URL(fileURLWithPath: vault.path))
+            #expect(throws: VaultFormatError(.recordCorrupt)) {
+                try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            }
+            #expect(try fileBytes(vault.path) == bytes)
+        }
+    }
+
     /// A locked vault has no master key to rekey with.
     @Test func rekey_ofALockedVault_throwsLocked() throws {
         try withTemporaryDirectory { directory in
