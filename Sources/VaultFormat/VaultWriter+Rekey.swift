@@ -69,7 +69,7 @@ extension VaultWriter {
         let current = entries
         let resealed = try Self.reseal(
             current,
-            records: { record(for: $0.itemID)!.bytes },
+            records: current.map { recordBytes(for: $0.itemID) },
             vaultID: header.vaultID,
             version: header.generation,
             from: keys,
@@ -108,6 +108,15 @@ extension VaultWriter {
         return RekeyResult(resealed: sealed.count, droppedForeign: foreign)
     }
 
+    /// The stored bytes of item `id`, without copying a record of the previous generation.
+    private func recordBytes(for id: ItemID) -> ArraySlice<UInt8> {
+        if let record = changed[id] { return record.bytes[...] }
+        let base = base!
+        let position = base.positions.position(of: id)!
+        let start = base.records.startIndex + base.index.offsets[position]
+        return base.records[start..<start + base.index.entry(at: position).recordLength]
+    }
+
     /// Opens each record of `entries` with `old` and seals it again under `new` (fresh nonce,
     /// `version`), on as many threads as there are processors for large vaults.
     ///
@@ -116,14 +125,13 @@ extension VaultWriter {
     /// - Throws: The first other error of any record (a damaged record: `recordCorrupt`).
     private static func reseal(
         _ entries: [IndexEntry],
-        records: (IndexEntry) -> [UInt8],
+        records bytes: [ArraySlice<UInt8>],
         vaultID: [UInt8],
         version: UInt64,
         from old: VaultKeys,
         to new: VaultKeys,
         random: some RandomSource
     ) throws(VaultFormatError) -> (sealed: [SealedRecord], foreign: [ItemID]) {
-        let bytes = entries.map(records)
         let chunkCount = entries.count < 2048 ? 1 : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8))
         let chunkSize = (entries.count + chunkCount - 1) / max(chunkCount, 1)
         let outcomes = ChunkOutcomes()
@@ -137,7 +145,7 @@ extension VaultWriter {
             let outcome = Result { () throws(VaultFormatError) -> ([SealedRecord], [ItemID]) in
                 for index in range {
                     let entry = entries[index]
-                    let record = bytes[index][...]
+                    let record = bytes[index]
                     let secret: SecretBytes
                     let attributes: ItemAttributes
                     do throws(VaultFormatError) {
