@@ -132,7 +132,10 @@ extension VaultWriter {
         to new: VaultKeys,
         random: some RandomSource
     ) throws(VaultFormatError) -> (sealed: [SealedRecord], foreign: [ItemID]) {
-        let chunkCount = entries.count < 2048 ? 1 : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8))
+        // Four chunks per processor (at least 512 records each), so that a thread the scheduler
+        // preempts on a busy machine does not hold up the others for long.
+        let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let chunkCount = entries.count < 2048 ? 1 : max(1, min(4 * processors, entries.count / 512, 64))
         let chunkSize = (entries.count + chunkCount - 1) / max(chunkCount, 1)
         let outcomes = ChunkOutcomes()
         let work: @Sendable (Int) -> Void = { chunk in
