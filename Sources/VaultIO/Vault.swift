@@ -229,7 +229,10 @@ public final class Vault: Sendable {
                 if transaction.rekeyed {
                     // L-KS-5: the writer holds the new master key; the old keys no longer open the file.
                     let keys = transaction.writer.keys
-                    keyState.withLock { $0.keys = keys }
+                    keyState.withLock { state in
+                        // A lock() on another thread during the write stays in force (L-PC-1).
+                        state.keys = state.isLocked ? keys.locked(dropping: Self.lockedClasses) : keys
+                    }
                 }
                 if transaction.keyslotsChanged {
                     followKeyslot(from: snapshot.header.keyslots, to: transaction.keyslots)

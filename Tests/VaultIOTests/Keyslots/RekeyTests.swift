@@ -345,6 +345,22 @@ struct RekeyTests {
         }
     }
 
+    /// A lock() that happens while a rekey is being written stays in force: the new keys are adopted locked.
+    @Test func lockDuringARekey_staysLocked_andUnlockFindsTheNewKeys() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory)
+            try vault.write { try $0.set(makeDraft(service: "a")) }
+            try vault.write { txn in
+                try txn.rekey(RekeyOptions(credentials: [.password(testPassword)]))
+                vault.lock()
+            }
+            #expect(vault.isLocked)
+            #expect(throws: VaultIOError(.locked)) { try secret(in: vault, service: "a") }
+            try vault.unlock(with: .password(testPassword))
+            #expect(try secret(in: vault, service: "a") != nil)
+        }
+    }
+
     /// A locked vault has no master key to rekey with.
     @Test func rekey_ofALockedVault_throwsLocked() throws {
         try withTemporaryDirectory { directory in
