@@ -361,6 +361,24 @@ struct RekeyTests {
         }
     }
 
+    /// The standard vault (one master-scope device slot) rekeys with no credential: the held device
+    /// secret opens, and so rewraps, its slot; its ThisDeviceOnly items are this device's.
+    @Test func standardVault_rekeysWithTheHeldDeviceSecretAlone() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try Vault.standard(directory: directory + "/xdg/vault", configuration: testConfiguration)
+            let keychain = Keychain(service: "app", vault: vault).accessibility(.whenUnlockedThisDeviceOnly)
+            try keychain.set("token", forKey: "k")
+            let report = try vault.write { try $0.rekey() }
+            #expect(report.keptKeyslots == [0] && report.resealed == 1)
+            let reopened = try Vault(
+                path: vault.path,
+                credentials: Credentials(),
+                configuration: deviceConfiguration(directory + "/xdg/vault/device-secret")
+            )
+            #expect(try Keychain(service: "app", vault: reopened).string(forKey: "k") == "token")
+        }
+    }
+
     /// A locked vault has no master key to rekey with.
     @Test func rekey_ofALockedVault_throwsLocked() throws {
         try withTemporaryDirectory { directory in
