@@ -16,7 +16,7 @@ public struct RekeyOptions: Sendable {
 
     /// Credentials that open the keyslots to keep. A keyslot survives the rekey only when one
     /// of these opens it, when it is a device keyslot that the device secret held opens, or
-    /// when it was added earlier in the same transaction.
+    /// when it was made or rewrapped earlier in the same transaction.
     public var credentials: [Credentials]
     /// Keyslots that none of the credentials opens (their KEK cannot be derived, so they cannot
     /// wrap the new master key): refused by default, or removed.
@@ -59,7 +59,7 @@ extension VaultTransaction {
     /// **Keyslots.** A keyslot stores the master (or base) key sealed under a key derived from
     /// its credential and nothing else, so only its credential can rewrap it. A slot is kept
     /// when one of `options.credentials` opens it, when it is a device slot that the held
-    /// device secret opens, or when this transaction added it. Any other slot is refused
+    /// device secret opens, or when this transaction made or rewrapped it. Any other slot is refused
     /// (the default) or removed (``RekeyOptions/Handling/drop``). At least one master-scope
     /// slot must remain.
     ///
@@ -86,7 +86,7 @@ extension VaultTransaction {
     ///   ``VaultFormatError`` `invalidParameter` when no master-scope keyslot would remain,
     ///   `recordCorrupt` for a damaged record, `kdfRejected` or `cryptoFailure` from a password slot's KDF.
     ///
-    /// Spec: Spec/format-v1.md (R-KS-5); Spec/library-semantics.md (L-KS-5).
+    /// Spec: Spec/format-v1.md (R-KS-5, R-KS-8); Spec/library-semantics.md (L-KS-5).
     @discardableResult
     public mutating func rekey(_ options: RekeyOptions = RekeyOptions()) throws -> RekeyReport {
         try requireMasterKey("rekey")
