@@ -12,21 +12,21 @@
 /// Spec: Spec/format-v1.md, "Write" (section 10.2).
 public struct VaultWriter: Sendable {
     /// The header of the generation being written (its generation is already incremented).
-    public private(set) var header: VaultHeader
+    public internal(set) var header: VaultHeader
     /// The keys records are sealed with.
-    public let keys: VaultKeys
+    public internal(set) var keys: VaultKeys
     /// Deletion records, by item ID.
-    public private(set) var deletions: [ItemID: Int64]
+    public internal(set) var deletions: [ItemID: Int64]
 
     /// The previous generation: its index and its records section.
-    private let base: Base?
+    var base: Base?
     /// Base items that this generation removes or replaces.
-    private var dropped: Set<ItemID> = []
+    var dropped: Set<ItemID> = []
     /// Items sealed in this generation (added or replaced).
-    private var changed: [ItemID: SealedRecord] = [:]
-    private var changedByTag: [UInt64: [ItemID]] = [:]
+    var changed: [ItemID: SealedRecord] = [:]
+    var changedByTag: [UInt64: [ItemID]] = [:]
 
-    private struct Base: Sendable {
+    struct Base: Sendable {
         let index: VaultIndex
         let records: ArraySlice<UInt8>
         let positions: ItemIDTable
@@ -189,13 +189,14 @@ public struct VaultWriter: Sendable {
         return true
     }
 
-    /// Replaces the keyslots (password change, key file added or removed); records are untouched (R-KS-5).
+    /// Replaces the keyslots (password change, key file added or removed); records are untouched
+    /// (R-KS-5). To replace the master key as well, see ``rekey(to:keyslots:droppingForeign:now:random:)``.
     public mutating func setKeyslots(_ keyslots: [Keyslot]) throws(VaultFormatError) {
         header.keyslots = keyslots
         try checkKeyslots()
     }
 
-    private func checkKeyslots() throws(VaultFormatError) {
+    func checkKeyslots() throws(VaultFormatError) {
         guard (1...Keyslot.maximumCount).contains(header.keyslots.count) else {
             throw VaultFormatError(.invalidParameter, "a vault needs 1 to \(Keyslot.maximumCount) keyslots")
         }

@@ -224,7 +224,9 @@ public final class Vault: Sendable {
     /// Changes commit if and only if `body` returns without throwing; otherwise the
     /// original file is left byte-for-byte untouched. A body that changes nothing
     /// does not write the file. When the body changes the keyslots (a password
-    /// change), this `Vault` keeps working: the master key is unchanged (R-KS-5).
+    /// change), this `Vault` keeps working: the master key is unchanged (R-KS-5), or,
+    /// after ``VaultTransaction/rekey(_:)``, this `Vault` adopts the new keys once the
+    /// write commits.
     ///
     /// - Parameter body: A closure that edits the vault's items.
     /// - Returns: The value returned by `body`.
@@ -233,6 +235,7 @@ public final class Vault: Sendable {
     ///   ``VaultIOError/Code/locked``; ``VaultIOError/Code/rolledBack`` unless
     ///   ``VaultConfiguration/rollbackPolicy`` is ``RollbackPolicy/accept``; a ``VaultFormatError``;
     ///   or the error thrown by `body`.
+    @discardableResult
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
         try writeLock.withLock(timeout: configuration.lockTimeout) {
             let (reader, snapshot) = try openNewest()
@@ -255,6 +258,14 @@ public final class Vault: Sendable {
                 let bytes = transaction.writer.encode(now: transaction.now)
                 try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
                 recordCommit(bytes, accepted: accepted)
+                if transaction.rekeyed {
+                    // L-KS-5: the writer holds the new master key; the old keys no longer open the file.
+                    let keys = transaction.writer.keys
+                    keyState.withLock { state in
+                        // A lock() on another thread during the write stays in force (L-PC-1).
+                        state.keys = state.isLocked ? keys.locked(dropping: Self.lockedClasses) : keys
+                    }
+                }
                 if transaction.keyslotsChanged {
                     followKeyslot(from: snapshot.header.keyslots, to: transaction.keyslots)
                 }
@@ -305,7 +316,13 @@ public final class Vault: Sendable {
     private func followKeyslot(from old: [Keyslot], to new: [Keyslot]) {
         keyState.withLock { state in
             let previous = old.indices.contains(state.openedKeyslot) ? old[state.openedKeyslot] : nil
-            if let previous, let moved = new.firstIndex(of: previous) {
+            // A rekey rewraps a kept slot with a new nonce; its kind, scope and random salt stay.
+            if let previous,
+                let moved = new.firstIndex(of: previous)
+                    ?? new.firstIndex(where: {
+                        $0.kind == previous.kind && $0.scope == previous.scope && $0.salt == previous.salt
+                    })
+            {
                 state.openedKeyslot = moved
             } else if !new.indices.contains(state.openedKeyslot) {
                 state.openedKeyslot = new.firstIndex { $0.scope == .masterKey } ?? 0

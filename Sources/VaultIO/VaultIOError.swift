@@ -47,6 +47,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let rolledBack = Code("rolledBack")
         /// The rollback state file of this vault cannot be used (not a state file, wrong owner or mode).
         public static let rollbackStateInvalid = Code("rollbackStateInvalid")
+        /// A rekey would lose something it was not allowed to drop: a keyslot that no credential
+        /// given opens, or another device's `…ThisDeviceOnly` items. The reason lists them.
+        public static let rekeyRefused = Code("rekeyRefused")
     }
 
     /// What went wrong.

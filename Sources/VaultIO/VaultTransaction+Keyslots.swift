@@ -50,18 +50,43 @@ extension VaultTransaction {
         try changeKeyslots(keyslots + [slot])
     }
 
-    /// Removes the keyslot at `index`. Records are untouched (R-KS-5), with one exception:
+    /// Removes the keyslot at `index` and, unless `rekey` is `nil`, replaces the master key
+    /// so that the removed credential stops working on data written from now on.
+    ///
+    /// Without a rekey, the master key stays and records are untouched (R-KS-5): a copy of
+    /// the file made before the removal, opened with the removed credential, still yields
+    /// the master key of the current file. With a rekey (the default), a new master key seals
+    /// every record again and every remaining keyslot is rewrapped, which needs each remaining
+    /// slot's credential in `rekey` (see ``rekey(_:)``). The default options carry no
+    /// credential: they keep only device keyslots of the device secret held and slots added
+    /// in this transaction, and refuse otherwise.
     ///
     /// Removing the last password keyslot deletes every `whenPasscodeSetThisDeviceOnly`
     /// item, as Apple's keychain deletes them when the device passcode is removed.
     ///
-    /// - Parameter index: A position in ``keyslots``.
+    /// ```swift
+    /// try vault.write { txn in
+    ///     try txn.removeKeyslot(at: 1, rekey: RekeyOptions(credentials: [.password(passphrase)]))
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - index: A position in ``keyslots``.
+    ///   - rekey: How to rekey after the removal; `nil` keeps the master key.
     /// - Throws: ``VaultFormatError`` `invalidParameter` for an index out of range or
     ///   when the slot is the last one of master scope (the vault would be sealed for good);
-    ///   ``VaultIOError/Code/locked`` when this transaction has no master key.
+    ///   ``VaultIOError/Code/locked`` when this transaction has no master key;
+    ///   ``VaultIOError/Code/rekeyRefused`` as ``rekey(_:)``.
     ///
-    /// Spec: Spec/library-semantics.md (L-KS-1, L-PC-7).
-    public mutating func removeKeyslot(at index: Int) throws {
+    /// Spec: Spec/library-semantics.md (L-KS-1, L-KS-5, L-PC-7).
+    @discardableResult
+    public mutating func removeKeyslot(at index: Int, rekey: RekeyOptions? = RekeyOptions()) throws -> RekeyReport? {
+        try removeKeyslotKeepingMasterKey(at: index)
+        guard let rekey else { return nil }
+        return try self.rekey(rekey)
+    }
+
+    private mutating func removeKeyslotKeepingMasterKey(at index: Int) throws {
         try requireMasterKey("remove a keyslot")
         var slots = keyslots
         guard slots.indices.contains(index) else {
@@ -79,7 +104,13 @@ extension VaultTransaction {
 
     /// Replaces the keyslot at `index` with a new one: a password change.
     ///
-    /// The master key stays the same and every record is copied as ciphertext (R-KS-5).
+    /// Unless `rekey` is `nil`, the master key is then replaced as by ``rekey(_:)``, so that the
+    /// old credential, with a copy of the file made before the change, does not open what is
+    /// written from now on. The replacement slot is rewrapped with the key-encryption key it was
+    /// made with; every other slot needs its credential in `rekey`. A vault whose only other
+    /// slots are device slots of the held device secret needs none. With `rekey: nil` the master
+    /// key stays and every record is copied as ciphertext (R-KS-5): use it when the credential
+    /// does not change (raising a slot's KDF cost, changing its scope).
     ///
     /// ```swift
     /// try vault.write { txn in
@@ -93,15 +124,21 @@ extension VaultTransaction {
     ///   - credentials: What the replacement needs.
     ///   - kdf: Argon2id cost for password kinds; the configuration's when `nil`.
     ///   - scope: Which key the replacement wraps; the replaced slot's scope when `nil`.
-    /// - Throws: As ``addKeyslot(_:credentials:kdf:scope:)``, and `invalidParameter` for an
-    ///   index out of range or a replacement that leaves no master-scope slot.
+    ///   - rekey: How to rekey after the replacement; `nil` keeps the master key.
+    /// - Returns: What the rekey did, or `nil` without one.
+    /// - Throws: As ``addKeyslot(_:credentials:kdf:scope:)``, `invalidParameter` for an
+    ///   index out of range or a replacement that leaves no master-scope slot, and as ``rekey(_:)``.
+    ///
+    /// Spec: Spec/library-semantics.md (L-KS-5).
+    @discardableResult
     public mutating func replaceKeyslot(
         at index: Int,
         kind: Keyslot.Kind,
         credentials: Credentials,
         kdf: KDFParameters? = nil,
-        scope: Keyslot.Scope? = nil
-    ) throws {
+        scope: Keyslot.Scope? = nil,
+        rekey: RekeyOptions? = RekeyOptions()
+    ) throws -> RekeyReport? {
         var slots = keyslots
         guard slots.indices.contains(index) else {
             throw VaultFormatError(.invalidParameter, "there is no keyslot \(index)")
@@ -111,11 +148,13 @@ extension VaultTransaction {
             throw VaultFormatError(.invalidParameter, "the vault would have no keyslot that opens the master key")
         }
         try changeKeyslots(slots)
+        guard let rekey else { return nil }
+        return try self.rekey(rekey)
     }
 
     // MARK: - Helpers
 
-    private func makeKeyslot(
+    private mutating func makeKeyslot(
         _ kind: Keyslot.Kind,
         credentials: Credentials,
         kdf: KDFParameters?,
@@ -126,7 +165,7 @@ extension VaultTransaction {
         if kind == .device && credentials.deviceSecret == nil { credentials.deviceSecret = writer.keys.deviceSecret }
         let scope = scope ?? (kind == .device ? .baseKey : .masterKey)
         let wrapped = scope == .baseKey ? KeyHierarchy.baseKey(from: master).secret : master.secret
-        return try KeyHierarchy.makeKeyslot(
+        let made = try KeyHierarchy.makeKeyslotKeepingKEK(
             kind: kind,
             wrapping: wrapped,
             scope: scope,
@@ -135,10 +174,12 @@ extension VaultTransaction {
             vaultID: writer.header.vaultID,
             allowWeak: kdfFloor == .waivedForTesting
         )
+        newSlotKEKs[made.slot] = made.kek
+        return made.slot
     }
 
     @discardableResult
-    private func requireMasterKey(_ action: String) throws(VaultIOError) -> MasterKey {
+    func requireMasterKey(_ action: String) throws(VaultIOError) -> MasterKey {
         guard let master = writer.keys.master else {
             throw VaultIOError(
                 .locked,
@@ -154,6 +195,11 @@ extension VaultTransaction {
         try writer.setKeyslots(slots)
         hasChanges = true
         keyslotsChanged = true
+        removePasscodeItemsWithoutPassword()
+    }
+
+    /// L-PC-7: without a password keyslot, the `whenPasscodeSetThisDeviceOnly` items go.
+    mutating func removePasscodeItemsWithoutPassword() {
         if !hasPasswordKeyslot {
             for entry in writer.entries where entry.protectionClass == .whenPasscodeSetThisDeviceOnly {
                 writer.remove(entry.itemID, now: now)

@@ -47,6 +47,12 @@ public struct VaultTransaction: Sendable {
     var hasChanges = false
     /// Whether the keyslots changed (so the ``Vault`` re-checks which slot it opened with).
     var keyslotsChanged = false
+    /// Whether ``rekey(_:)`` replaced the master key (so the ``Vault`` adopts the new keys).
+    var rekeyed = false
+    /// The key-encryption keys of keyslots made or rewrapped in this transaction, so that a rekey
+    /// can rewrap them without their credentials (which the transaction does not keep). Dropped
+    /// with the transaction.
+    var newSlotKEKs: [Keyslot: KeyEncryptionKey] = [:]
     /// Argon2id cost and floor for new password keyslots, from the vault's configuration.
     let kdf: KDFParameters
     let kdfFloor: KDFFloor

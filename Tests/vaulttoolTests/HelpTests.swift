@@ -27,6 +27,7 @@ struct HelpTests {
                   set                     Add an item, or replace the secret of an existing one.
                   rm                      Remove an item from a vault.
                   passwd                  Change the password, or add or remove key-file and recovery keyslots.
+                  rekey                   Replace the master key and seal every item again.
                   migrate                 Upgrade a vault's format and key derivation, or import another store into it.
                   import                  Import items from another password store's export.
                   export                  Write items and their secrets as plaintext JSON.
@@ -179,7 +180,8 @@ struct HelpTests {
 
     @Test func helpSubcommand_equalsDashDashHelp() throws {
         for command in [
-            "create", "verify", "list", "rm", "passwd", "migrate", "import", "export", "generate", "completions",
+            "create", "verify", "list", "rm", "passwd", "rekey", "migrate", "import", "export", "generate",
+            "completions",
         ] {
             let help = try Tool.run(["help", command])
             #expect(help.status == 0)

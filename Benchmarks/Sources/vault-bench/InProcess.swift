@@ -161,6 +161,9 @@ struct InProcess {
             verify.runs.append(try timed { _ = try vault.read { try $0.verify() } })
         }
         emit(Result(op: "verify-inproc", n: n, sample: verify))
+
+        // Rekey: last, since it replaces every record.
+        try RekeyBench.run(vault: vault, n: n, runs: runs, password: password)
     }
 
     /// Unlock alone (keyslot KDF, unwrap, ~30 subkeys, header MAC) beside libargon2's own time for the same

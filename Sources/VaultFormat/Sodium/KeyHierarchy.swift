@@ -200,6 +200,31 @@ public enum KeyHierarchy {
         random: some RandomSource = SystemRandom(),
         allowWeak: Bool = false
     ) throws(VaultFormatError) -> Keyslot {
+        try makeKeyslotKeepingKEK(
+            kind: kind,
+            wrapping: key,
+            scope: scope,
+            credentials: credentials,
+            kdf: kdf,
+            vaultID: vaultID,
+            random: random,
+            allowWeak: allowWeak
+        ).slot
+    }
+
+    /// Builds a keyslot as ``makeKeyslot(kind:wrapping:scope:credentials:kdf:vaultID:random:allowWeak:)``
+    /// does, and also returns its key-encryption key, so that a rekey in the same write can
+    /// rewrap the new slot without deriving the KEK again.
+    package static func makeKeyslotKeepingKEK(
+        kind: Keyslot.Kind,
+        wrapping key: SecretBytes,
+        scope: Keyslot.Scope,
+        credentials: Credentials,
+        kdf: KDFParameters = .default,
+        vaultID: [UInt8],
+        random: some RandomSource = SystemRandom(),
+        allowWeak: Bool = false
+    ) throws(VaultFormatError) -> (slot: Keyslot, kek: KeyEncryptionKey) {
         var slot = Keyslot(
             kind: kind,
             scope: scope,
@@ -221,7 +246,7 @@ public enum KeyHierarchy {
             nonce: slot.nonce,
             authenticating: slotAssociatedData(slot, vaultID: vaultID)
         )
-        return slot
+        return (slot, kek)
     }
 
     /// Opens the first keyslot that `credentials` unlock, trying every slot (R-KS-3).

@@ -143,7 +143,14 @@ struct Migrate: Command {
             for change in plan.keyslots {
                 let slot = txn.keyslots[change.index]
                 let kdf = kdfOptions.isGiven ? target : Self.raise(slot.kdf!, to: target)
-                try txn.replaceKeyslot(at: change.index, kind: slot.kind, credentials: credentials, kdf: kdf)
+                // The same credential at a higher cost: nothing is revoked, so the master key stays.
+                try txn.replaceKeyslot(
+                    at: change.index,
+                    kind: slot.kind,
+                    credentials: credentials,
+                    kdf: kdf,
+                    rekey: nil
+                )
             }
         }
         do {

@@ -13,7 +13,14 @@ struct Passwd: Command {
             Without an action option, replaces the password of the keyslot the current credential
             opens; the new password comes from --new-password-file, --new-password-env,
             --new-password-file-env or a prompt.
-            Only keyslots change: every item is copied as it is, and the vault's master key stays.
+
+            Changing the password and removing a keyslot or key file also replace the master key and
+            seal every item again (as 'vaulttool rekey' does), so that the old credential, even with an
+            old copy of the vault, opens nothing written afterwards. Every other keyslot is kept only
+            if a credential given opens it (the current one, --keep-password-file, this device's
+            secret); otherwise passwd refuses and lists them, unless --drop-keyslots. --no-rekey keeps
+            the master key: the old credential, with a copy of the vault made before, then still opens
+            items written later. Adding a key file or recovery keyslot never rekeys.
             """
     )
     static let options =
@@ -37,7 +44,12 @@ struct Passwd: Command {
                 help: "Add a keyslot for a generated recovery password (printed once)."
             ),
             OptionSpec(names: ["--remove-keyslot"], valueName: "index", help: "Remove the keyslot at <index>."),
-        ] + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
+            OptionSpec(
+                names: ["--no-rekey"],
+                valueName: nil,
+                help: "Keep the master key: the old credential still works with an old copy of the vault."
+            ),
+        ] + RekeyFlags.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     enum Action {
@@ -49,6 +61,9 @@ struct Passwd: Command {
     let newPassword: CredentialOptions
     let kdfOptions: KDFOptions
     let credentialOptions: CredentialOptions
+    /// Whether the action replaces the master key (L-KS-5): a change or removal, unless `--no-rekey`.
+    let rekeys: Bool
+    let rekeyFlags: RekeyFlags
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
@@ -73,6 +88,18 @@ struct Passwd: Command {
         } else if newPassword.hasPasswordSource {
             throw UsageError("The '--new-password-…' options only go with a password change")
         }
+        rekeyFlags = RekeyFlags(parsed)
+        switch action {
+        case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !parsed.flag("--no-rekey")
+        case .addKeyFile, .addRecovery:
+            if parsed.flag("--no-rekey") { throw UsageError("'--no-rekey' only goes with a change or removal") }
+            rekeys = false
+        }
+        if rekeyFlags.isGiven && !rekeys {
+            throw UsageError(
+                "'--keep-password-file', '--drop-keyslots' and '--drop-foreign' only go with a rekeying action"
+            )
+        }
     }
 
     func run() throws {
@@ -88,60 +115,88 @@ struct Passwd: Command {
             if case .changePassword = action {
                 try newPassword.password(confirm: true, prompt: "New password")
             } else { nil }
+        let rekey = rekeys ? try rekeyFlags.options(current: credentials) : nil
         let vault = try VaultAccess.vault(
             path,
             credentials: credentials,
             acceptRollback: credentialOptions.acceptRollback
         )
-        let message = try VaultAccess.write(vault) { txn -> String in
-            switch action {
-            case .changePassword:
-                let slots = txn.keyslots
-                let index =
-                    slots.indices.contains(opened) && slots[opened].kind.usesPassword
-                    ? opened : slots.firstIndex { $0.kind.usesPassword }
-                var next = Credentials(password: newSecret, keyFile: credentials.keyFile)
-                next.deviceSecret = credentials.deviceSecret
-                guard let index else {
-                    try txn.addKeyslot(.password, credentials: next, kdf: kdf ?? .default)
-                    return "Added password keyslot #\(txn.keyslots.count - 1)."
-                }
-                // Without KDF options, the slot keeps its cost unless it is below the floor.
-                let kept = slots[index].kdf.flatMap { $0.isWeak ? nil : $0 }
-                try txn.replaceKeyslot(
-                    at: index,
-                    kind: slots[index].kind,
-                    credentials: next,
-                    kdf: kdf ?? kept ?? .default
-                )
-                return "Changed the password of keyslot #\(index)."
-            case .addKeyFile(let file):
-                var bytes = try CredentialOptions.readFile(file, what: "key file")
-                defer { CredentialOptions.wipe(&bytes) }
-                guard !bytes.isEmpty else { throw ToolError("the key file '\(file)' is empty", exitCode: .usage) }
-                try txn.addKeyslot(.keyFile, credentials: Credentials(keyFile: SecretBytes(bytes: bytes)))
-                return "Added key-file keyslot #\(txn.keyslots.count - 1)."
-            case .removeKeyFiles:
-                let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile }
-                guard !indices.isEmpty else {
-                    throw ToolError("the vault has no key-file keyslot", exitCode: .notFound)
-                }
-                for index in indices.reversed() { try txn.removeKeyslot(at: index) }
-                return "Removed \(indices.count) key-file keyslot\(indices.count == 1 ? "" : "s")."
-            case .addRecovery:
-                try txn.addKeyslot(.password, credentials: .password(recovery!), kdf: kdf ?? .default)
-                return "Added recovery keyslot #\(txn.keyslots.count - 1)."
-            case .removeKeyslot(let index):
-                guard txn.keyslots.indices.contains(index) else {
-                    throw ToolError("the vault has no keyslot #\(index)", exitCode: .notFound)
-                }
-                try txn.removeKeyslot(at: index)
-                return "Removed keyslot #\(index)."
-            }
+        var message = try VaultAccess.write(vault) { txn -> String in
+            let message = try change(
+                &txn,
+                opened: opened,
+                credentials: credentials,
+                newSecret: newSecret,
+                kdf: kdf,
+                recovery: recovery
+            )
+            guard let rekey else { return message }
+            return message.dropLast() + "; " + RekeyFlags.summary(try txn.rekey(rekey)) + "."
+        }
+        if rekeys {
+            message +=
+                "\nCopies made before this change (backups, synced copies) still open with the old "
+                + "credential and show what they hold; delete them."
         }
         Output.out(message + "\n")
         if let recovery {
             Output.out("Recovery password (shown once; keep it offline): \(recovery)\n")
+        }
+    }
+
+    /// Makes the keyslot change; the master key is replaced afterwards, in the same write.
+    private func change(
+        _ txn: inout VaultTransaction,
+        opened: Int,
+        credentials: Credentials,
+        newSecret: SecretBytes?,
+        kdf: KDFParameters?,
+        recovery: String?
+    ) throws -> String {
+        switch action {
+        case .changePassword:
+            let slots = txn.keyslots
+            let index =
+                slots.indices.contains(opened) && slots[opened].kind.usesPassword
+                ? opened : slots.firstIndex { $0.kind.usesPassword }
+            var next = Credentials(password: newSecret, keyFile: credentials.keyFile)
+            next.deviceSecret = credentials.deviceSecret
+            guard let index else {
+                try txn.addKeyslot(.password, credentials: next, kdf: kdf ?? .default)
+                return "Added password keyslot #\(txn.keyslots.count - 1)."
+            }
+            // Without KDF options, the slot keeps its cost unless it is below the floor.
+            let kept = slots[index].kdf.flatMap { $0.isWeak ? nil : $0 }
+            try txn.replaceKeyslot(
+                at: index,
+                kind: slots[index].kind,
+                credentials: next,
+                kdf: kdf ?? kept ?? .default,
+                rekey: nil
+            )
+            return "Changed the password of keyslot #\(index)."
+        case .addKeyFile(let file):
+            var bytes = try CredentialOptions.readFile(file, what: "key file")
+            defer { CredentialOptions.wipe(&bytes) }
+            guard !bytes.isEmpty else { throw ToolError("the key file '\(file)' is empty", exitCode: .usage) }
+            try txn.addKeyslot(.keyFile, credentials: Credentials(keyFile: SecretBytes(bytes: bytes)))
+            return "Added key-file keyslot #\(txn.keyslots.count - 1)."
+        case .removeKeyFiles:
+            let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile }
+            guard !indices.isEmpty else {
+                throw ToolError("the vault has no key-file keyslot", exitCode: .notFound)
+            }
+            for index in indices.reversed() { try txn.removeKeyslot(at: index, rekey: nil) }
+            return "Removed \(indices.count) key-file keyslot\(indices.count == 1 ? "" : "s")."
+        case .addRecovery:
+            try txn.addKeyslot(.password, credentials: .password(recovery!), kdf: kdf ?? .default)
+            return "Added recovery keyslot #\(txn.keyslots.count - 1)."
+        case .removeKeyslot(let index):
+            guard txn.keyslots.indices.contains(index) else {
+                throw ToolError("the vault has no keyslot #\(index)", exitCode: .notFound)
+            }
+            try txn.removeKeyslot(at: index, rekey: nil)
+            return "Removed keyslot #\(index)."
         }
     }
 }

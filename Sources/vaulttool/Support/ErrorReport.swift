@@ -102,6 +102,12 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
                 + "or pass --accept-rollback to a command that writes to record this vault again",
             .failure
         )
+    case .rekeyRefused:
+        return (
+            "\(error.reason); give the credentials of what should stay (--key-file, --keep-password-file, "
+                + "--device-secret-file), or --drop-keyslots / --drop-foreign to remove it",
+            .failure
+        )
     default:
         return (error.description, .failure)
     }

@@ -8,14 +8,16 @@ import VaultFormat
 
 @Suite("Keyslot changes")
 struct KeyslotChangeTests {
-    /// R-KS-5: a password change rewraps the master key; records stay byte for byte.
-    @Test func replaceKeyslot_changesPassword_recordsUntouched() throws {
+    /// R-KS-5: a password change without a rekey rewraps the master key; records stay byte for byte.
+    @Test func replaceKeyslot_withoutRekey_changesPassword_recordsUntouched() throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             try vault.write { try $0.set(makeDraft(service: "bank", secret: "hunter2")) }
             let recordsBefore = try recordSection(of: vault)
 
-            try vault.write { try $0.replaceKeyslot(at: 0, kind: .password, credentials: .password("new pass")) }
+            try vault.write {
+                try $0.replaceKeyslot(at: 0, kind: .password, credentials: .password("new pass"), rekey: nil)
+            }
 
             #expect(try recordSection(of: vault) == recordsBefore)
             #expect(throws: VaultFormatError(.wrongCredential)) {
@@ -49,8 +51,9 @@ struct KeyslotChangeTests {
             #expect(try secret(in: byKeyFile, service: "mail") != nil)
             #expect(try vault.read { $0.header.keyslots.map(\.kind) } == [.password, .keyFile])
 
-            // Removing slot 0 moves the key-file slot to position 0; the Vault follows it.
-            try byKeyFile.write { try $0.removeKeyslot(at: 0) }
+            // Removing slot 0 moves the key-file slot to position 0; the Vault follows it. (Without
+            // a rekey, so that `vault`, which holds the same master key, keeps reading.)
+            try byKeyFile.write { try $0.removeKeyslot(at: 0, rekey: nil) }
             #expect(byKeyFile.openedKeyslot == 0)
             #expect(try secret(in: vault, service: "mail") != nil)
         }
@@ -106,7 +109,9 @@ struct KeyslotChangeTests {
                 try txn.addKeyslot(.keyFile, credentials: Credentials(keyFile: keyFile))
             }
             #expect(try secret(in: vault, service: "passcode") != nil)
-            try vault.write { try $0.removeKeyslot(at: 0) }
+            try vault.write {
+                try $0.removeKeyslot(at: 0, rekey: RekeyOptions(credentials: [Credentials(keyFile: keyFile)]))
+            }
             #expect(try secret(in: vault, service: "passcode") == nil)
             #expect(try secret(in: vault, service: "plain") != nil)
             // Without a password keyslot, the class cannot be stored at all.

@@ -50,7 +50,8 @@ struct ReviewFindingTests {
                     kind: .device,
                     credentials: Credentials(),
                     kdf: nil,
-                    scope: .masterKey
+                    scope: .masterKey,
+                    rekey: nil
                 )
             }
             vault.lock()

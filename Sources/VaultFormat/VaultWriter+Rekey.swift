@@ -1,0 +1,221 @@
+// vault: rekeying the next generation: a new master key, every record sealed again.
+
+import Dispatch
+import Glibc
+import Synchronization
+
+extension VaultWriter {
+    /// The outcome of ``rekey(to:keyslots:droppingForeign:now:random:)``.
+    public struct RekeyResult: Sendable {
+        /// How many records were sealed again under the new keys.
+        public let resealed: Int
+        /// Device-bound items that could not be sealed again (another device's, or no device
+        /// secret held) and were removed, each leaving a deletion record.
+        public let droppedForeign: [ItemID]
+    }
+
+    /// The device-bound items of the next generation that these keys cannot open: another
+    /// device's `…ThisDeviceOnly` items, or every device-bound item when no device secret is held.
+    ///
+    /// Costs one trial decryption per device-bound record (R-REC-2); other records are not read.
+    public func foreignItems() throws(VaultFormatError) -> [ItemID] {
+        var out = [ItemID]()
+        for entry in entries where entry.protectionClass.isDeviceBound {
+            let record = record(for: entry.itemID)!
+            do {
+                _ = try RecordCodec.openSecret(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
+            } catch  where error.code == .foreignDevice {
+                out.append(entry.itemID)
+            }
+        }
+        return out
+    }
+
+    /// Replaces the master key: every record of the next generation is decrypted with the
+    /// current keys and sealed again under `newKeys`, and the header gets `keyslots`.
+    ///
+    /// The vault ID, the creation time, the deletion records and every item's ID, classes,
+    /// attributes and secret stay; each record gets a fresh nonce, the lookup tag of the new
+    /// lookup key and `version` = the generation written (R-REC-3). Nothing changes when
+    /// this throws.
+    ///
+    /// - Parameters:
+    ///   - newKeys: The keys of the new master key; they must hold a master key and the same
+    ///     device secret as the current keys (device markers depend on it, not on the master key).
+    ///   - keyslots: The keyslots of the new generation, each wrapping the new master or base key.
+    ///   - droppingForeign: Whether device-bound items that cannot be opened here are removed
+    ///     (with a deletion record dated `now`). When `false`, they make the rekey fail.
+    ///   - now: The time of the write, for deletion records.
+    ///   - random: The source of the records' nonces.
+    /// - Returns: How many records were sealed again and which foreign items were dropped.
+    /// - Throws: `keyUnavailable` without the current master key; `foreignDevice` when foreign
+    ///   items exist and `droppingForeign` is `false`; `recordCorrupt` for a damaged record;
+    ///   `invalidParameter` for unusable keyslots.
+    ///
+    /// Spec: Spec/format-v1.md, "Keyslots" (R-KS-5) and "Write" (section 10.2).
+    @discardableResult
+    public mutating func rekey(
+        to newKeys: VaultKeys,
+        keyslots: [Keyslot],
+        droppingForeign: Bool,
+        now: Int64,
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> RekeyResult {
+        guard keys.hasMasterKey, newKeys.hasMasterKey else {
+            throw VaultFormatError(.keyUnavailable, "a rekey needs the master key")
+        }
+        // Decrypt and seal everything first, so that a refusal or a damaged record leaves the
+        // writer as it was. Records are independent: the work is split across the processors.
+        let current = entries
+        let resealed = try Self.reseal(
+            current,
+            records: current.map { recordBytes(for: $0.itemID) },
+            vaultID: header.vaultID,
+            version: header.generation,
+            from: keys,
+            to: newKeys,
+            random: random
+        )
+        let sealed = resealed.sealed
+        let foreign = resealed.foreign
+        if !foreign.isEmpty && !droppingForeign {
+            throw VaultFormatError(
+                .foreignDevice,
+                "\(foreign.count) ThisDeviceOnly item\(foreign.count == 1 ? "" : "s") cannot be sealed again here "
+                    + "(another device's, or no device secret given)"
+            )
+        }
+        let previousSlots = header.keyslots
+        header.keyslots = keyslots
+        do {
+            try checkKeyslots()
+        } catch {
+            header.keyslots = previousSlots
+            throw error
+        }
+        // Commit: the previous generation's bytes are no longer copied; every record is fresh.
+        keys = newKeys
+        base = nil
+        dropped = []
+        changed = [:]
+        changedByTag = [:]
+        changed.reserveCapacity(sealed.count)
+        for record in sealed {
+            changed[record.entry.itemID] = record
+            changedByTag[record.entry.tag, default: []].append(record.entry.itemID)
+        }
+        for id in foreign { deletions[id] = now }
+        return RekeyResult(resealed: sealed.count, droppedForeign: foreign)
+    }
+
+    /// The stored bytes of item `id`, without copying a record of the previous generation.
+    private func recordBytes(for id: ItemID) -> ArraySlice<UInt8> {
+        if let record = changed[id] { return record.bytes[...] }
+        let base = base!
+        let position = base.positions.position(of: id)!
+        let start = base.records.startIndex + base.index.offsets[position]
+        return base.records[start..<start + base.index.entry(at: position).recordLength]
+    }
+
+    /// Opens each record of `entries` with `old` and seals it again under `new` (fresh nonce,
+    /// `version`), on as many threads as there are processors for large vaults.
+    ///
+    /// - Returns: The sealed records, in `entries` order without the foreign ones, and the IDs of
+    ///   the device-bound records `old` cannot open (`foreignDevice`).
+    /// - Throws: The first other error of any record (a damaged record: `recordCorrupt`).
+    private static func reseal(
+        _ entries: [IndexEntry],
+        records bytes: [ArraySlice<UInt8>],
+        vaultID: [UInt8],
+        version: UInt64,
+        from old: VaultKeys,
+        to new: VaultKeys,
+        random: some RandomSource
+    ) throws(VaultFormatError) -> (sealed: [SealedRecord], foreign: [ItemID]) {
+        // Four chunks per processor (at least 512 records each), so that a thread the scheduler
+        // preempts on a busy machine does not hold up the others for long.
+        let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let chunkCount = entries.count < 2048 ? 1 : max(1, min(4 * processors, entries.count / 512, 64))
+        let chunkSize = (entries.count + chunkCount - 1) / max(chunkCount, 1)
+        let outcomes = ChunkOutcomes()
+        let work: @Sendable (Int) -> Void = { chunk in
+            let range = chunk * chunkSize..<min(entries.count, (chunk + 1) * chunkSize)
+            // One draw of every nonce of the chunk instead of one system call per record.
+            let nonces = PrefetchedRandom(count: range.count * XChaCha20Poly1305.nonceByteCount, from: random)
+            var sealed = [SealedRecord]()
+            var foreign = [ItemID]()
+            sealed.reserveCapacity(range.count)
+            let outcome = Result { () throws(VaultFormatError) -> ([SealedRecord], [ItemID]) in
+                for index in range {
+                    let entry = entries[index]
+                    let record = bytes[index]
+                    let secret: SecretBytes
+                    let attributes: ItemAttributes
+                    do throws(VaultFormatError) {
+                        secret = try RecordCodec.openSecret(record, entry: entry, vaultID: vaultID, keys: old)
+                        attributes = try RecordCodec.openAttributes(record, entry: entry, vaultID: vaultID, keys: old)
+                    } catch  where error.code == .foreignDevice {
+                        foreign.append(entry.itemID)
+                        continue
+                    }
+                    let draft = ItemDraft(
+                        id: entry.itemID,
+                        itemClass: entry.itemClass,
+                        protectionClass: entry.protectionClass,
+                        attributes: attributes,
+                        secret: secret
+                    )
+                    sealed.append(
+                        try RecordCodec.seal(draft, version: version, vaultID: vaultID, keys: new, random: nonces)
+                    )
+                }
+                return (sealed, foreign)
+            }
+            outcomes.results.withLock { $0[chunk] = outcome }
+        }
+        if chunkCount == 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: chunkCount, execute: work)
+        }
+        var sealed = [SealedRecord]()
+        var foreign = [ItemID]()
+        sealed.reserveCapacity(entries.count)
+        let results = outcomes.results.withLock { $0 }
+        for chunk in 0..<chunkCount {
+            let (chunkSealed, chunkForeign) = try results[chunk]!.get()
+            sealed += chunkSealed
+            foreign += chunkForeign
+        }
+        return (sealed, foreign)
+    }
+}
+
+/// The result of each chunk of a parallel reseal.
+private final class ChunkOutcomes: Sendable {
+    let results = Mutex<[Int: Result<([SealedRecord], [ItemID]), VaultFormatError>]>([:])
+}
+
+/// Random bytes drawn from `source` in one call and handed out in order; when they run out,
+/// `source` is asked again. Nonces need only be unpredictable and unique, not drawn one by one.
+private final class PrefetchedRandom: RandomSource, Sendable {
+    private let pool: Mutex<(bytes: [UInt8], next: Int)>
+    private let source: any RandomSource
+
+    init(count: Int, from source: some RandomSource) {
+        self.source = source
+        pool = Mutex((source.bytes(count), 0))
+    }
+
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        let served = pool.withLock { pool -> Bool in
+            guard pool.next + buffer.count <= pool.bytes.count else { return false }
+            pool.bytes.withUnsafeBytes { all in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[pool.next..<pool.next + buffer.count]))
+            }
+            pool.next += buffer.count
+            return true
+        }
+        if !served { source.fill(buffer) }
+    }
+}

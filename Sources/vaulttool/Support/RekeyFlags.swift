@@ -1,0 +1,72 @@
+// vaulttool: the options that say which keyslots and items a rekey may keep or drop.
+
+import VaultFormat
+import VaultIO
+
+/// `--keep-password-file`, `--drop-keyslots` and `--drop-foreign`, shared by `rekey` and `passwd`.
+///
+/// Spec: Spec/cli.md, "rekey".
+struct RekeyFlags {
+    static let specs = [
+        OptionSpec(
+            names: ["--keep-password-file"],
+            valueName: "file",
+            help: "Also keep the keyslots this password opens (for example a recovery password).",
+            repeats: true
+        ),
+        OptionSpec(
+            names: ["--drop-keyslots"],
+            valueName: nil,
+            help: "Remove the keyslots that no credential given opens, instead of refusing."
+        ),
+        OptionSpec(
+            names: ["--drop-foreign"],
+            valueName: nil,
+            help: "Delete other devices' ThisDeviceOnly items, which cannot be sealed again, instead of refusing."
+        ),
+    ]
+
+    var keepPasswordFiles: [String]
+    var dropKeyslots: Bool
+    var dropForeign: Bool
+
+    init(_ parsed: ParsedArguments) {
+        keepPasswordFiles = parsed.all("--keep-password-file")
+        dropKeyslots = parsed.flag("--drop-keyslots")
+        dropForeign = parsed.flag("--drop-foreign")
+    }
+
+    /// Whether any of these options was given (they only make sense with a rekey).
+    var isGiven: Bool { !keepPasswordFiles.isEmpty || dropKeyslots || dropForeign }
+
+    /// The library options: the current credentials, then each extra password.
+    func options(current: Credentials) throws -> RekeyOptions {
+        var credentials = [current]
+        for file in keepPasswordFiles {
+            let password = try CredentialOptions(passwordFile: file, passwordEnv: nil, passwordFileEnv: nil)
+                .password(confirm: false, prompt: "Password")
+            credentials.append(Credentials(password: password, keyFile: current.keyFile))
+        }
+        return RekeyOptions(
+            credentials: credentials,
+            unopenedKeyslots: dropKeyslots ? .drop : .refuse,
+            foreignItems: dropForeign ? .drop : .refuse
+        )
+    }
+
+    /// One sentence about what a rekey did.
+    static func summary(_ report: RekeyReport) -> String {
+        var text =
+            "replaced the master key (\(report.resealed) item\(report.resealed == 1 ? "" : "s") sealed again"
+        if !report.droppedKeyslots.isEmpty {
+            text +=
+                "; removed keyslot\(report.droppedKeyslots.count == 1 ? "" : "s") "
+                + report.droppedKeyslots.map { "#\($0)" }.joined(separator: ", ")
+        }
+        if !report.droppedItems.isEmpty {
+            let count = report.droppedItems.count
+            text += "; deleted \(count) other device's item\(count == 1 ? "" : "s")"
+        }
+        return text + ")"
+    }
+}
