@@ -14,6 +14,10 @@ struct Passwd: Command {
             opens; the new password comes from --new-password-file, --new-password-env,
             --new-password-file-env or a prompt.
             Only keyslots change: every item is copied as it is, and the vault's master key stays.
+            A key-file keyslot (--add-key-file, --generate-key-file) is an alternative way in: the
+            key file alone opens the vault, without the password and without any work factor, so
+            it must be as secret as a key. It needs at least 32 bytes; --generate-key-file writes
+            32 random bytes.
             """
     )
     static let options =
@@ -29,7 +33,16 @@ struct Passwd: Command {
                 valueName: "name",
                 help: "Read the new password from the file named by environment variable <name>."
             ),
-            OptionSpec(names: ["--add-key-file"], valueName: "file", help: "Add a keyslot that this key file opens."),
+            OptionSpec(
+                names: ["--add-key-file"],
+                valueName: "file",
+                help: "Add a keyslot that this key file alone opens (a second way in)."
+            ),
+            OptionSpec(
+                names: ["--generate-key-file"],
+                valueName: "file",
+                help: "Write a new 32-byte random key file and add a keyslot that it alone opens."
+            ),
             OptionSpec(names: ["--remove-key-file"], valueName: nil, help: "Remove every key-file-only keyslot."),
             OptionSpec(
                 names: ["--add-recovery"],
@@ -41,7 +54,9 @@ struct Passwd: Command {
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     enum Action {
-        case changePassword, addKeyFile(String), removeKeyFiles, addRecovery, removeKeyslot(Int)
+        case changePassword, addKeyFile(String), generateKeyFile(String), removeKeyFiles, addRecovery, removeKeyslot(
+            Int
+        )
     }
 
     let path: String
@@ -56,6 +71,7 @@ struct Passwd: Command {
         kdfOptions = try KDFOptions(parsed)
         var actions = [Action]()
         if let file = parsed.value("--add-key-file") { actions.append(.addKeyFile(file)) }
+        if let file = parsed.value("--generate-key-file") { actions.append(.generateKeyFile(file)) }
         if parsed.flag("--remove-key-file") { actions.append(.removeKeyFiles) }
         if parsed.flag("--add-recovery") { actions.append(.addRecovery) }
         if let text = parsed.value("--remove-keyslot") {
@@ -88,8 +104,50 @@ struct Passwd: Command {
             if case .changePassword = action {
                 try newPassword.password(confirm: true, prompt: "New password")
             } else { nil }
+        // The new key file is read (or written) before the vault is touched.
+        var newKeyFile: KeyFileDigest?
+        if case .addKeyFile(let file) = action { newKeyFile = try KeyFiles.readForNewKeyslot(file) }
         let vault = try VaultAccess.vault(path, credentials: credentials)
-        let message = try VaultAccess.write(vault) { txn -> String in
+        var generated: String?
+        if case .generateKeyFile(let file) = action {
+            newKeyFile = try KeyFiles.generate(file)
+            generated = file
+        }
+        let message: String
+        do {
+            message = try change(
+                vault,
+                opened: opened,
+                credentials: credentials,
+                kdf: kdf,
+                newSecret: newSecret,
+                newKeyFile: newKeyFile,
+                recovery: recovery
+            )
+        } catch {
+            if let generated { KeyFiles.discardGenerated(generated) }
+            throw error
+        }
+        Output.out(message + "\n")
+        if let generated {
+            Output.out("Wrote the key file \(generated) (32 random bytes); it alone opens the vault: keep it safe.\n")
+        }
+        if let recovery {
+            Output.out("Recovery password (shown once; keep it offline): \(recovery)\n")
+        }
+    }
+
+    /// Makes the change in one write and returns the sentence that reports it.
+    private func change(
+        _ vault: Vault,
+        opened: Int,
+        credentials: Credentials,
+        kdf: KDFParameters?,
+        newSecret: SecretBytes?,
+        newKeyFile: KeyFileDigest?,
+        recovery: String?
+    ) throws -> String {
+        try VaultAccess.write(vault) { txn -> String in
             switch action {
             case .changePassword:
                 let slots = txn.keyslots
@@ -97,6 +155,7 @@ struct Passwd: Command {
                     slots.indices.contains(opened) && slots[opened].kind.usesPassword
                     ? opened : slots.firstIndex { $0.kind.usesPassword }
                 var next = Credentials(password: newSecret, keyFile: credentials.keyFile)
+                next.keyFileDigest = credentials.keyFileDigest
                 next.deviceSecret = credentials.deviceSecret
                 guard let index else {
                     try txn.addKeyslot(.password, credentials: next, kdf: kdf ?? .default)
@@ -111,11 +170,8 @@ struct Passwd: Command {
                     kdf: kdf ?? kept ?? .default
                 )
                 return "Changed the password of keyslot #\(index)."
-            case .addKeyFile(let file):
-                var bytes = try CredentialOptions.readFile(file, what: "key file")
-                defer { CredentialOptions.wipe(&bytes) }
-                guard !bytes.isEmpty else { throw ToolError("the key file '\(file)' is empty", exitCode: .usage) }
-                try txn.addKeyslot(.keyFile, credentials: Credentials(keyFile: SecretBytes(bytes: bytes)))
+            case .addKeyFile, .generateKeyFile:
+                try txn.addKeyslot(.keyFile, credentials: Credentials(keyFileDigest: newKeyFile!))
                 return "Added key-file keyslot #\(txn.keyslots.count - 1)."
             case .removeKeyFiles:
                 let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile }
@@ -134,10 +190,6 @@ struct Passwd: Command {
                 try txn.removeKeyslot(at: index)
                 return "Removed keyslot #\(index)."
             }
-        }
-        Output.out(message + "\n")
-        if let recovery {
-            Output.out("Recovery password (shown once; keep it offline): \(recovery)\n")
         }
     }
 }
