@@ -41,6 +41,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The protection class cannot be used in this vault: `whenPasscodeSetThisDeviceOnly`
         /// needs a password keyslot.
         public static let protectionUnavailable = Code("protectionUnavailable")
+        /// `<vault>.lock` is not a regular file owned by this user (or the vault's owner) with no
+        /// group or other permissions, so another user could hold it and block every write.
+        public static let untrustedLockFile = Code("untrustedLockFile")
     }
 
     /// What went wrong.

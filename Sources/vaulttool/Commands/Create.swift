@@ -65,6 +65,7 @@ struct Create: Command {
             if let generatedKeyFile { KeyFiles.discardGenerated(generatedKeyFile) }
             throw error
         }
+        VaultAccess.warnAboutLocation(of: vault)
         let cost = kind.usesPassword ? ", \(KDFOptions.describe(kdf))" : ""
         Output.out("Created \(vault.path) (keyslot: \(kind)\(cost)).\n")
         if let generatedKeyFile {

@@ -83,6 +83,8 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         return ("the device secret '\(error.path)' must be exactly 32 bytes", .failure)
     case .credentialsRequired:
         return ("vault was changed by another program; run again", .busy)
+    case .untrustedLockFile:
+        return (error.reason, .failure)
     default:
         return (error.description, .failure)
     }
