@@ -83,6 +83,9 @@ struct HelpTests {
 
                 Prints the raw secret to standard output, with no newline added. The options must
                 select exactly one item; a missing item exits with status 2.
+                --accessibility pins the protection class the caller expects: an item found with any
+                other class is refused (status 1), since whoever holds only the vault's base key can
+                put back an older copy of an item or swap its class.
 
                 USAGE: vaulttool get [<options>] <vault>
 
@@ -105,6 +108,8 @@ struct HelpTests {
                   --label <label>         The label.
                   --class <class>         generic or internet.
                   --id <id>               The item ID (32 hex digits).
+                  --accessibility <class>
+                                          Refuse the item unless its protection class is <class>.
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
                   --password-env <name>   The password is the value of environment variable <name>.
