@@ -49,6 +49,8 @@ struct HelpTests {
 
                 Shows the format version, vault ID, creation time, generation, keyslots and their KDF cost,
                 item and deletion counts and section sizes, and checks the file's structure. Needs no password.
+                Without a credential these values are unauthenticated: anyone who can write the file can
+                change them. With a credential, the header MAC is checked too (a wrong one exits 3).
                 With --items and a credential, adds one line per item (never a secret).
 
                 USAGE: vaulttool inspect [<options>] <path>
