@@ -205,8 +205,8 @@ public enum KeyHierarchy {
         {
             throw VaultFormatError(
                 .invalidParameter,
-                "a key file for a new keyslot must have at least \(KeyFileDigest.minimumByteCount) bytes; "
-                    + "this one has \(keyFile.byteCount)"
+                "a key-file keyslot is only written for a key file of at least \(KeyFileDigest.minimumByteCount) "
+                    + "bytes (R-KF-1); this one has \(keyFile.byteCount): use a new 32-byte random key file"
             )
         }
         var slot = Keyslot(
