@@ -50,6 +50,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// A rekey would lose something it was not allowed to drop: a keyslot that no credential
         /// given opens, or another device's `…ThisDeviceOnly` items. The reason lists them.
         public static let rekeyRefused = Code("rekeyRefused")
+        /// `<vault>.lock` is not a regular file owned by this user (or the vault's owner) with no
+        /// group or other permissions, so another user could hold it and block every write.
+        public static let untrustedLockFile = Code("untrustedLockFile")
     }
 
     /// What went wrong.

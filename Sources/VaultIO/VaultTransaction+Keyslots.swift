@@ -38,8 +38,8 @@ extension VaultTransaction {
     ///     when `nil`. Checked against the floor (R-KS-4) as ``Vault/create(at:credentials:keyslots:configuration:now:)`` does.
     ///   - scope: Which key the slot wraps; `nil` picks base for device slots and master otherwise.
     /// - Throws: ``VaultIOError/Code/locked`` when this transaction has no master key;
-    ///   ``VaultFormatError`` `invalidParameter` (missing credential, more than 32 slots)
-    ///   or `kdfRejected`.
+    ///   ``VaultFormatError`` `invalidParameter` (missing credential, a key file under
+    ///   32 bytes (R-KF-1), more than 32 slots) or `kdfRejected`.
     public mutating func addKeyslot(
         _ kind: Keyslot.Kind,
         credentials: Credentials,

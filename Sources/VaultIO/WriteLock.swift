@@ -57,6 +57,7 @@ final class WriteLock: Sendable {
         // file holds no data. Reporting it would turn a commit that `body` made durable into a
         // failed write, and a caller that retries would apply its change twice.
         defer { try? descriptor.close() }
+        try checkLockFile(descriptor)
         var interval = Self.firstPollInterval
         while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
             let remaining = clock.now.duration(to: deadline)
@@ -66,6 +67,59 @@ final class WriteLock: Sendable {
         }
         target.removeStaleTemporaryFiles()
         return try body()
+    }
+
+    /// Refuses a lock file that someone else could hold (issue 9, section 5).
+    ///
+    /// In a shared directory (`/tmp`, mode `1777`), another user can create `<vault>.lock`
+    /// first and keep an OFD lock on it, which blocks every write. So the lock file must be a
+    /// regular file owned by this user (or by the owner of the vault file, which is the case
+    /// when root writes a user's vault) and readable or writable by nobody else: an OFD lock
+    /// needs only an open descriptor, so read access is enough to block writers.
+    ///
+    /// Spec: Spec/library-semantics.md, "Write lock file".
+    ///
+    /// - Throws: ``VaultIOError/Code/untrustedLockFile`` naming the file and the fix.
+    private func checkLockFile(_ descriptor: FileDescriptor) throws {
+        let lockPath = target.lockPath
+        let status = try step("fstat lock file", lockPath) { () throws(Errno) in try descriptor.status() }
+        guard status.isRegularFile else {
+            throw VaultIOError(
+                .untrustedLockFile,
+                operation: "open lock file",
+                path: lockPath,
+                reason: "the lock file '\(lockPath)' is not a regular file; remove it (it holds no data)"
+            )
+        }
+        if status.user != geteuid() && status.user != vaultOwner() {
+            throw VaultIOError(
+                .untrustedLockFile,
+                operation: "open lock file",
+                path: lockPath,
+                reason: "the lock file '\(lockPath)' belongs to another user (uid \(status.user)), who can block "
+                    + "every write; remove it (it holds no data), or keep the vault in a directory that only you "
+                    + "can write"
+            )
+        }
+        guard status.permissions & 0o077 == 0 else {
+            let mode = String(status.permissions, radix: 8)
+            throw VaultIOError(
+                .untrustedLockFile,
+                operation: "open lock file",
+                path: lockPath,
+                reason: "the lock file '\(lockPath)' has mode \(mode), so other users can open it and block "
+                    + "every write; run chmod 600 on it"
+            )
+        }
+    }
+
+    /// The owner of the vault file, or `nil` when it cannot be read (for example before it is created).
+    private func vaultOwner() -> uid_t? {
+        guard let file = try? FileDescriptor.open(target.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
+            return nil
+        }
+        defer { try? file.close() }
+        return try? file.status().user
     }
 
     private func timeoutError(_ timeout: Duration) -> VaultIOError {

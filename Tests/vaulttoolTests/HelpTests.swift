@@ -52,6 +52,8 @@ struct HelpTests {
 
                 Shows the format version, vault ID, creation time, generation, keyslots and their KDF cost,
                 item and deletion counts and section sizes, and checks the file's structure. Needs no password.
+                Without a credential these values are unauthenticated: anyone who can write the file can
+                change them. With a credential, the header MAC is checked too (a wrong one exits 3).
                 With --items and a credential, adds one line per item (never a secret).
 
                 USAGE: vaulttool inspect [<options>] <path>
@@ -86,6 +88,9 @@ struct HelpTests {
 
                 Prints the raw secret to standard output, with no newline added. The options must
                 select exactly one item; a missing item exits with status 2.
+                --accessibility pins the protection class the caller expects: an item found with any
+                other class is refused (status 1), since whoever holds only the vault's base key can
+                put back an older copy of an item or swap its class.
 
                 USAGE: vaulttool get [<options>] <vault>
 
@@ -108,6 +113,8 @@ struct HelpTests {
                   --label <label>         The label.
                   --class <class>         generic or internet.
                   --id <id>               The item ID (32 hex digits).
+                  --accessibility <class>
+                                          Refuse the item unless its protection class is <class>.
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
                   --password-env <name>   The password is the value of environment variable <name>.

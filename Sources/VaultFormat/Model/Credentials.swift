@@ -6,7 +6,11 @@ public struct Credentials: Sendable {
     /// The passphrase's UTF-8 bytes, exactly as typed (no normalization).
     public var password: SecretBytes?
     /// Every byte of the key file.
+    ///
+    /// For a large key file, set ``keyFileDigest`` instead: it is computed as a stream.
     public var keyFile: SecretBytes?
+    /// The key file hashed as a stream (``KeyFileDigest/Hasher``); used when ``keyFile`` is `nil`.
+    public var keyFileDigest: KeyFileDigest?
     /// This machine's device secret.
     public var deviceSecret: DeviceSecret?
 
@@ -16,6 +20,19 @@ public struct Credentials: Sendable {
         self.keyFile = keyFile
         self.deviceSecret = deviceSecret
     }
+
+    /// Credentials with a key file that was hashed as a stream.
+    public init(password: SecretBytes? = nil, keyFileDigest: KeyFileDigest, deviceSecret: DeviceSecret? = nil) {
+        self.password = password
+        self.keyFileDigest = keyFileDigest
+        self.deviceSecret = deviceSecret
+    }
+
+    /// Whether a key file is offered, as bytes or as a digest.
+    public var hasKeyFile: Bool { keyFile != nil || keyFileDigest != nil }
+
+    /// The offered key file's digest: ``keyFile`` hashed, or else ``keyFileDigest``.
+    public var resolvedKeyFile: KeyFileDigest? { keyFile.map(KeyFileDigest.init(contents:)) ?? keyFileDigest }
 
     /// A password given as a string.
     public static func password(_ text: String, deviceSecret: DeviceSecret? = nil) -> Credentials {

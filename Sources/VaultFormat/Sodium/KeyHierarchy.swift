@@ -149,21 +149,22 @@ public enum KeyHierarchy {
                 secret: try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
             )
         case .keyFile:
-            guard let keyFile = credentials.keyFile else { return nil }
+            guard let keyFile = credentials.resolvedKeyFile else { return nil }
             return KeyEncryptionKey(
                 secret: BLAKE2b.keyedKey(
                     key: SecretBytes(bytes: slot.salt),
-                    message: [Array("VLT1keyf".utf8), keyFileDigest(keyFile)]
+                    message: [Array("VLT1keyf".utf8), keyFile.digest]
                 )
             )
         case .passwordAndKeyFile:
-            guard let password = credentials.password, let keyFile = credentials.keyFile, let kdf = slot.kdf else {
+            guard let password = credentials.password, let keyFile = credentials.resolvedKeyFile, let kdf = slot.kdf
+            else {
                 return nil
             }
             try kdf.validateForReading()
             let stretched = try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
             return KeyEncryptionKey(
-                secret: BLAKE2b.keyedKey(key: stretched, message: [Array("VLT1pwkf".utf8), keyFileDigest(keyFile)])
+                secret: BLAKE2b.keyedKey(key: stretched, message: [Array("VLT1pwkf".utf8), keyFile.digest])
             )
         case .device:
             guard let device = credentials.deviceSecret else { return nil }
@@ -171,12 +172,6 @@ public enum KeyHierarchy {
                 secret: BLAKE2b.keyedKey(key: device.secret, message: [Array("VLT1devk".utf8), slot.salt])
             )
         }
-    }
-
-    private static func keyFileDigest(_ keyFile: SecretBytes) -> SecretBytes {
-        var digest = BLAKE2b.hash(keyFile, length: 64)
-        defer { Sodium.wipe(&digest) }
-        return SecretBytes(bytes: digest, protection: .guarded)
     }
 
     static func slotAssociatedData(_ slot: Keyslot, vaultID: [UInt8]) -> [UInt8] {
@@ -189,7 +184,10 @@ public enum KeyHierarchy {
     ///   - kind: The credential kind; `credentials` must hold what it needs.
     ///   - kdf: Argon2id parameters for password kinds. Checked with
     ///     ``KDFParameters/validateForWriting()`` unless `allowWeak` (tests only).
-    /// - Throws: `invalidParameter` when a needed credential is missing; `kdfRejected` for weak parameters.
+    ///   - allowShortKeyFile: Skips the 32-byte key-file minimum (R-KF-1); only for tests and
+    ///     fixtures that must reproduce what older writers made.
+    /// - Throws: `invalidParameter` when a needed credential is missing or a key file is shorter
+    ///   than ``KeyFileDigest/minimumByteCount`` (R-KF-1); `kdfRejected` for weak parameters.
     public static func makeKeyslot(
         kind: Keyslot.Kind,
         wrapping key: SecretBytes,
@@ -198,7 +196,8 @@ public enum KeyHierarchy {
         kdf: KDFParameters = .default,
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom(),
-        allowWeak: Bool = false
+        allowWeak: Bool = false,
+        allowShortKeyFile: Bool = false
     ) throws(VaultFormatError) -> Keyslot {
         try makeKeyslotKeepingKEK(
             kind: kind,
@@ -208,7 +207,8 @@ public enum KeyHierarchy {
             kdf: kdf,
             vaultID: vaultID,
             random: random,
-            allowWeak: allowWeak
+            allowWeak: allowWeak,
+            allowShortKeyFile: allowShortKeyFile
         ).slot
     }
 
@@ -223,8 +223,19 @@ public enum KeyHierarchy {
         kdf: KDFParameters = .default,
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom(),
-        allowWeak: Bool = false
+        allowWeak: Bool = false,
+        allowShortKeyFile: Bool = false
     ) throws(VaultFormatError) -> (slot: Keyslot, kek: KeyEncryptionKey) {
+        // A key-file slot has no work factor: its key file must carry a key's worth of bytes (R-KF-1).
+        if kind.usesKeyFile, !allowShortKeyFile, let keyFile = credentials.resolvedKeyFile,
+            !keyFile.isLongEnoughForWriting
+        {
+            throw VaultFormatError(
+                .invalidParameter,
+                "a key-file keyslot is only written for a key file of at least \(KeyFileDigest.minimumByteCount) "
+                    + "bytes (R-KF-1); this one has \(keyFile.byteCount): use a new 32-byte random key file"
+            )
+        }
         var slot = Keyslot(
             kind: kind,
             scope: scope,

@@ -11,32 +11,65 @@ struct Create: Command {
         discussion: """
             The vault is opened by a password, a key file, or both together when both are given.
             Without a password option or --key-file, the password is asked for twice on the terminal.
+            --generate-key-file writes a new key file of 32 random bytes and uses it as --key-file
+            would. A key file needs no password and has no work factor: anyone who holds its bytes
+            opens the vault, so keep it as safe as the vault's password. A key file given with
+            --key-file must have at least 32 bytes.
             """
     )
     static let options =
-        CredentialOptions.specs.filter { $0.names[0] != "--device-secret-file" } + KDFOptions.specs
+        CredentialOptions.specs.filter { $0.names[0] != "--device-secret-file" } + [KeyFiles.generateSpec]
+        + KDFOptions.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file to create; it must not exist.")]
 
     let path: String
     let credentialOptions: CredentialOptions
     let kdfOptions: KDFOptions
+    /// Where `--generate-key-file` writes the new key file.
+    let generatedKeyFile: String?
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         credentialOptions = try CredentialOptions(parsed)
         kdfOptions = try KDFOptions(parsed)
+        generatedKeyFile = parsed.value("--generate-key-file")
+        if generatedKeyFile != nil && credentialOptions.keyFile != nil {
+            throw UsageError("Use only one of '--key-file' and '--generate-key-file'")
+        }
     }
 
     func run() throws {
         let kdf = try kdfOptions.resolve()
-        let credentials = try credentialOptions.credentials(confirm: true)
-        let kind: Keyslot.Kind =
-            credentials.keyFile == nil ? .password : credentials.password == nil ? .keyFile : .passwordAndKeyFile
-        let configuration = try VaultAccess.configuration(kdf: kdf)
-        let vault = try Progress.run("Creating \(path)") {
-            try Vault.create(at: path, credentials: credentials, keyslots: [kind], configuration: configuration)
+        var credentials: Credentials
+        if let generatedKeyFile {
+            credentials = Credentials()
+            if credentialOptions.hasPasswordSource {
+                credentials.password = try credentialOptions.password(confirm: true, prompt: "Password")
+            }
+            credentials.keyFileDigest = try KeyFiles.generate(generatedKeyFile)
+        } else {
+            credentials = try credentialOptions.credentials(confirm: true)
+            if let keyFile = credentials.keyFileDigest, let keyFilePath = credentialOptions.keyFile {
+                try KeyFiles.checkForNewKeyslot(keyFile, path: keyFilePath)
+            }
         }
+        let kind: Keyslot.Kind =
+            !credentials.hasKeyFile ? .password : credentials.password == nil ? .keyFile : .passwordAndKeyFile
+        let configuration = try VaultAccess.configuration(kdf: kdf)
+        let vault: Vault
+        do {
+            vault = try Progress.run("Creating \(path)") {
+                try Vault.create(at: path, credentials: credentials, keyslots: [kind], configuration: configuration)
+            }
+        } catch {
+            if let generatedKeyFile { KeyFiles.discardGenerated(generatedKeyFile) }
+            throw error
+        }
+        VaultAccess.warnAboutLocation(of: vault)
         let cost = kind.usesPassword ? ", \(KDFOptions.describe(kdf))" : ""
         Output.out("Created \(vault.path) (keyslot: \(kind)\(cost)).\n")
+        if let generatedKeyFile {
+            Output.out("Wrote the key file \(generatedKeyFile) (32 random bytes); it opens the vault: keep it safe.\n")
+        }
     }
 }

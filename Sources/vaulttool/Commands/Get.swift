@@ -10,23 +10,39 @@ struct Get: Command {
         discussion: """
             Prints the raw secret to standard output, with no newline added. The options must
             select exactly one item; a missing item exits with status 2.
+            --accessibility pins the protection class the caller expects: an item found with any
+            other class is refused (status 1), since whoever holds only the vault's base key can
+            put back an older copy of an item or swap its class.
             """
     )
     static let options =
         [OptionSpec(names: ["--json"], valueName: nil, help: "Print the item and its secret as JSON.")]
-        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
+        + ItemSelector.specs + ItemSelector.filterSpecs + [expectedAccessibilitySpec] + CredentialOptions.specs
+    static let expectedAccessibilitySpec = OptionSpec(
+        names: ["--accessibility"],
+        valueName: "class",
+        help: "Refuse the item unless its protection class is <class>."
+    )
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     let path: String
     let json: Bool
     let selector: ItemSelector
     let credentialOptions: CredentialOptions
+    /// The protection class the caller expects (`--accessibility`), checked after the item is found.
+    let expectedAccessibility: ProtectionClass?
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         json = parsed.flag("--json")
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
+        expectedAccessibility = try parsed.value("--accessibility").map { name in
+            guard let value = ProtectionClass(name: name) else {
+                throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
+            }
+            return value
+        }
         if selector.isEmpty {
             throw UsageError("Name the item with '--service', '--account', '--server' or another attribute")
         }
@@ -35,6 +51,14 @@ struct Get: Command {
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
         let item = try selector.single(in: snapshot, includeSecret: true)
+        // A pin, not a filter: the item is found by its attributes, then refused when its class
+        // differs, so a swapped class reads as an error instead of "no item matches".
+        if let expectedAccessibility, item.entry.protectionClass != expectedAccessibility {
+            throw ToolError(
+                "the item's accessibility is \(item.entry.protectionClass), not \(expectedAccessibility) as expected; "
+                    + "it was changed, possibly by someone holding only the vault's base key; nothing was printed"
+            )
+        }
         guard var bytes = item.secret?.copyBytes() else { throw ToolError("the item has no secret") }
         defer { CredentialOptions.wipe(&bytes) }
         if json {

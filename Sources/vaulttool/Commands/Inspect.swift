@@ -12,6 +12,8 @@ struct Inspect: Command {
         discussion: """
             Shows the format version, vault ID, creation time, generation, keyslots and their KDF cost,
             item and deletion counts and section sizes, and checks the file's structure. Needs no password.
+            Without a credential these values are unauthenticated: anyone who can write the file can
+            change them. With a credential, the header MAC is checked too (a wrong one exits 3).
             With --items and a credential, adds one line per item (never a secret).
             """
     )
@@ -32,22 +34,31 @@ struct Inspect: Command {
         json = parsed.flag("--json")
         items = parsed.flag("--items")
         credentialOptions = try CredentialOptions(parsed)
-        if !items && (credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil) {
-            throw UsageError("A credential is only used with '--items'")
-        }
     }
+
+    /// Whether a credential was named on the command line (then the header MAC is checked).
+    private var credentialGiven: Bool { credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil }
 
     func run() throws {
         var report = try InspectReport.make(path: path)
-        if items && report.structure.error == nil {
+        if (items || credentialGiven) && report.structure.error == nil {
+            // Opening the snapshot verifies the header MAC (R-HDR-6) and the index.
             let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-            let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
-            report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
-            report.unavailableItems = scan.unavailable.count
-            report.table = ItemTable.text(scan.items)
-            if !scan.damaged.isEmpty {
-                report.damagedItems = scan.damaged.map(DamageReport.record)
-                report.damagedLines = scan.damaged.map(DamageReport.line)
+            // The values shown were decoded from the header read first: they are authenticated
+            // only if the MAC-checked header is the same bytes.
+            guard snapshot.headerBytes == report.headerBytes else {
+                throw ToolError("the vault changed while it was inspected; run again", exitCode: .busy)
+            }
+            report.authenticated = true
+            if items {
+                let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
+                report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
+                report.unavailableItems = scan.unavailable.count
+                report.table = ItemTable.text(scan.items)
+                if !scan.damaged.isEmpty {
+                    report.damagedItems = scan.damaged.map(DamageReport.record)
+                    report.damagedLines = scan.damaged.map(DamageReport.line)
+                }
             }
         }
         Output.out(json ? try Output.json(report) : report.text)
@@ -108,6 +119,10 @@ struct InspectReport: Encodable {
     var writable: Bool?
     var structure: Structure
     var seen: Seen?
+    /// Whether a credential checked the header MAC, so the values above are authenticated.
+    var authenticated = false
+    /// The header as read, to compare with the one the credential authenticates.
+    var headerBytes: [UInt8] = []
     var warnings: [String] = []
     /// With `--items`: every item the credential opens, without secrets.
     var entries: [ItemRecord]?
@@ -122,7 +137,7 @@ struct InspectReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
-        case warnings, entries, unavailableItems, damagedItems, seen
+        case authenticated, warnings, entries, unavailableItems, damagedItems, seen
     }
 
     /// Reads the header of `path` and checks the file's structure.
@@ -132,6 +147,7 @@ struct InspectReport: Encodable {
         var report = InspectReport(file: path, structure: Structure(ok: true, error: nil))
         do {
             let headerBytes = try reader.headerBytes()
+            report.headerBytes = headerBytes
             let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
             report.fill(header, headerLength: headerBytes.count, total: reader.fileLength)
             report.compareWithSeen(header, headerBytes: headerBytes)
@@ -227,6 +243,13 @@ struct InspectReport: Encodable {
             "header \(Output.count(sizes.header)) B, index \(Output.count(sizes.index)) B, records \(Output.count(sizes.records)) B, total \(Output.count(sizes.total)) B"
         )
         out += Output.field("Structure:", "ok (header checksum and layout; items need the password to verify)")
+        out += Output.field(
+            "Header MAC:",
+            authenticated
+                ? "checked with the credential: the values above are authenticated"
+                : "not checked: the values above are unauthenticated (anyone who can write the file can "
+                    + "change them); give a credential to check it"
+        )
         for warning in warnings { out += "Warning: \(warning)\n" }
         if let table {
             out += "\n" + table

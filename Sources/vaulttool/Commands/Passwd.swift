@@ -21,6 +21,11 @@ struct Passwd: Command {
             secret); otherwise passwd refuses and lists them, unless --drop-keyslots. --no-rekey keeps
             the master key: the old credential, with a copy of the vault made before, then still opens
             items written later. Adding a key file or recovery keyslot never rekeys.
+
+            A key-file keyslot (--add-key-file, --generate-key-file) is an alternative way in: the
+            key file alone opens the vault, without the password and without any work factor, so
+            it must be as secret as a key. It needs at least 32 bytes; --generate-key-file writes
+            32 random bytes.
             """
     )
     static let options =
@@ -36,7 +41,16 @@ struct Passwd: Command {
                 valueName: "name",
                 help: "Read the new password from the file named by environment variable <name>."
             ),
-            OptionSpec(names: ["--add-key-file"], valueName: "file", help: "Add a keyslot that this key file opens."),
+            OptionSpec(
+                names: ["--add-key-file"],
+                valueName: "file",
+                help: "Add a keyslot that this key file alone opens (a second way in)."
+            ),
+            OptionSpec(
+                names: ["--generate-key-file"],
+                valueName: "file",
+                help: "Write a new 32-byte random key file and add a keyslot that it alone opens."
+            ),
             OptionSpec(names: ["--remove-key-file"], valueName: nil, help: "Remove every key-file-only keyslot."),
             OptionSpec(
                 names: ["--add-recovery"],
@@ -53,7 +67,8 @@ struct Passwd: Command {
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
     enum Action {
-        case changePassword, addKeyFile(String), removeKeyFiles, addRecovery, removeKeyslot(Int)
+        case changePassword, addKeyFile(String), generateKeyFile(String), removeKeyFiles, addRecovery
+        case removeKeyslot(Int)
     }
 
     let path: String
@@ -71,6 +86,7 @@ struct Passwd: Command {
         kdfOptions = try KDFOptions(parsed)
         var actions = [Action]()
         if let file = parsed.value("--add-key-file") { actions.append(.addKeyFile(file)) }
+        if let file = parsed.value("--generate-key-file") { actions.append(.generateKeyFile(file)) }
         if parsed.flag("--remove-key-file") { actions.append(.removeKeyFiles) }
         if parsed.flag("--add-recovery") { actions.append(.addRecovery) }
         if let text = parsed.value("--remove-keyslot") {
@@ -91,7 +107,7 @@ struct Passwd: Command {
         rekeyFlags = RekeyFlags(parsed)
         switch action {
         case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !parsed.flag("--no-rekey")
-        case .addKeyFile, .addRecovery:
+        case .addKeyFile, .generateKeyFile, .addRecovery:
             if parsed.flag("--no-rekey") { throw UsageError("'--no-rekey' only goes with a change or removal") }
             rekeys = false
         }
@@ -116,22 +132,37 @@ struct Passwd: Command {
                 try newPassword.password(confirm: true, prompt: "New password")
             } else { nil }
         let rekey = rekeys ? try rekeyFlags.options(current: credentials) : nil
+        // The new key file is read (or written) before the vault is touched.
+        var newKeyFile: KeyFileDigest?
+        if case .addKeyFile(let file) = action { newKeyFile = try KeyFiles.readForNewKeyslot(file) }
         let vault = try VaultAccess.vault(
             path,
             credentials: credentials,
             acceptRollback: credentialOptions.acceptRollback
         )
-        var message = try VaultAccess.write(vault) { txn -> String in
-            let message = try change(
-                &txn,
-                opened: opened,
-                credentials: credentials,
-                newSecret: newSecret,
-                kdf: kdf,
-                recovery: recovery
-            )
-            guard let rekey else { return message }
-            return message.dropLast() + "; " + RekeyFlags.summary(try txn.rekey(rekey)) + "."
+        var generated: String?
+        if case .generateKeyFile(let file) = action {
+            newKeyFile = try KeyFiles.generate(file)
+            generated = file
+        }
+        var message: String
+        do {
+            message = try VaultAccess.write(vault) { txn -> String in
+                let message = try change(
+                    &txn,
+                    opened: opened,
+                    credentials: credentials,
+                    newSecret: newSecret,
+                    newKeyFile: newKeyFile,
+                    kdf: kdf,
+                    recovery: recovery
+                )
+                guard let rekey else { return message }
+                return message.dropLast() + "; " + RekeyFlags.summary(try txn.rekey(rekey)) + "."
+            }
+        } catch {
+            if let generated { KeyFiles.discardGenerated(generated) }
+            throw error
         }
         if rekeys {
             message +=
@@ -139,6 +170,9 @@ struct Passwd: Command {
                 + "credential and show what they hold; delete them."
         }
         Output.out(message + "\n")
+        if let generated {
+            Output.out("Wrote the key file \(generated) (32 random bytes); it alone opens the vault: keep it safe.\n")
+        }
         if let recovery {
             Output.out("Recovery password (shown once; keep it offline): \(recovery)\n")
         }
@@ -150,6 +184,7 @@ struct Passwd: Command {
         opened: Int,
         credentials: Credentials,
         newSecret: SecretBytes?,
+        newKeyFile: KeyFileDigest?,
         kdf: KDFParameters?,
         recovery: String?
     ) throws -> String {
@@ -160,6 +195,7 @@ struct Passwd: Command {
                 slots.indices.contains(opened) && slots[opened].kind.usesPassword
                 ? opened : slots.firstIndex { $0.kind.usesPassword }
             var next = Credentials(password: newSecret, keyFile: credentials.keyFile)
+            next.keyFileDigest = credentials.keyFileDigest
             next.deviceSecret = credentials.deviceSecret
             guard let index else {
                 try txn.addKeyslot(.password, credentials: next, kdf: kdf ?? .default)
@@ -175,11 +211,8 @@ struct Passwd: Command {
                 rekey: nil
             )
             return "Changed the password of keyslot #\(index)."
-        case .addKeyFile(let file):
-            var bytes = try CredentialOptions.readFile(file, what: "key file")
-            defer { CredentialOptions.wipe(&bytes) }
-            guard !bytes.isEmpty else { throw ToolError("the key file '\(file)' is empty", exitCode: .usage) }
-            try txn.addKeyslot(.keyFile, credentials: Credentials(keyFile: SecretBytes(bytes: bytes)))
+        case .addKeyFile, .generateKeyFile:
+            try txn.addKeyslot(.keyFile, credentials: Credentials(keyFileDigest: newKeyFile!))
             return "Added key-file keyslot #\(txn.keyslots.count - 1)."
         case .removeKeyFiles:
             let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile }

@@ -91,10 +91,8 @@ struct CredentialOptions {
     func credentials(confirm: Bool = false, prompt: String = "Password") throws -> Credentials {
         var credentials = Credentials()
         if let keyFile {
-            var bytes = try Self.readFile(keyFile, what: "key file")
-            defer { Self.wipe(&bytes) }
-            guard !bytes.isEmpty else { throw ToolError("the key file '\(keyFile)' is empty", exitCode: .usage) }
-            credentials.keyFile = SecretBytes(bytes: bytes, protection: .guarded)
+            // Hashed as a stream: the key file's bytes are never held in memory all at once.
+            credentials.keyFileDigest = try KeyFiles.read(keyFile)
         }
         // A device secret alone opens device keyslots: then there is nothing to prompt for.
         if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil) {
@@ -127,8 +125,9 @@ struct CredentialOptions {
     /// The password from the first source given, or from a terminal prompt.
     func password(confirm: Bool, prompt: String) throws -> SecretBytes {
         var bytes: [UInt8]
+        let limit = KeyFiles.maximumPasswordByteCount
         if let passwordFile {
-            bytes = try Self.readFile(passwordFile, what: "password file")
+            bytes = try Self.readFile(passwordFile, what: "password file", limit: limit)
         } else if let passwordEnv {
             bytes = try Self.passwordFromEnvironment(passwordEnv)
         } else if let passwordFileEnv {
@@ -140,9 +139,14 @@ struct CredentialOptions {
             }
             // The value is a path, but it is still never echoed: a user may have put the
             // password itself there. Name the variable instead.
-            bytes = try Self.readFile(path, what: "password file named by \(passwordFileEnv)", showPath: false)
+            bytes = try Self.readFile(
+                path,
+                what: "password file named by \(passwordFileEnv)",
+                showPath: false,
+                limit: limit
+            )
         } else if passwordStdin {
-            bytes = try Self.readDescriptor(STDIN_FILENO, what: "standard input")
+            bytes = try Self.readDescriptor(STDIN_FILENO, what: "password on standard input", limit: limit)
         } else {
             bytes = try Self.prompt(prompt, confirm: confirm, otherwise: promptAlternatives)
         }
@@ -210,24 +214,34 @@ struct CredentialOptions {
 
     /// Reads a whole file, mapping failures to one sentence.
     ///
-    /// - Parameter showPath: Whether messages quote `path`; `false` when the path came from
-    ///   somewhere that may hold a secret by mistake (an environment variable).
-    static func readFile(_ path: String, what: String, showPath: Bool = true) throws -> [UInt8] {
+    /// - Parameters:
+    ///   - showPath: Whether messages quote `path`; `false` when the path came from
+    ///     somewhere that may hold a secret by mistake (an environment variable).
+    ///   - limit: The most bytes accepted; a longer input is a usage error (exit 64) whose
+    ///     message gives the limit and never the content.
+    static func readFile(_ path: String, what: String, showPath: Bool = true, limit: Int? = nil) throws -> [UInt8] {
         let name = showPath ? "\(what) '\(path)'" : what
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ToolError("cannot read the \(name): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
         }
         defer { close(descriptor) }
-        return try readDescriptor(descriptor, what: name)
+        return try readDescriptor(descriptor, what: name, limit: limit)
     }
 
     /// Reads to the end of `descriptor` into one buffer that is wiped whenever it must grow,
     /// so that no copy of a secret is left behind in freed memory.
-    static func readDescriptor(_ descriptor: Int32, what: String) throws -> [UInt8] {
+    static func readDescriptor(_ descriptor: Int32, what: String, limit: Int? = nil) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 4096)
         var used = 0
         while true {
+            if let limit, used > limit {
+                wipe(&out)
+                throw ToolError(
+                    "the \(what) is larger than \(limit >> 10) KiB; a password is at most \(limit >> 10) KiB",
+                    exitCode: .usage
+                )
+            }
             if used == out.count {
                 var bigger = [UInt8](repeating: 0, count: out.count * 2)
                 bigger.withUnsafeMutableBytes { target in

@@ -108,6 +108,8 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
                 + "--device-secret-file), or --drop-keyslots / --drop-foreign to remove it",
             .failure
         )
+    case .untrustedLockFile:
+        return (error.reason, .failure)
     default:
         return (error.description, .failure)
     }

@@ -50,7 +50,17 @@ enum VaultAccess {
     }
 
     /// Runs a write transaction, showing progress while it runs.
+    ///
+    /// Warnings about the vault's location (a directory others can write) go to stderr first.
     static func write<T>(_ vault: Vault, _ body: (inout VaultTransaction) throws -> T) throws -> T {
-        try Progress.run("Writing \(vault.path)") { try vault.write(body) }
+        warnAboutLocation(of: vault)
+        return try Progress.run("Writing \(vault.path)") { try vault.write(body) }
+    }
+
+    /// Prints each of the library's location warnings on stderr as `Warning: …`.
+    ///
+    /// Spec: Spec/cli.md, "Lock file and shared directories".
+    static func warnAboutLocation(of vault: Vault) {
+        for warning in vault.locationWarnings { Output.err("Warning: \(warning)\n") }
     }
 }

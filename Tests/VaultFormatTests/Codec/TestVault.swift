@@ -56,7 +56,8 @@ struct TestVault {
             scope: scope,
             credentials: Credentials(keyFile: SecretBytes(bytes: keyFile)),
             vaultID: vaultID,
-            random: random
+            random: random,
+            allowShortKeyFile: true
         )
     }
 
@@ -69,7 +70,8 @@ struct TestVault {
             kdf: Self.tinyKDF,
             vaultID: vaultID,
             random: random,
-            allowWeak: true
+            allowWeak: true,
+            allowShortKeyFile: true
         )
     }
 

@@ -135,7 +135,7 @@ struct ProtectionClassTests {
             let secretPath = makeDeviceSecretFile(in: directory)
             let vault = try Vault.create(
                 at: directory + "/kf.vault",
-                credentials: Credentials(keyFile: SecretBytes(bytes: [1, 2, 3])),
+                credentials: Credentials(keyFile: SecretBytes(bytes: [UInt8](repeating: 7, count: 32))),
                 keyslots: [.keyFile],
                 configuration: deviceConfiguration(secretPath)
             )
