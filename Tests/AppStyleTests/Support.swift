@@ -1,0 +1,50 @@
+// vault: what an app's test target would write itself: temporary directories and reading files.
+
+import Foundation
+
+/// Runs `body` with a fresh directory under the system's temporary directory, then removes it.
+func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("appstyle-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url.path)
+}
+
+/// The package's top directory (this file is `Tests/AppStyleTests/Support.swift`).
+func packageRoot(file: String = #filePath) -> String {
+    URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
+}
+
+/// The text of `file` (relative to the package root).
+func packageFile(_ file: String) throws -> String {
+    try String(contentsOfFile: packageRoot() + "/" + file, encoding: .utf8)
+}
+
+/// The text between the first `start` and the next `end` after it.
+func section(of text: String, from start: String, to end: String) -> String? {
+    guard let lower = text.range(of: start), let upper = text.range(of: end, range: lower.upperBound..<text.endIndex)
+    else { return nil }
+    return String(text[lower.upperBound..<upper.lowerBound])
+}
+
+/// Every fenced block of `language` in `text`, in order.
+func codeBlocks(in text: String, language: String = "swift") -> [String] {
+    var blocks: [String] = []
+    var rest = text[...]
+    while let open = rest.range(of: "```" + language + "\n"),
+        let close = rest.range(of: "```", range: open.upperBound..<rest.endIndex)
+    {
+        blocks.append(String(rest[open.upperBound..<close.lowerBound]))
+        rest = rest[close.upperBound...]
+    }
+    return blocks
+}
+
+/// Code with layout removed: lines trimmed, runs of spaces collapsed, blank lines dropped,
+/// so that swift-format's spacing before a comment does not count as a difference.
+func normalized(_ code: String) -> [String] {
+    code.split(separator: "\n").map { line in
+        line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }.filter { !$0.isEmpty }
+}
