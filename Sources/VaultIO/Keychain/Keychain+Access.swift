@@ -19,12 +19,14 @@ extension Keychain {
     /// try keychain.set(Credentials(user: "a", token: "t"), forKey: "login")   // any Codable, as JSON
     /// ```
     ///
-    /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/invalidParameter(_:)`` for a
+    /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/emptyValue`` for an empty string or data
+    ///   unless ``emptyValues(_:)`` allows it; ``KeychainError/invalidParameter(_:)`` for a
     ///   synchronizable `…ThisDeviceOnly` item; ``KeychainError/locked``; ``KeychainError/lockTimeout``;
     ///   ``KeychainError/io(step:errno:)``.
     public func set<T: Encodable>(_ value: T, forKey key: String) throws(KeychainError) {
         var (bytes, type) = try KeychainValueCodec.encode(value)
         defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        if bytes.isEmpty && emptyValuePolicy == .refuse { throw .emptyValue }  // L-KC-7
         try store(SecretBytes(bytes: bytes), type: type, forKey: key)
     }
 
@@ -163,9 +165,7 @@ extension Keychain {
                     attributes.creationDate = txn.now
                 }
                 attributes.modificationDate = txn.now
-                attributes.type = type
-                if let itemLabel { attributes.label = itemLabel }
-                if let itemComment { attributes.comment = itemComment }
+                applyConfiguredAttributes(to: &attributes, valueType: type)
                 try txn.set(
                     ItemDraft(
                         id: id,

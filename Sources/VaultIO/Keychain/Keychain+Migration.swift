@@ -18,6 +18,12 @@ public struct KeychainMigrationItem: Sendable {
     /// The label and comment.
     public var label: String
     public var comment: String
+    /// The description, creator, application data and flags, carried over as stored.
+    public var attributeDescription: String = ""
+    public var creator: FourCharacterCode? = nil
+    public var generic: Data = Data()
+    public var isInvisible = false
+    public var isNegative = false
 }
 
 /// What a migration did.
@@ -112,7 +118,7 @@ extension Keychain {
                 result.leftOnDevice += 1
                 continue
             }
-            let item = KeychainMigrationItem(
+            var item = KeychainMigrationItem(
                 key: key,
                 value: Data(secret.copyBytes()),
                 valueType: attributes.type,
@@ -121,6 +127,10 @@ extension Keychain {
                 label: attributes.label,
                 comment: attributes.comment
             )
+            item.attributeDescription = attributes.itemDescription
+            item.creator = attributes.creator == 0 ? nil : FourCharacterCode(rawValue: attributes.creator)
+            item.generic = Data(attributes.generic)
+            (item.isInvisible, item.isNegative) = (attributes.isInvisible, attributes.isNegative)
             items.append((entry.itemID, item))
         }
         return items
@@ -155,6 +165,9 @@ extension Keychain {
                 throw KeychainError.invalidParameter("a synchronizable item cannot be \(item.accessibility)")
             }
             (attributes.label, attributes.comment, attributes.type) = (item.label, item.comment, item.valueType)
+            (attributes.itemDescription, attributes.creator) = (item.attributeDescription, item.creator?.rawValue ?? 0)
+            (attributes.generic, attributes.isInvisible, attributes.isNegative) =
+                (Array(item.generic), item.isInvisible, item.isNegative)
             (attributes.creationDate, attributes.modificationDate) = (txn.now, txn.now)
             try txn.set(
                 ItemDraft(
