@@ -150,33 +150,50 @@ extension Keychain {
 
     /// Writes a secret of `type` under `key`, keeping an existing item's identity.
     func store(_ secret: SecretBytes, type: UInt32, forKey key: String) throws(KeychainError) {
+        try checkWritable()
+        let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
+        try keychainCall {
+            try vault.write { txn in try put(secret, type: type, identifying: identifying, existing: nil, in: &txn) }
+        }
+    }
+
+    /// Refuses a keychain configuration no item can be written with.
+    func checkWritable() throws(KeychainError) {
         if isSynchronizable && accessibility.isDeviceBound {
             throw .invalidParameter("a synchronizable item cannot be \(accessibility)")
         }
-        let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
+    }
+
+    /// Writes a secret of `type` for the item `identifying` names, inside `txn`, keeping an existing
+    /// item's identity, creation date and the attributes this keychain does not set.
+    ///
+    /// - Parameter existing: The item, when the caller has looked it up already in `txn`.
+    func put(
+        _ secret: SecretBytes,
+        type: UInt32,
+        identifying: ItemAttributes,
+        existing: VaultTransaction.Item?,
+        in txn: inout VaultTransaction
+    ) throws {
         let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: identifying)
-        try keychainCall {
-            try vault.write { txn in
-                var attributes = identifying
-                var id = ItemID(random: SystemRandom())
-                if let existing = try txn.item(for: primaryKey) {
-                    (attributes, id) = (existing.attributes, existing.id)
-                } else {
-                    attributes.creationDate = txn.now
-                }
-                attributes.modificationDate = txn.now
-                applyConfiguredAttributes(to: &attributes, valueType: type)
-                try txn.set(
-                    ItemDraft(
-                        id: id,
-                        itemClass: itemClass.itemClass,
-                        protectionClass: accessibility,
-                        attributes: attributes,
-                        secret: secret
-                    )
-                )
-            }
+        var attributes = identifying
+        var id = ItemID(random: SystemRandom())
+        if let existing = try existing ?? txn.item(for: primaryKey) {
+            (attributes, id) = (existing.attributes, existing.id)
+        } else {
+            attributes.creationDate = txn.now
         }
+        attributes.modificationDate = txn.now
+        applyConfiguredAttributes(to: &attributes, valueType: type)
+        try txn.set(
+            ItemDraft(
+                id: id,
+                itemClass: itemClass.itemClass,
+                protectionClass: accessibility,
+                attributes: attributes,
+                secret: secret
+            )
+        )
     }
 
     /// The secret and type code under `key`.
