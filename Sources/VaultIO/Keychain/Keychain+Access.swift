@@ -118,10 +118,16 @@ extension Keychain {
         try allItems().map(\.key).sorted()
     }
 
-    /// The items of this keychain's scope, synchronizable items included.
+    /// The items of this keychain's scope, synchronizable items included, in creation order.
+    ///
+    /// Items are ordered by creation date; items created in the same millisecond (one migration,
+    /// one transaction) by key, then non-synchronizable first, then by persistent reference. The
+    /// order is the same on every call and in every process (CRDKeychain's users rely on it).
     ///
     /// - Parameter includingValues: Whether to decrypt the values too; by default only attributes are.
     /// - Throws: As ``allKeys()``.
+    ///
+    /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-11).
     public func allItems(includingValues: Bool = false) throws(KeychainError) -> [KeychainItem] {
         try keychainCall {
             try vault.read { snapshot in
@@ -134,7 +140,7 @@ extension Keychain {
                     let value = includingValues ? Data(try snapshot.secret(at: position).copyBytes()) : nil
                     items.append(KeychainItem(key: key, entry: entry, attributes: attributes, value: value))
                 }
-                return items
+                return items.sorted(by: KeychainItem.creationOrder)
             }
         }
     }

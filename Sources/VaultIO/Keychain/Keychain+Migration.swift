@@ -35,6 +35,13 @@ public struct KeychainMigrationResult: Sendable, Hashable {
     /// `…ThisDeviceOnly` items left behind: written on another device, or bound to a
     /// device secret the destination vault does not hold.
     public var leftOnDevice = 0
+
+    /// Whether the source scope held no item at all: nothing migrated, skipped or left behind.
+    ///
+    /// Migrating from an empty source is not an error (Valet throws `itemNotFound`): a
+    /// migration that runs at every launch is then a no-op once done. Check this where an
+    /// empty source means something is wrong. Spec: L-KC-12.
+    public var foundNothing: Bool { migrated.isEmpty && skipped.isEmpty && leftOnDevice == 0 }
 }
 
 extension Keychain {

@@ -78,6 +78,16 @@ public struct KeychainItem: Sendable, CustomStringConvertible {
         )
     }
 
+    /// Creation date, then key, then non-synchronizable first, then persistent reference (L-KC-11).
+    static func creationOrder(_ a: KeychainItem, _ b: KeychainItem) -> Bool {
+        if a.attributes.creationDate != b.attributes.creationDate {
+            return a.attributes.creationDate < b.attributes.creationDate
+        }
+        if a.key != b.key { return a.key < b.key }
+        if a.synchronizable != b.synchronizable { return !a.synchronizable }
+        return a.persistentReference < b.persistentReference
+    }
+
     /// The key, class and accessibility; never the value.
     public var description: String {
         "KeychainItem(key: \"\(key)\", \(itemClass), \(accessibility)\(synchronizable ? ", synchronizable" : ""))"
