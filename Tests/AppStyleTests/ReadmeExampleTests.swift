@@ -10,7 +10,7 @@ import VaultIO
 /// user's standard vault and to `/srv`. ``readmeExample_runs`` runs the same calls in a temporary
 /// directory.
 func readmeLibraryExample(passphrase: String, dbPassword: String) throws {
-    // BEGIN README library
+    // BEGIN README 1
     let keychain = try Keychain.standard  // per-user vault, unlocked by this machine's device secret
     try keychain.set("s3cr3t", forKey: "api-token")
     let token: String? = try keychain.get("api-token")  // nil when missing
@@ -20,8 +20,20 @@ func readmeLibraryExample(passphrase: String, dbPassword: String) throws {
     let vault = try Vault.create(at: "/srv/app/secrets.vault", credentials: .password(passphrase))
     let db = Keychain(service: "db", vault: vault).accessibility(.whenUnlocked)
     try db.set(dbPassword, forKey: "app")
-    // END README library
+    // END README 1
     _ = token
+}
+
+/// The README's "Testing an app that uses vault" sample, run by ``readmeTestingSample_runs``.
+func readmeTestingExample(temporaryDirectory: String) throws {
+    // BEGIN README 2
+    let vault = try Vault.create(
+        at: temporaryDirectory + "/test.vault",
+        credentials: .password("test"),
+        configuration: .insecureForTesting()  // fast KDF; refused in the standard vault's directory
+    )
+    try Keychain(service: "com.example.tests", vault: vault).update("runs", as: Int.self) { ($0 ?? 0) + 1 }
+    // END README 2
 }
 
 @Suite("README, as an app")
@@ -50,12 +62,20 @@ struct ReadmeExampleTests {
         }
     }
 
-    /// The README sample in the file is the one compiled above, so that editing one without the other fails.
-    @Test func readmeSample_matchesTheCompiledCopy() throws {
-        let readme = try packageFile("README.md")
-        let source = try packageFile("Tests/AppStyleTests/ReadmeExampleTests.swift")
-        let compiled = try #require(section(of: source, from: "// BEGIN README library", to: "// END README library"))
-        let documented = try #require(section(of: readme, from: "```swift\nimport VaultIO\n", to: "```"))
-        #expect(normalized(documented) == normalized(compiled))
+    @Test func readmeTestingSample_runs() throws {
+        try withTemporaryDirectory { directory in
+            try readmeTestingExample(temporaryDirectory: directory)
+            let vault = try Vault(
+                path: directory + "/test.vault",
+                credentials: .password("test"),
+                configuration: .insecureForTesting()
+            )
+            #expect(try Keychain(service: "com.example.tests", vault: vault).get("runs", as: Int.self) == 1)
+        }
+    }
+
+    /// Every Swift sample of the README is one compiled above.
+    @Test func readmeSamples_matchTheCompiledCopies() throws {
+        try expectDocumentSamples(in: "README.md", match: "README", compiledIn: "ReadmeExampleTests.swift")
     }
 }

@@ -1,6 +1,7 @@
 // vault: what an app's test target would write itself: temporary directories and reading files.
 
 import Foundation
+import Testing
 
 /// Runs `body` with a fresh directory under the system's temporary directory, then removes it.
 func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
@@ -41,10 +42,46 @@ func codeBlocks(in text: String, language: String = "swift") -> [String] {
     return blocks
 }
 
-/// Code with layout removed: lines trimmed, runs of spaces collapsed, blank lines dropped,
-/// so that swift-format's spacing before a comment does not count as a difference.
+/// Code with layout removed: lines trimmed, runs of spaces collapsed, blank lines and `import`
+/// lines dropped, so that swift-format's spacing before a comment does not count as a difference
+/// and a document's `import VaultIO` matches the test file's own import.
 func normalized(_ code: String) -> [String] {
     code.split(separator: "\n").map { line in
         line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-    }.filter { !$0.isEmpty }
+    }.filter { !$0.isEmpty && !$0.hasPrefix("import ") }
+}
+
+/// Expects every ```swift block of `document`, in order, to be the code between
+/// `// BEGIN <name> <n>` and `// END <name> <n>` in the test file `testFile` of this target,
+/// so that a sample cannot change in the document without the compiled copy, or the reverse.
+func expectDocumentSamples(
+    in document: String,
+    match name: String,
+    compiledIn testFile: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let blocks = codeBlocks(in: try packageFile(document))
+    let source = try packageFile("Tests/AppStyleTests/" + testFile)
+    #expect(!blocks.isEmpty, "\(document) has no Swift sample", sourceLocation: sourceLocation)
+    for (index, block) in blocks.enumerated() {
+        let number = index + 1
+        guard let compiled = section(of: source, from: "// BEGIN \(name) \(number)\n", to: "// END \(name) \(number)")
+        else {
+            Issue.record(
+                "sample \(number) of \(document) is not compiled in \(testFile)",
+                sourceLocation: sourceLocation
+            )
+            continue
+        }
+        #expect(
+            normalized(block) == normalized(compiled),
+            "sample \(number) of \(document)",
+            sourceLocation: sourceLocation
+        )
+    }
+    #expect(
+        section(of: source, from: "// BEGIN \(name) \(blocks.count + 1)\n", to: "// END") == nil,
+        "\(testFile) compiles more samples than \(document) has",
+        sourceLocation: sourceLocation
+    )
 }
