@@ -15,7 +15,9 @@ public import VaultFormat
 /// ```
 ///
 /// A `Keychain` is a value: the fluent methods (``accessibility(_:)``,
-/// ``synchronizable(_:)``, ``label(_:)``, ``comment(_:)``) return configured
+/// ``synchronizable(_:)``, ``label(_:)``, ``comment(_:)``,
+/// ``attributeDescription(_:)``, ``creator(_:)``, ``type(_:)``, ``invisible(_:)``,
+/// ``negative(_:)``, ``generic(_:)``, ``emptyValues(_:)``) return configured
 /// copies. It holds the ``Vault`` it works on, is `Sendable`, and every call is
 /// one read or one transaction of that vault, safe from any thread or process.
 ///
