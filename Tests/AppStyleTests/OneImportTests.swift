@@ -60,3 +60,23 @@ struct OneImportTests {
         }
     }
 }
+
+@Suite("App-style target")
+struct AppStyleTargetTests {
+    /// This target stands for an app outside the package: it may not reach past VaultIO's public API.
+    @Test func importsNoOtherModuleOfThePackage_andNoSPI() throws {
+        let directory = packageRoot() + "/Tests/AppStyleTests"
+        let files = try FileManagerShim.swiftFiles(in: directory)
+        #expect(files.count >= 4)
+        for file in files {
+            let lines = try packageFile("Tests/AppStyleTests/" + file).split(separator: "\n")
+            let imports = lines.filter { $0.hasPrefix("import ") || $0.hasPrefix("@") && $0.contains("import ") }
+            for line in imports {
+                #expect(
+                    ["import VaultIO", "import Testing", "import Foundation"].contains(String(line)),
+                    "\(file): \(line)"
+                )
+            }
+        }
+    }
+}

@@ -85,3 +85,11 @@ func expectDocumentSamples(
         sourceLocation: sourceLocation
     )
 }
+
+/// Directory listing, kept here so that test files other than this one need no Foundation.
+enum FileManagerShim {
+    /// The names of the `.swift` files in `directory`, sorted.
+    static func swiftFiles(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".swift") }.sorted()
+    }
+}
