@@ -5,6 +5,7 @@ import Testing
 
 @testable import VaultIO
 
+/// Spec: Spec/library-semantics.md (L-TEST-1, L-TEST-2).
 @Suite("Testing configuration")
 struct TestingConfigurationTests {
     /// The directory `Vault.standard()` uses, as this process sees it.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import VaultIO
 
+/// Spec: Spec/library-semantics.md (L-KC-4, L-KC-6).
 @Suite("Keychain attributes")
 struct KeychainAttributeTests {
     @Test func everyAttribute_isWrittenAndReadBack() throws {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import VaultIO
 
+/// Spec: Spec/library-semantics.md (L-KC-10).
 @Suite("Keychain URL")
 struct KeychainURLTests {
     @Test func url_givesServerProtocolPortAndPath() throws {

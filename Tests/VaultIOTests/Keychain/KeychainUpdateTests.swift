@@ -12,6 +12,7 @@ extension KeychainKey where Value == Int {
 
 private struct Refused: Error {}
 
+/// Spec: Spec/library-semantics.md (L-KC-8, L-KC-9).
 @Suite("Keychain update")
 struct KeychainUpdateTests {
     @Test func update_fromManyThreads_losesNoIncrement() throws {
