@@ -11,9 +11,13 @@ func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
     return try body(url.path)
 }
 
-/// The package's top directory (this file is `Tests/AppStyleTests/Support.swift`).
+/// The vault package's top directory: `VAULT_PACKAGE_ROOT` when set (`scripts/outside-package.sh`
+/// runs these files from a package of its own), otherwise found from this file's path
+/// (`Tests/AppStyleTests/Support.swift`).
 func packageRoot(file: String = #filePath) -> String {
-    URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    if let root = ProcessInfo.processInfo.environment["VAULT_PACKAGE_ROOT"], !root.isEmpty { return root }
+    return URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .path
 }
 
