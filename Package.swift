@@ -28,6 +28,8 @@ let package = Package(
             resources: [.copy("Vectors")]
         ),
         .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
+        // Written as an app outside this package would: depends on VaultIO only, imports VaultIO only.
+        .testTarget(name: "AppStyleTests", dependencies: ["VaultIO"]),
         .testTarget(
             name: "vaulttoolTests",
             dependencies: ["VaultFormat", "VaultTestSupport"],

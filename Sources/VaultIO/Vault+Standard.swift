@@ -49,6 +49,7 @@ extension Vault {
             )
         }
         let path = directory + "/default.vault"
+        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before any directory is made
         return try standardVaults.withLock { cache in
             if let vault = cache[path] { return vault }
             var configuration = configuration

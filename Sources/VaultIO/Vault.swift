@@ -105,7 +105,9 @@ public final class Vault: Sendable {
         credentials: Credentials,
         configuration: VaultConfiguration = VaultConfiguration()
     ) throws {
+        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before the path is touched
         let location = try VaultPath.resolvingExisting(path)
+        try configuration.refuseTestingConfiguration(at: location.path)  // and through symbolic links
         let credentials = try Self.addingDeviceSecret(to: credentials, configuration)
         let opened = try VaultFileReader(path: location.path).open(with: credentials)
         // Checked only now that the header MAC is verified (L-RB-3).
@@ -167,7 +169,9 @@ public final class Vault: Sendable {
         configuration: VaultConfiguration,
         now: Int64
     ) throws -> Vault {
+        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before the path is touched
         let location = try VaultPath.resolvingNew(path)
+        try configuration.refuseTestingConfiguration(at: location.path)  // and through symbolic links
         let credentials = try addingDeviceSecret(to: credentials, configuration)
         guard let opened = slots.firstIndex(where: { $0.1 == .masterKey }) else {
             throw VaultFormatError(.invalidParameter, "a vault needs a keyslot for its master key")

@@ -71,19 +71,39 @@ public struct VaultConfiguration: Sendable {
         self.deviceSecretPath = deviceSecretPath
     }
 
-    /// A configuration whose new password keyslots use Argon2id parameters far
-    /// below the floor for real vaults (64 KiB, 1 pass, 1 lane by default), so
-    /// that tests run fast. Reachable only through `@_spi(Testing) import VaultIO`.
+    /// A configuration for unit tests, apps' own included: new password keyslots use
+    /// Argon2id parameters far below the floor for real vaults (64 KiB, 1 pass, 1 lane
+    /// by default), so creating and opening a vault takes microseconds.
+    ///
+    /// Never use it for a real vault: anyone with the file can try passwords at millions
+    /// per second. Two guards keep it in tests:
+    /// - a ``Vault`` with this configuration cannot be created or opened in the standard
+    ///   vault's directory (`$XDG_DATA_HOME/vault`, where ``Vault/standard(directory:configuration:)``
+    ///   and ``Keychain/standard`` keep the user's real items): that fails with
+    ///   ``VaultIOError/Code/invalidPath``;
+    /// - calling this outside a test process writes a warning to stderr, once per process.
+    ///   A process counts as a test process when Swift Testing or XCTest is loaded, the
+    ///   executable is a `.xctest` bundle, or `VAULT_TESTING=1` is set.
     ///
     /// The rollback check is off unless `rollbackState` names a (temporary) directory, so that
     /// tests never write to the real home directory.
-    @_spi(Testing)
+    ///
+    /// ```swift
+    /// let vault = try Vault.create(
+    ///     at: temporaryDirectory + "/test.vault",
+    ///     credentials: .password("test"),
+    ///     configuration: .insecureForTesting()
+    /// )
+    /// ```
+    ///
+    /// Spec: Spec/library-semantics.md, "Testing configuration" (L-TEST-1, L-TEST-2).
     public static func insecureForTesting(
         kdf: KDFParameters = KDFParameters(memoryKiB: 64, iterations: 1, lanes: 1),
         lockTimeout: Duration = .seconds(10),
         deviceSecretPath: String? = nil,
         rollbackState: RollbackStateLocation = .disabled
     ) -> VaultConfiguration {
+        TestProcess.warnIfOutsideTests()
         var configuration = VaultConfiguration(kdf: kdf, lockTimeout: lockTimeout, deviceSecretPath: deviceSecretPath)
         configuration.kdfFloor = .waivedForTesting
         configuration.rollbackState = rollbackState

@@ -19,12 +19,14 @@ extension Keychain {
     /// try keychain.set(Credentials(user: "a", token: "t"), forKey: "login")   // any Codable, as JSON
     /// ```
     ///
-    /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/invalidParameter(_:)`` for a
+    /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/emptyValue`` for an empty string or data
+    ///   unless ``emptyValues(_:)`` allows it; ``KeychainError/invalidParameter(_:)`` for a
     ///   synchronizable `…ThisDeviceOnly` item; ``KeychainError/locked``; ``KeychainError/lockTimeout``;
     ///   ``KeychainError/io(step:errno:)``.
     public func set<T: Encodable>(_ value: T, forKey key: String) throws(KeychainError) {
         var (bytes, type) = try KeychainValueCodec.encode(value)
         defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        if bytes.isEmpty && emptyValuePolicy == .refuse { throw .emptyValue }  // L-KC-7
         try store(SecretBytes(bytes: bytes), type: type, forKey: key)
     }
 
@@ -116,10 +118,16 @@ extension Keychain {
         try allItems().map(\.key).sorted()
     }
 
-    /// The items of this keychain's scope, synchronizable items included.
+    /// The items of this keychain's scope, synchronizable items included, in creation order.
+    ///
+    /// Items are ordered by creation date; items created in the same millisecond (one migration,
+    /// one transaction) by key, then non-synchronizable first, then by persistent reference. The
+    /// order is the same on every call and in every process (CRDKeychain's users rely on it).
     ///
     /// - Parameter includingValues: Whether to decrypt the values too; by default only attributes are.
     /// - Throws: As ``allKeys()``.
+    ///
+    /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-11).
     public func allItems(includingValues: Bool = false) throws(KeychainError) -> [KeychainItem] {
         try keychainCall {
             try vault.read { snapshot in
@@ -132,7 +140,7 @@ extension Keychain {
                     let value = includingValues ? Data(try snapshot.secret(at: position).copyBytes()) : nil
                     items.append(KeychainItem(key: key, entry: entry, attributes: attributes, value: value))
                 }
-                return items
+                return items.sorted(by: KeychainItem.creationOrder)
             }
         }
     }
@@ -148,35 +156,50 @@ extension Keychain {
 
     /// Writes a secret of `type` under `key`, keeping an existing item's identity.
     func store(_ secret: SecretBytes, type: UInt32, forKey key: String) throws(KeychainError) {
+        try checkWritable()
+        let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
+        try keychainCall {
+            try vault.write { txn in try put(secret, type: type, identifying: identifying, existing: nil, in: &txn) }
+        }
+    }
+
+    /// Refuses a keychain configuration no item can be written with.
+    func checkWritable() throws(KeychainError) {
         if isSynchronizable && accessibility.isDeviceBound {
             throw .invalidParameter("a synchronizable item cannot be \(accessibility)")
         }
-        let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
+    }
+
+    /// Writes a secret of `type` for the item `identifying` names, inside `txn`, keeping an existing
+    /// item's identity, creation date and the attributes this keychain does not set.
+    ///
+    /// - Parameter existing: The item, when the caller has looked it up already in `txn`.
+    func put(
+        _ secret: SecretBytes,
+        type: UInt32,
+        identifying: ItemAttributes,
+        existing: VaultTransaction.Item?,
+        in txn: inout VaultTransaction
+    ) throws {
         let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: identifying)
-        try keychainCall {
-            try vault.write { txn in
-                var attributes = identifying
-                var id = ItemID(random: SystemRandom())
-                if let existing = try txn.item(for: primaryKey) {
-                    (attributes, id) = (existing.attributes, existing.id)
-                } else {
-                    attributes.creationDate = txn.now
-                }
-                attributes.modificationDate = txn.now
-                attributes.type = type
-                if let itemLabel { attributes.label = itemLabel }
-                if let itemComment { attributes.comment = itemComment }
-                try txn.set(
-                    ItemDraft(
-                        id: id,
-                        itemClass: itemClass.itemClass,
-                        protectionClass: accessibility,
-                        attributes: attributes,
-                        secret: secret
-                    )
-                )
-            }
+        var attributes = identifying
+        var id = ItemID(random: SystemRandom())
+        if let existing = try existing ?? txn.item(for: primaryKey) {
+            (attributes, id) = (existing.attributes, existing.id)
+        } else {
+            attributes.creationDate = txn.now
         }
+        attributes.modificationDate = txn.now
+        applyConfiguredAttributes(to: &attributes, valueType: type)
+        try txn.set(
+            ItemDraft(
+                id: id,
+                itemClass: itemClass.itemClass,
+                protectionClass: accessibility,
+                attributes: attributes,
+                secret: secret
+            )
+        )
     }
 
     /// The secret and type code under `key`.

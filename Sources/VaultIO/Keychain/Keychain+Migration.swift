@@ -18,6 +18,12 @@ public struct KeychainMigrationItem: Sendable {
     /// The label and comment.
     public var label: String
     public var comment: String
+    /// The description, creator, application data and flags, carried over as stored.
+    public var attributeDescription: String = ""
+    public var creator: FourCharacterCode? = nil
+    public var generic: Data = Data()
+    public var isInvisible = false
+    public var isNegative = false
 }
 
 /// What a migration did.
@@ -29,6 +35,13 @@ public struct KeychainMigrationResult: Sendable, Hashable {
     /// `…ThisDeviceOnly` items left behind: written on another device, or bound to a
     /// device secret the destination vault does not hold.
     public var leftOnDevice = 0
+
+    /// Whether the source scope held no item at all: nothing migrated, skipped or left behind.
+    ///
+    /// Migrating from an empty source is not an error (Valet throws `itemNotFound`): a
+    /// migration that runs at every launch is then a no-op once done. Check this where an
+    /// empty source means something is wrong. Spec: L-KC-12.
+    public var foundNothing: Bool { migrated.isEmpty && skipped.isEmpty && leftOnDevice == 0 }
 }
 
 extension Keychain {
@@ -112,7 +125,7 @@ extension Keychain {
                 result.leftOnDevice += 1
                 continue
             }
-            let item = KeychainMigrationItem(
+            var item = KeychainMigrationItem(
                 key: key,
                 value: Data(secret.copyBytes()),
                 valueType: attributes.type,
@@ -121,6 +134,10 @@ extension Keychain {
                 label: attributes.label,
                 comment: attributes.comment
             )
+            item.attributeDescription = attributes.itemDescription
+            item.creator = attributes.creator == 0 ? nil : FourCharacterCode(rawValue: attributes.creator)
+            item.generic = Data(attributes.generic)
+            (item.isInvisible, item.isNegative) = (attributes.isInvisible, attributes.isNegative)
             items.append((entry.itemID, item))
         }
         return items
@@ -155,6 +172,9 @@ extension Keychain {
                 throw KeychainError.invalidParameter("a synchronizable item cannot be \(item.accessibility)")
             }
             (attributes.label, attributes.comment, attributes.type) = (item.label, item.comment, item.valueType)
+            (attributes.itemDescription, attributes.creator) = (item.attributeDescription, item.creator?.rawValue ?? 0)
+            (attributes.generic, attributes.isInvisible, attributes.isNegative) =
+                (Array(item.generic), item.isInvisible, item.isNegative)
             (attributes.creationDate, attributes.modificationDate) = (txn.now, txn.now)
             try txn.set(
                 ItemDraft(

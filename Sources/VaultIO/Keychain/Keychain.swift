@@ -15,7 +15,9 @@ public import VaultFormat
 /// ```
 ///
 /// A `Keychain` is a value: the fluent methods (``accessibility(_:)``,
-/// ``synchronizable(_:)``, ``label(_:)``, ``comment(_:)``) return configured
+/// ``synchronizable(_:)``, ``label(_:)``, ``comment(_:)``,
+/// ``attributeDescription(_:)``, ``creator(_:)``, ``type(_:)``, ``invisible(_:)``,
+/// ``negative(_:)``, ``generic(_:)``, ``emptyValues(_:)``) return configured
 /// copies. It holds the ``Vault`` it works on, is `Sendable`, and every call is
 /// one read or one transaction of that vault, safe from any thread or process.
 ///
@@ -41,9 +43,23 @@ public struct Keychain: Sendable {
     /// Whether items this keychain reads and writes are the synchronizable ones.
     public private(set) var isSynchronizable = false
     /// The label written with new or updated items, if any.
-    public private(set) var itemLabel: String?
+    public internal(set) var itemLabel: String?
     /// The comment written with new or updated items, if any.
-    public private(set) var itemComment: String?
+    public internal(set) var itemComment: String?
+    /// The description (`kSecAttrDescription`) written with new or updated items, if any.
+    public internal(set) var itemDescription: String?
+    /// The creator code written with new or updated items, if any.
+    public internal(set) var itemCreator: FourCharacterCode?
+    /// The type code written with new or updated items instead of the value's own, if any.
+    public internal(set) var itemType: FourCharacterCode?
+    /// Whether new or updated items are marked invisible; `nil` leaves the flag as stored.
+    public internal(set) var itemIsInvisible: Bool?
+    /// Whether new or updated items are marked negative; `nil` leaves the flag as stored.
+    public internal(set) var itemIsNegative: Bool?
+    /// The application data (`kSecAttrGeneric`) written with new or updated items, if any.
+    public internal(set) var itemGeneric: [UInt8]?
+    /// Whether ``set(_:forKey:)`` stores an empty string or empty data (L-KC-7).
+    public internal(set) var emptyValuePolicy: EmptyValuePolicy = .refuse
 
     /// A keychain of generic passwords.
     ///
@@ -136,14 +152,18 @@ public struct Keychain: Sendable {
     }
 
     /// A copy that writes `label` with new or updated items.
-    public func label(_ label: String) -> Keychain {
+    ///
+    /// `nil` (the default) leaves an existing item's label as it is; the empty string removes it.
+    public func label(_ label: String?) -> Keychain {
         var copy = self
         copy.itemLabel = label
         return copy
     }
 
     /// A copy that writes `comment` with new or updated items.
-    public func comment(_ comment: String) -> Keychain {
+    ///
+    /// `nil` (the default) leaves an existing item's comment as it is; the empty string removes it.
+    public func comment(_ comment: String?) -> Keychain {
         var copy = self
         copy.itemComment = comment
         return copy

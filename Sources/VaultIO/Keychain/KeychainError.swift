@@ -35,6 +35,9 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case io(step: String, errno: Errno?)
     /// The key is the empty string.
     case emptyKey
+    /// The value is an empty string or empty data and the keychain refuses empty values
+    /// (``EmptyValuePolicy/refuse``, the default), as Valet does.
+    case emptyValue
     /// The request cannot be stored: wrong combination of settings, a limit, a bad path.
     case invalidParameter(String)
     /// The stored value is not of the requested type.
@@ -96,6 +99,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lockTimeout: "another writer held the vault's lock too long"
         case .io(let step, let errno): "\(step) failed" + (errno.map { ": \($0)" } ?? "")
         case .emptyKey: "the key is empty"
+        case .emptyValue: "the value is empty; use emptyValues(.store) to store empty values"
         case .invalidParameter(let reason): "invalid parameter: \(reason)"
         case .conversion(let expected, let stored): "the stored value (\(stored)) is not a \(expected)"
         case .otherDevice: "the item belongs to another device"

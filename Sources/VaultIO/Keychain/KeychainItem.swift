@@ -39,10 +39,26 @@ public struct KeychainItem: Sendable, CustomStringConvertible {
     public var service: String { attributes.service }
     /// `kSecAttrAccessGroup`; empty for the default group.
     public var accessGroup: String { attributes.accessGroup }
-    /// `kSecAttrLabel`.
-    public var label: String { attributes.label }
-    /// `kSecAttrComment`.
-    public var comment: String { attributes.comment }
+    /// `kSecAttrLabel`; `nil` when unset (the format stores no empty strings).
+    public var label: String? { attributes.label.isEmpty ? nil : attributes.label }
+    /// `kSecAttrComment`; `nil` when unset.
+    public var comment: String? { attributes.comment.isEmpty ? nil : attributes.comment }
+    /// `kSecAttrDescription` (KeychainAccess's `attributeDescription`); `nil` when unset.
+    public var attributeDescription: String? { attributes.itemDescription.isEmpty ? nil : attributes.itemDescription }
+    /// `kSecAttrCreator`; `nil` when unset.
+    public var creator: FourCharacterCode? {
+        attributes.creator == 0 ? nil : FourCharacterCode(rawValue: attributes.creator)
+    }
+    /// `kSecAttrType`; `nil` when unset. Values written by ``Keychain/set(_:forKey:)`` carry their
+    /// type's code (`strg`, `int8`, `json`…) unless ``Keychain/type(_:)`` set another.
+    public var type: FourCharacterCode? { attributes.type == 0 ? nil : FourCharacterCode(rawValue: attributes.type) }
+    /// `kSecAttrIsInvisible`. A plain `Bool`: the format stores the flag only when set, so unset and
+    /// `false` are the same.
+    public var isInvisible: Bool { attributes.isInvisible }
+    /// `kSecAttrIsNegative`; unset and `false` are the same.
+    public var isNegative: Bool { attributes.isNegative }
+    /// `kSecAttrGeneric`, the application data; `nil` when unset.
+    public var generic: Data? { attributes.generic.isEmpty ? nil : Data(attributes.generic) }
     /// `kSecAttrSynchronizable`.
     public var synchronizable: Bool { attributes.synchronizable }
     /// `kSecAttrCreationDate`.
@@ -60,6 +76,16 @@ public struct KeychainItem: Sendable, CustomStringConvertible {
             path: attributes.path,
             securityDomain: attributes.securityDomain
         )
+    }
+
+    /// Creation date, then key, then non-synchronizable first, then persistent reference (L-KC-11).
+    static func creationOrder(_ a: KeychainItem, _ b: KeychainItem) -> Bool {
+        if a.attributes.creationDate != b.attributes.creationDate {
+            return a.attributes.creationDate < b.attributes.creationDate
+        }
+        if a.key != b.key { return a.key < b.key }
+        if a.synchronizable != b.synchronizable { return !a.synchronizable }
+        return a.persistentReference < b.persistentReference
     }
 
     /// The key, class and accessibility; never the value.

@@ -20,7 +20,8 @@ import FoundationEssentials
 /// a value as the wrong type is a ``KeychainError/conversion(expected:stored:)``
 /// rather than garbage. `Data` reads any item; `String` reads any UTF-8 item
 /// except numbers, Booleans and dates. Items written by other tools (type 0)
-/// are decoded by length.
+/// and items whose type is a code of the app's own (``Keychain/type(_:)``) are
+/// decoded by length.
 ///
 /// Spec: Spec/library-semantics.md, "Typed values" (L-KC-4).
 public enum KeychainValueCodec {
@@ -62,7 +63,7 @@ public enum KeychainValueCodec {
     {
         let failure = KeychainError.conversion(expected: "\(T.self)", stored: describe(type, count: bytes.count))
         func fixed(_ wanted: UInt32, _ count: Int) throws(KeychainError) -> UInt64 {
-            guard type == wanted || type == 0, bytes.count == count else { throw failure }
+            guard type == wanted || !isLibraryCode(type), bytes.count == count else { throw failure }
             return bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
         }
         let value: Any
@@ -90,6 +91,11 @@ public enum KeychainValueCodec {
         }
         guard let typed = value as? T else { throw failure }
         return typed
+    }
+
+    /// Whether `type` is one of the codes above (not 0, not an app's own code from ``Keychain/type(_:)``).
+    static func isLibraryCode(_ type: UInt32) -> Bool {
+        [string, data, int, bool, double, float, date, json].contains(type)
     }
 
     /// A name for a stored type code, for conversion errors.

@@ -1,0 +1,60 @@
+// vault: the seed libraries' wider removal, for apps that rely on it.
+
+import VaultFormat
+
+/// Which copies of a key ``Keychain/remove(_:including:)`` removes besides the keychain's own item.
+///
+/// A ``Keychain`` addresses one item per key: its access group and its synchronizable flag are
+/// part of the item's identity (L-KC-2). KeychainAccess, which queries without an access group and
+/// with `kSecAttrSynchronizableAny`, removes every copy. An app that relies on that, typically to
+/// make sure a token is gone at sign-out, asks for it here.
+///
+/// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-13).
+public struct KeychainRemovalScope: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The key's items in every access group, not only the keychain's.
+    public static let anyAccessGroup = KeychainRemovalScope(rawValue: 1 << 0)
+    /// Synchronizable and non-synchronizable items alike.
+    public static let anySynchronizable = KeychainRemovalScope(rawValue: 1 << 1)
+    /// What KeychainAccess's `remove(_:)` removes: every access group, synchronizable or not.
+    public static let keychainAccess: KeychainRemovalScope = [.anyAccessGroup, .anySynchronizable]
+}
+
+extension Keychain {
+    /// Removes the item under `key` and, as `scope` says, its copies in other access groups or
+    /// of the other synchronizable flag, in one transaction.
+    ///
+    /// ```swift
+    /// try keychain.remove("token", including: .keychainAccess)   // every copy, as KeychainAccess does
+    /// ```
+    ///
+    /// - Returns: How many items were removed.
+    /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/locked`` when an item whose attributes
+    ///   cannot be read is in the vault (nothing is removed then).
+    @discardableResult
+    public func remove(_ key: String, including scope: KeychainRemovalScope) throws(KeychainError) -> Int {
+        let account = try account(for: key)
+        return try keychainCall {
+            try vault.write { txn in
+                var removed = 0
+                for entry in txn.entries {
+                    let attributes: ItemAttributes?
+                    do {
+                        attributes = try txn.attributes(for: entry.itemID)
+                    } catch let error as VaultFormatError where error.code == .foreignDevice {
+                        continue  // another device's item (L-PC-4)
+                    }
+                    guard let attributes, itemClass.matches(entry.itemClass, attributes),
+                        attributes.account == account,
+                        scope.contains(.anyAccessGroup) || attributes.accessGroup == (accessGroup ?? ""),
+                        scope.contains(.anySynchronizable) || attributes.synchronizable == isSynchronizable
+                    else { continue }
+                    if try txn.remove(id: entry.itemID) { removed += 1 }
+                }
+                return removed
+            }
+        }
+    }
+}
