@@ -133,7 +133,8 @@ extension VaultTransaction {
             credentials: credentials,
             kdf: kdf ?? self.kdf,
             vaultID: writer.header.vaultID,
-            allowWeak: kdfFloor == .waivedForTesting
+            allowWeak: kdfFloor == .waivedForTesting,
+            formatMinor: writer.header.minor
         )
     }
 
