@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-import VaultFormat
+@_spi(Testing) import VaultFormat
 import VaultTestSupport
 
 @Suite("Format 1.1 CLI")
@@ -104,5 +104,44 @@ struct Format11Tests {
         #expect(try w.run(["verify"] + options + ["f.vault"]).status == 0)
         let again = try w.run(["migrate"] + options + ["f.vault"])
         #expect(again.stdout.hasSuffix("Nothing to do.\n"), "\(again.stdout)")
+    }
+
+    /// R11-MIG-1 step 2: a 1.0 keyslot made from a decomposed (NFD) password is rewrapped with the
+    /// NFC form, so that the same password, typed either way, opens the migrated 1.1 vault.
+    @Test func migrate_rewrapsKeyslotOfDecomposedPassword() throws {
+        let decomposed = "cafe\u{301} cre\u{300}me"
+        let composed = "caf\u{E9} cr\u{E8}me"
+        let vaultID = SeededRandom(seed: "nfd vault").bytes(16)
+        let master = MasterKey(secret: SecretBytes(bytes: SeededRandom(seed: "nfd master").bytes(32)))
+        let slot = try KeyHierarchy.makeKeyslot(
+            kind: .password,
+            wrapping: master.secret,
+            scope: .masterKey,
+            credentials: .password(decomposed),
+            kdf: KDFParameters(memoryKiB: 19_456, iterations: 2, lanes: 1),
+            vaultID: vaultID,
+            formatMinor: 0
+        )
+        var writer = try VaultWriter(
+            vaultID: vaultID,
+            created: 0,
+            keyslots: [slot],
+            keys: KeyHierarchy.keys(master: master, deviceSecret: nil, vaultID: vaultID)
+        )
+        writer.setVersion(major: 1, minor: 0)
+        let w = try Workspace()
+        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: w.file("f.vault")))
+        try w.write("nfd.pw", decomposed)
+        try w.write("nfc.pw", composed)
+        #expect(try w.run(["verify", "--password-file", "nfc.pw", "f.vault"]).status == 3, "1.0: bytes as given")
+        // The slot's cost is the target, so the only reason to rewrap it is the password form.
+        let migrate = try w.run(
+            ["migrate", "--json"] + MigrateTests.floor + ["--password-file", "nfd.pw", "f.vault"]
+        )
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let changes = try #require(try migrate.json()["keyslots"] as? [[String: Any]])
+        #expect(changes.count == 1 && (changes[0]["to"] as? String)?.hasSuffix("(NFC password)") == true)
+        #expect(try w.run(["verify", "--password-file", "nfc.pw", "f.vault"]).status == 0)
+        #expect(try w.run(["verify", "--password-file", "nfd.pw", "f.vault"]).status == 0)
     }
 }
