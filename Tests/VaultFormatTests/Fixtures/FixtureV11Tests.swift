@@ -78,6 +78,18 @@ struct FixtureV11Tests {
         #expect(opened.snapshot.header.weakKeyslots.isEmpty == !(fixture.weakKDF ?? false))
     }
 
+    /// No 1.1 fixture holds any of its items' services, accounts or secrets in clear.
+    @Test(arguments: cases.filter { $0.expect == "success" })
+    func fileHoldsNoAttributeOrSecretInClear(_ fixture: FixtureCase) throws {
+        let file = Data(try FixtureRunner.bytes(fixture.file, version: Self.version))
+        for item in try FixtureRunner.expectedItems(fixture, version: Self.version) {
+            for text in [item.attributes.service, item.attributes.account, item.secret ?? ""] where text.utf8.count >= 4
+            {
+                #expect(file.range(of: Data(text.utf8)) == nil, "\(fixture.name) shows \(text.utf8.count) clear bytes")
+            }
+        }
+    }
+
     /// R11-DEV-1: every device-bound item this device wrote in a 1.1 fixture carries its tag.
     @Test func ownDeviceItemsCarryTheirTag() throws {
         let fixture = try #require(Self.cases.first { $0.name == "v11_protection_classes" })
