@@ -76,7 +76,10 @@ for suite in "${suites[@]}"; do
         run hygiene-library "$bin" hygiene "$flag" --fixtures Fixtures/v1
         run hygiene-process scripts/reliability-hygiene.sh
         ;;
-    tamper) run tamper "$bin" tamper "$flag" --fixtures Fixtures/v1 ;;
+    tamper)
+        run tamper "$bin" tamper "$flag" --fixtures Fixtures/v1
+        run tamper-v1.1 "$bin" tamper "$flag" --fixtures Fixtures/v1.1
+        ;;
     fuzz)
         seconds="${FUZZ_SECONDS:-$([ "$mode" = full ] && echo 600 || echo 10)}"
         run fuzz bash -c "scripts/fuzz.sh $seconds && echo 'RESULT fuzz PASS seconds_per_target=$seconds' || { echo 'RESULT fuzz FAIL'; exit 1; }"

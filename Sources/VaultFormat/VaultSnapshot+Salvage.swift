@@ -55,16 +55,6 @@ public struct SalvagedItems: Sendable {
     public var unavailable: [IndexEntry] = []
 }
 
-/// What ``VaultSnapshot/verifyEachItem()`` found.
-public struct VerificationReport: Sendable {
-    /// Items whose attributes and secret authenticated.
-    public var checked = 0
-    /// Items whose keys are not held here, so not checked.
-    public var skipped = 0
-    /// Damaged items, including a second item with the same primary key as an earlier one (R-IDX-5).
-    public var damaged: [ItemDamage] = []
-}
-
 extension VaultSnapshot {
     /// Decrypts one item, turning damage into ``ItemDamage``.
     ///
@@ -118,29 +108,5 @@ extension VaultSnapshot {
             }
         }
         return out
-    }
-
-    /// Checks every record like ``verify()``, but reports every damaged item instead of stopping
-    /// at the first.
-    ///
-    /// - Returns: The counts and the damaged items; a second item with the primary key of an
-    ///   earlier one is reported as damaged (R-IDX-5).
-    /// - Throws: `indexCorrupt` for a repeated item ID (R-IDX-2), or the source's read error.
-    public func verifyEachItem() throws -> VerificationReport {
-        try index.checkIdentifiers()
-        let salvaged = try salvage(includeSecrets: true)
-        var report = VerificationReport(skipped: salvaged.unavailable.count, damaged: salvaged.damaged)
-        var seen = [PrimaryKey: ItemID]()
-        for item in salvaged.items {
-            let key = PrimaryKey(itemClass: item.entry.itemClass, attributes: item.attributes)
-            if let first = seen[key] {
-                let error = VaultFormatError(.recordCorrupt, "it has the same primary key as item \(first)")
-                report.damaged.append(ItemDamage(entry: item.entry, attributes: item.attributes, error: error))
-            } else {
-                seen[key] = item.entry.itemID
-                report.checked += 1
-            }
-        }
-        return report
     }
 }

@@ -138,11 +138,46 @@ public struct VaultWriter: Sendable {
     ///
     /// - Throws: `invalidParameter` when another item already has the same primary
     ///   key (R-IDX-5); `limit` past 1,000,000 items; sealing errors.
-    public mutating func put(_ draft: ItemDraft, random: some RandomSource = SystemRandom()) throws(VaultFormatError) {
-        if let existing = try itemID(for: draft.primaryKey), existing != draft.id {
+    ///
+    /// In a file of format 1.1, a device-bound item is stored under its device-tagged ID
+    /// (R11-DEV-1): the draft's ID with its last 8 bytes replaced by this device's tag. When
+    /// that differs from the draft's ID and an item with the draft's ID exists, that item is
+    /// removed with a deletion record dated `now` (R-DEL-1).
+    ///
+    /// - Returns: The ID the item is stored under.
+    @discardableResult
+    public mutating func put(
+        _ draft: ItemDraft,
+        now: Int64? = nil,
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> ItemID {
+        var draft = draft
+        if header.followsVersion11Rules && draft.protectionClass.isDeviceBound && !keys.isOwnDeviceItem(draft.id) {
+            guard let tagged = keys.deviceTaggedID(from: draft.id) else {
+                throw VaultFormatError(
+                    .deviceSecretRequired,
+                    "\(draft.protectionClass) items need this machine's device secret, and none was given"
+                )
+            }
+            let old = draft.id
+            draft.id = tagged
+            try putChecked(draft, replacing: old, random: random)
+            if forget(old), let now { deletions[old] = now }
+            return tagged
+        }
+        try putChecked(draft, replacing: nil, random: random)
+        return draft.id
+    }
+
+    /// Seals and stores `draft`; `replacing` is an item the caller removes right after.
+    private mutating func putChecked(_ draft: ItemDraft, replacing: ItemID?, random: some RandomSource)
+        throws(VaultFormatError)
+    {
+        if let existing = try itemID(for: draft.primaryKey), existing != draft.id, existing != replacing {
             throw VaultFormatError(.invalidParameter, "another item already has the same primary key")
         }
-        if count >= VaultHeader.maximumRecordCount && entry(for: draft.id) == nil {
+        let replaces = entry(for: draft.id) != nil || replacing.map { entry(for: $0) != nil } ?? false
+        if count >= VaultHeader.maximumRecordCount && !replaces {
             throw VaultFormatError(.limit, "a vault holds at most \(VaultHeader.maximumRecordCount) items")
         }
         let sealed = try RecordCodec.seal(
@@ -200,10 +235,93 @@ public struct VaultWriter: Sendable {
         guard (1...Keyslot.maximumCount).contains(header.keyslots.count) else {
             throw VaultFormatError(.invalidParameter, "a vault needs 1 to \(Keyslot.maximumCount) keyslots")
         }
+        // R-KS-8: never write keyslots whose Argon2id work together readers refuse.
+        try KDFParameters.validateTotal(of: header.keyslots)
         // R-HDR-4: never write a header that readers refuse.
         guard header.encodedByteCount <= VaultHeader.maximumByteCount else {
             throw VaultFormatError(.limit, "the header would exceed \(VaultHeader.maximumByteCount) bytes")
         }
+    }
+
+    // MARK: - Format 1.1
+
+    /// Raises a 1.0 file to format 1.1 (R11-MIG-1); a 1.1 file is left as it is.
+    ///
+    /// Call ``retagDeviceItems(now:)`` afterwards, and rewrap the password keyslots
+    /// whose credentials are known, so that they take the NFC form (R11-PW-1).
+    ///
+    /// - Returns: Whether the version changed.
+    @discardableResult
+    public mutating func upgradeToVersion11() -> Bool {
+        guard header.major == 1, header.minor < 1 else { return false }
+        header.minor = 1
+        return true
+    }
+
+    /// What ``retagDeviceItems(now:)`` did.
+    public struct RetagReport: Equatable, Sendable {
+        /// Items of this device moved to their device-tagged ID.
+        public var retagged = 0
+        /// Device-bound items that may be this device's but whose class key is not held
+        /// (a base-scope keyslot opened the vault); they keep their ID and the 1.0 attribution.
+        public var pending = 0
+        /// Device-bound items of other devices, left as they are.
+        public var foreign = 0
+
+        /// Creates a report.
+        public init(retagged: Int = 0, pending: Int = 0, foreign: Int = 0) {
+            self.retagged = retagged
+            self.pending = pending
+            self.foreign = foreign
+        }
+    }
+
+    /// Moves every device-bound item of this device whose ID lacks this device's tag to its
+    /// device-tagged ID (R11-DEV-1, R11-MIG-1), resealing it; the old ID gets a deletion record.
+    ///
+    /// - Throws: `recordCorrupt` when a record is damaged (nothing is changed then by the caller's
+    ///   transaction); `deviceSecretRequired` when the file is 1.1 and there is no device secret
+    ///   but the vault holds device-bound items.
+    public mutating func retagDeviceItems(now: Int64, random: some RandomSource = SystemRandom())
+        throws(VaultFormatError) -> RetagReport
+    {
+        var report = RetagReport()
+        guard header.followsVersion11Rules else { return report }
+        for entry in entries where entry.protectionClass.isDeviceBound && !keys.isOwnDeviceItem(entry.itemID) {
+            let record = self.record(for: entry.itemID)!
+            let secret: SecretBytes
+            let attributes: ItemAttributes
+            do {
+                secret = try RecordCodec.openSecret(
+                    record.bytes[...],
+                    entry: entry,
+                    vaultID: header.vaultID,
+                    keys: keys
+                )
+                attributes = try RecordCodec.openAttributes(
+                    record.bytes[...],
+                    entry: entry,
+                    vaultID: header.vaultID,
+                    keys: keys
+                )
+            } catch  where error.code == .foreignDevice {
+                report.foreign += 1
+                continue
+            } catch  where error.code == .keyUnavailable {
+                report.pending += 1
+                continue
+            }
+            let draft = ItemDraft(
+                id: entry.itemID,
+                itemClass: entry.itemClass,
+                protectionClass: entry.protectionClass,
+                attributes: attributes,
+                secret: secret
+            )
+            try put(draft, now: now, random: random)
+            report.retagged += 1
+        }
+        return report
     }
 
     /// Replaces non-critical header fields to carry (R-FLD-3).

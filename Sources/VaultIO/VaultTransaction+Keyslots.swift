@@ -172,7 +172,8 @@ extension VaultTransaction {
             credentials: credentials,
             kdf: kdf ?? self.kdf,
             vaultID: writer.header.vaultID,
-            allowWeak: kdfFloor == .waivedForTesting
+            allowWeak: kdfFloor == .waivedForTesting,
+            formatMinor: writer.header.minor
         )
         newSlotKEKs[made.slot] = made.kek
         return made.slot

@@ -86,7 +86,7 @@ extension VaultTransaction {
     ///   ``VaultFormatError`` `invalidParameter` when no master-scope keyslot would remain,
     ///   `recordCorrupt` for a damaged record, `kdfRejected` or `cryptoFailure` from a password slot's KDF.
     ///
-    /// Spec: Spec/format-v1.md (R-KS-5, R-KS-8); Spec/library-semantics.md (L-KS-5).
+    /// Spec: Spec/format-v1.md (R-KS-5, R-KS-10); Spec/library-semantics.md (L-KS-5).
     @discardableResult
     public mutating func rekey(_ options: RekeyOptions = RekeyOptions()) throws -> RekeyReport {
         try requireMasterKey("rekey")
@@ -172,7 +172,8 @@ extension VaultTransaction {
             if let kek = try KeyHierarchy.keyEncryptionKey(
                 opening: slot,
                 with: credentials,
-                vaultID: writer.header.vaultID
+                vaultID: writer.header.vaultID,
+                normalizingPassword: writer.header.followsVersion11Rules
             ) {
                 return kek
             }

@@ -133,6 +133,9 @@ public struct VaultTransaction: Sendable {
     /// - Throws: ``VaultIOError/Code/conflict`` when `expected` does not hold;
     ///   ``VaultFormatError`` `invalidParameter` when another item has the same
     ///   primary key (R-IDX-5), `limit`, or `keyUnavailable`.
+    ///
+    /// In a 1.1 vault a device-bound item is stored under its device-tagged ID (R11-DEV-1),
+    /// which may differ from `draft.id`; look it up by primary key afterwards.
     public mutating func set(_ draft: ItemDraft, expecting expected: ExpectedVersion = .any) throws {
         try check(expected, for: draft.id)
         if draft.protectionClass == .whenPasscodeSetThisDeviceOnly && !hasPasswordKeyslot {
@@ -148,7 +151,8 @@ public struct VaultTransaction: Sendable {
                 "a synchronizable item cannot be \(draft.protectionClass)"
             )
         }
-        try namingDamage(for: draft.primaryKey) { try writer.put(draft) }
+        // R11-DEV-1: in a 1.1 vault a device-bound item is stored under its device-tagged ID.
+        try namingDamage(for: draft.primaryKey) { try writer.put(draft, now: now) }
         hasChanges = true
     }
 

@@ -1,6 +1,7 @@
-// vault: writes the golden fixtures of format v1.
+// vault: writes the golden fixtures of format v1 or v1.1.
 //
-// Usage: swift run vault-fixturegen Fixtures/v1
+// Usage: swift run vault-fixturegen Fixtures/v1      (format 1.0, frozen)
+//        swift run vault-fixturegen Fixtures/v1.1    (format 1.1)
 // Landed fixtures are frozen; run this only to add new cases, and say why in the commit.
 
 import Foundation
@@ -12,7 +13,9 @@ guard arguments.count == 1, let folder = arguments.first else {
     exit(64)
 }
 do {
-    let output = try FixtureCatalog.generate()
+    // The folder's last component picks the catalog.
+    let output =
+        folder.split(separator: "/").last == "v1.1" ? try FixtureCatalogV11.generate() : try FixtureCatalog.generate()
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     for (name, bytes) in output.files.sorted(by: { $0.key < $1.key }) {
         try Data(bytes).write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))

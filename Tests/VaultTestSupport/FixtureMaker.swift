@@ -8,6 +8,8 @@ enum SlotSpec {
     case keyFile([UInt8])
     case passwordAndKeyFile(String, [UInt8])
     case device(DeviceSecret, scope: Keyslot.Scope)
+    /// A base-scope device keyslot that wraps `key` instead of the vault's base key.
+    case deviceWrapping(DeviceSecret, SecretBytes)
 }
 
 /// Builds one vault from a seeded random source and records what it holds.
@@ -22,15 +24,21 @@ final class FixtureMaker {
     private(set) var items: [FixtureItem] = []
     private(set) var drafts: [ItemDraft] = []
 
-    init(seed: String, slots: [SlotSpec], deviceSecret: DeviceSecret? = nil) throws {
-        random = SeededRandom(seed: "vault fixtures v1: " + seed)
+    /// The format minor version written: 0 for `Fixtures/v1`, 1 for `Fixtures/v1.1`.
+    let minor: UInt16
+
+    init(seed: String, slots: [SlotSpec], deviceSecret: DeviceSecret? = nil, minor: UInt16 = 0) throws {
+        self.minor = minor
+        random = SeededRandom(seed: (minor == 0 ? "vault fixtures v1: " : "vault fixtures v1.\(minor): ") + seed)
         master = random.key()
         vaultID = random.bytes(16)
         let keys = KeyHierarchy.keys(master: master, deviceSecret: deviceSecret, vaultID: vaultID)
         let base = KeyHierarchy.baseKey(from: master)
         var keyslots = [Keyslot]()
         for spec in slots {
-            keyslots.append(try Self.keyslot(spec, master: master, base: base, vaultID: vaultID, random: random))
+            keyslots.append(
+                try Self.keyslot(spec, master: master, base: base, vaultID: vaultID, random: random, minor: minor)
+            )
         }
         writer = try VaultWriter(
             vaultID: vaultID,
@@ -38,6 +46,7 @@ final class FixtureMaker {
             keyslots: keyslots,
             keys: keys
         )
+        writer.setVersion(major: 1, minor: minor)
     }
 
     private static func keyslot(
@@ -45,7 +54,8 @@ final class FixtureMaker {
         master: MasterKey,
         base: BaseKey,
         vaultID: [UInt8],
-        random: SeededRandom
+        random: SeededRandom,
+        minor: UInt16
     ) throws -> Keyslot {
         switch spec {
         case .password(let password, let kdf, let scope):
@@ -57,7 +67,8 @@ final class FixtureMaker {
                 kdf: kdf,
                 vaultID: vaultID,
                 random: random,
-                allowWeak: true
+                allowWeak: true,
+                formatMinor: minor
             )
         case .keyFile(let keyFile):
             return try KeyHierarchy.makeKeyslot(
@@ -77,7 +88,17 @@ final class FixtureMaker {
                 kdf: FixtureCatalog.fastKDF,
                 vaultID: vaultID,
                 random: random,
-                allowWeak: true
+                allowWeak: true,
+                formatMinor: minor
+            )
+        case .deviceWrapping(let device, let key):
+            return try KeyHierarchy.makeKeyslot(
+                kind: .device,
+                wrapping: key,
+                scope: .baseKey,
+                credentials: Credentials(deviceSecret: device),
+                vaultID: vaultID,
+                random: random
             )
         case .device(let device, let scope):
             return try KeyHierarchy.makeKeyslot(
@@ -111,10 +132,11 @@ final class FixtureMaker {
             attributes: attributes,
             secret: SecretBytes(bytes: secret)
         )
-        try writer.put(draft, random: random)
-        drafts.append(draft)
-        items.append(Self.expected(draft, secret: secret))
-        return draft
+        var stored = draft
+        stored.id = try writer.put(draft, random: random)
+        drafts.append(stored)
+        items.append(Self.expected(stored, secret: secret))
+        return stored
     }
 
     /// Adds a generic password with text fields.
@@ -132,7 +154,8 @@ final class FixtureMaker {
 
     /// Replaces an item's attributes and secret (same ID).
     func update(_ draft: ItemDraft) throws {
-        try writer.put(draft, random: random)
+        var draft = draft
+        draft.id = try writer.put(draft, random: random)
         let secret = draft.secret.copyBytes()
         items.removeAll { $0.id == draft.id.description }
         items.append(Self.expected(draft, secret: secret))
@@ -150,6 +173,21 @@ final class FixtureMaker {
     /// Replaces the writer (for building a second generation).
     func reopen(_ file: [UInt8], with credentials: Credentials) throws {
         writer = try VaultWriter(updating: try VaultSnapshot.open(file, with: credentials))
+    }
+
+    /// The keys records are sealed with.
+    var keys: VaultKeys { writer.keys }
+
+    /// Adds a record sealed elsewhere, unchanged, and records it as expected.
+    func insertRaw(_ record: SealedRecord, expected: FixtureItem?) {
+        writer.insertRaw(record)
+        if let expected { items.append(expected) }
+    }
+
+    /// Raises the next generation to format 1.1 and re-tags this device's items (R11-MIG-1).
+    func upgradeToVersion11(at time: Int64) throws -> VaultWriter.RetagReport {
+        writer.upgradeToVersion11()
+        return try writer.retagDeviceItems(now: time, random: random)
     }
 
     func setUnknownFields(_ fields: [VaultHeader.UnknownField]) { writer.setUnknownFields(fields) }

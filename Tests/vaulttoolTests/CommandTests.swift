@@ -125,7 +125,7 @@ struct CommandTests {
         try w.makeVault()
         let json = try w.run(["inspect", "--json", "v.vault"]).json()
         #expect(json["file"] as? String == "v.vault")
-        #expect((json["format"] as? [String: Int]) == ["major": 1, "minor": 0])
+        #expect((json["format"] as? [String: Int]) == ["major": 1, "minor": 1], "new vaults are format 1.1")
         #expect((json["vaultID"] as? String)?.count == 32)
         #expect(json["generation"] as? Int == 1)
         #expect(json["items"] as? Int == 0)
@@ -291,6 +291,6 @@ struct CommandTests {
 
     @Test func version() throws {
         let result = try Tool.run(["--version"])
-        #expect(result.stdout == "vaulttool 0.1.0 (vault format 1.0)\n")
+        #expect(result.stdout == "vaulttool 0.1.0 (vault format 1.1)\n")
     }
 }

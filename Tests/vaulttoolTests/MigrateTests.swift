@@ -46,10 +46,11 @@ struct MigrateTests {
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let plan = try migrate.json()
         #expect(plan["fromFormat"] as? String == "1.0")
-        #expect(plan["toFormat"] as? String == "1.0")
+        #expect(plan["toFormat"] as? String == "1.1")
         #expect(plan["dryRun"] as? Bool == false)
-        let changed = (plan["keyslots"] as? [Any])?.isEmpty == false
-        #expect(plan["migrated"] as? Bool == changed)
+        #expect(plan["migrated"] as? Bool == true, "every 1.0 vault is upgraded to 1.1")
+        let inspect = try w.run(["inspect", "--json", "f.vault"]).json()
+        #expect((inspect["format"] as? [String: Int]) == ["major": 1, "minor": 1])
         #expect(plan["backup"] == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: w.path).filter { $0.contains("backup") }.isEmpty)
 
@@ -58,9 +59,14 @@ struct MigrateTests {
         let items = try #require(try export.json()["items"] as? [[String: Any]])
         let expected = try FixtureRunner.expectedItems(fixture)
         #expect(items.count == expected.count)
-        let byID = Dictionary(items.map { ($0["id"] as! String, $0) }, uniquingKeysWith: { a, _ in a })
+        // R11-DEV-1: this device's ThisDeviceOnly items move to device-tagged IDs, which keep
+        // the first 8 bytes (16 hex digits) of the old ID.
+        let byID = Dictionary(
+            items.map { (String(($0["id"] as! String).prefix(16)), $0) },
+            uniquingKeysWith: { a, _ in a }
+        )
         for item in expected {
-            let found = try #require(byID[item.id], "\(name): item \(item.id)")
+            let found = try #require(byID[String(item.id.prefix(16))], "\(name): item \(item.id)")
             #expect(found["secretLength"] as? Int == item.secretLength)
             if let secret = item.secret { #expect(found["secret"] as? String == secret) }
             #expect(found["class"] as? String == item.itemClass)
@@ -70,8 +76,8 @@ struct MigrateTests {
         }
         let list = try w.run(["list", "--json"] + credentials + ["f.vault"])
         #expect(try list.json()["unavailable"] as? Int == fixture.unavailable ?? 0)
-        let verify = try w.run(["verify"] + credentials + ["f.vault"])
-        #expect(verify.status == 0)
+        let verify = try w.run(["verify", "--allow-foreign"] + credentials + ["f.vault"])
+        #expect(verify.status == 0, "\(verify.stderr)")
     }
 
     @Test(arguments: failures)
@@ -104,7 +110,7 @@ struct MigrateTests {
         #expect(
             dry.stdout == """
                 Vault:    \(w.file("f.vault"))
-                Format:   vault 1.0 (current)
+                Format:   vault 1.0 -> 1.1
                 Keyslot:  #0 password: Argon2id 256 KiB, 1 pass, 1 lane -> Argon2id 64 MiB, 3 passes, 2 lanes
                 Dry run: nothing was changed.
 

@@ -153,7 +153,13 @@ public enum RecordCodec {
                     "this item is bound to a device; its secret is not available here"
                 )
             }
-            if !Sodium.constantTimeEqual(marker, own) {
+            // R11-DEV-2: an item ID carrying this device's tag makes the record ours by the
+            // authenticated index, whatever the record's bytes say: any damage is recordCorrupt.
+            if keys.isOwnDeviceItem(entry.itemID) {
+                guard Sodium.constantTimeEqual(marker, own) else {
+                    throw VaultFormatError(.recordCorrupt, "a device-bound record of this device is damaged")
+                }
+            } else if !Sodium.constantTimeEqual(marker, own) {
                 // Another device's record, unless the marker of one of ours was altered: if our
                 // key opens it, the marker was tampered with (R-REC-2).
                 let recordKeys = try keys.recordKeys(for: entry.protectionClass)

@@ -40,6 +40,9 @@ public struct KDFParameters: Hashable, Sendable, Codable, CustomStringConvertibl
     public static let maximumLanes: UInt32 = 8
     /// Reader ceiling on memory × passes, in KiB.
     public static let maximumWork: UInt64 = 4_194_304
+    /// Reader and writer ceiling on the memory × passes of all password keyslots of a file
+    /// together, in KiB (R-KS-8): two keyslots at the single-slot ceiling.
+    public static let maximumTotalWork: UInt64 = 8_388_608
     /// Writer floor on memory (OWASP's Argon2id minimum, R-KS-4).
     public static let minimumMemoryKiB: UInt32 = 19_456
     /// Writer floor on passes.
@@ -64,6 +67,24 @@ public struct KDFParameters: Hashable, Sendable, Codable, CustomStringConvertibl
         }
         guard UInt64(memoryKiB) * UInt64(iterations) <= Self.maximumWork else {
             throw VaultFormatError(.kdfRejected, "Argon2id memory × passes exceeds \(Self.maximumWork) KiB")
+        }
+    }
+
+    /// Checks the ceiling on the Argon2id work of one open, all password keyslots together (R-KS-8).
+    ///
+    /// - Throws: `kdfRejected` when the sum of memory × passes over every kind 1 and kind 3
+    ///   keyslot exceeds ``maximumTotalWork``.
+    public static func validateTotal(of keyslots: [Keyslot]) throws(VaultFormatError) {
+        var total: UInt64 = 0
+        for slot in keyslots where slot.kind.usesPassword {
+            guard let kdf = slot.kdf else { continue }
+            total += UInt64(kdf.memoryKiB) * UInt64(kdf.iterations)
+        }
+        guard total <= maximumTotalWork else {
+            throw VaultFormatError(
+                .kdfRejected,
+                "the password keyslots together demand \(total) KiB × passes of Argon2id, over the \(maximumTotalWork) allowed for one open"
+            )
         }
     }
 

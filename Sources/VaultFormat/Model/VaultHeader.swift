@@ -6,8 +6,10 @@
 public struct VaultHeader: Sendable {
     /// The major version this library reads and writes.
     public static let currentMajor: UInt16 = 1
-    /// The minor version this library writes.
-    public static let currentMinor: UInt16 = 0
+    /// The minor version this library writes for new vaults (format 1.1).
+    ///
+    /// Spec: Spec/format-v1.1.md. A 1.0 file keeps minor 0 when rewritten (R-HDR-7) until migrated.
+    public static let currentMinor: UInt16 = 1
     /// `\x89VLT\r\n\x1A\n`.
     public static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Bytes before the fields: magic, major, minor, header length.
@@ -90,6 +92,10 @@ public struct VaultHeader: Sendable {
         let fields = [16, 8, 8, 40] + keyslots.map(\.encoded.count) + unknownFields.map(\.value.count)
         return Self.preambleByteCount + fields.reduce(0) { $0 + 6 + $1 } + Self.trailerByteCount
     }
+
+    /// Whether the file follows the rules of format 1.1: NFC passwords (R11-PW-1) and
+    /// device-tagged item IDs for device-bound items (R11-DEV-1).
+    public var followsVersion11Rules: Bool { major == 1 && minor >= 1 }
 
     /// Whether this library may rewrite the file (R-HDR-3).
     public var isWritable: Bool { major == Self.currentMajor && minor <= Self.currentMinor }

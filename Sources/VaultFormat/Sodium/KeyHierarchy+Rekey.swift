@@ -11,10 +11,17 @@ extension KeyHierarchy {
     /// - Returns: The KEK, or `nil` when the credentials do not fit or do not open the slot.
     /// - Throws: `kdfRejected` when a password slot's parameters break R-KS-2 (before Argon2 runs);
     ///   `cryptoFailure` when Argon2 fails.
-    package static func keyEncryptionKey(opening slot: Keyslot, with credentials: Credentials, vaultID: [UInt8])
-        throws(VaultFormatError) -> KeyEncryptionKey?
-    {
-        guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else { return nil }
+    /// - Parameter normalizingPassword: Whether the file follows format 1.1, whose password KEKs
+    ///   come from the NFC form of the password (R11-PW-1).
+    package static func keyEncryptionKey(
+        opening slot: Keyslot,
+        with credentials: Credentials,
+        vaultID: [UInt8],
+        normalizingPassword: Bool
+    ) throws(VaultFormatError) -> KeyEncryptionKey? {
+        guard
+            let kek = try keyEncryptionKey(for: slot, credentials: credentials, normalizingPassword: normalizingPassword)
+        else { return nil }
         guard
             var plain = XChaCha20Poly1305.open(
                 slot.wrapped,

@@ -118,6 +118,29 @@ public final class VaultKeys: Sendable {
         deviceMarkerKey.map { BLAKE2b.hash([Array("VLT1mark".utf8), nonce], key: $0, length: 16) }
     }
 
+    /// The device tag of an item ID's first 8 bytes: `BLAKE2b(8, DMK, "VLT1dvid" || id[0:8])`,
+    /// or `nil` without a device secret.
+    ///
+    /// Spec: Spec/format-v1.1.md, "Device-tagged item IDs" (R11-DEV-1).
+    private func deviceIDTag(_ prefix: ArraySlice<UInt8>) -> [UInt8]? {
+        deviceMarkerKey.map { BLAKE2b.hash([Array("VLT1dvid".utf8), Array(prefix)], key: $0, length: 8) }
+    }
+
+    /// Whether `id` carries this device's tag in its last 8 bytes, so that the item is
+    /// this device's by the authenticated index (R11-DEV-2). `false` without a device secret.
+    public func isOwnDeviceItem(_ id: ItemID) -> Bool {
+        let bytes = id.bytes
+        guard let tag = deviceIDTag(bytes[0..<8]) else { return false }
+        return Sodium.constantTimeEqual(tag, bytes[8..<16])
+    }
+
+    /// `id` with its last 8 bytes replaced by this device's tag (R11-DEV-1), or `nil`
+    /// without a device secret.
+    public func deviceTaggedID(from id: ItemID) -> ItemID? {
+        let bytes = id.bytes
+        return deviceIDTag(bytes[0..<8]).map { ItemID(bytes: bytes[0..<8] + $0) }
+    }
+
     /// Computes the lookup tag of a primary key (big-endian so that numeric order is byte order).
     ///
     /// Spec: Spec/format-v1.md, "Lookup tag".
@@ -138,12 +161,14 @@ public enum KeyHierarchy {
     /// the credentials cannot open this kind of slot.
     ///
     /// - Throws: `kdfRejected` before Argon2 runs when the parameters break R-KS-2.
-    static func keyEncryptionKey(for slot: Keyslot, credentials: Credentials) throws(VaultFormatError)
-        -> KeyEncryptionKey?
+    static func keyEncryptionKey(for slot: Keyslot, credentials: Credentials, normalizingPassword: Bool)
+        throws(VaultFormatError) -> KeyEncryptionKey?
     {
+        // Format 1.1 derives every password KEK from the NFC form (R11-PW-1).
+        let password = credentials.password.map { normalizingPassword ? PasswordNormalization.nfc($0) : $0 }
         switch slot.kind {
         case .password:
-            guard let password = credentials.password, let kdf = slot.kdf else { return nil }
+            guard let password, let kdf = slot.kdf else { return nil }
             try kdf.validateForReading()
             return KeyEncryptionKey(
                 secret: try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
@@ -157,8 +182,7 @@ public enum KeyHierarchy {
                 )
             )
         case .passwordAndKeyFile:
-            guard let password = credentials.password, let keyFile = credentials.resolvedKeyFile, let kdf = slot.kdf
-            else {
+            guard let password, let keyFile = credentials.resolvedKeyFile, let kdf = slot.kdf else {
                 return nil
             }
             try kdf.validateForReading()
@@ -186,6 +210,8 @@ public enum KeyHierarchy {
     ///     ``KDFParameters/validateForWriting()`` unless `allowWeak` (tests only).
     ///   - allowShortKeyFile: Skips the 32-byte key-file minimum (R-KF-1); only for tests and
     ///     fixtures that must reproduce what older writers made.
+    ///   - formatMinor: The minor version of the file the slot goes into: from 1 on, the
+    ///     password is normalized to NFC first (R11-PW-1).
     /// - Throws: `invalidParameter` when a needed credential is missing or a key file is shorter
     ///   than ``KeyFileDigest/minimumByteCount`` (R-KF-1); `kdfRejected` for weak parameters.
     public static func makeKeyslot(
@@ -197,7 +223,8 @@ public enum KeyHierarchy {
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom(),
         allowWeak: Bool = false,
-        allowShortKeyFile: Bool = false
+        allowShortKeyFile: Bool = false,
+        formatMinor: UInt16 = VaultHeader.currentMinor
     ) throws(VaultFormatError) -> Keyslot {
         try makeKeyslotKeepingKEK(
             kind: kind,
@@ -208,7 +235,8 @@ public enum KeyHierarchy {
             vaultID: vaultID,
             random: random,
             allowWeak: allowWeak,
-            allowShortKeyFile: allowShortKeyFile
+            allowShortKeyFile: allowShortKeyFile,
+            formatMinor: formatMinor
         ).slot
     }
 
@@ -224,7 +252,8 @@ public enum KeyHierarchy {
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom(),
         allowWeak: Bool = false,
-        allowShortKeyFile: Bool = false
+        allowShortKeyFile: Bool = false,
+        formatMinor: UInt16
     ) throws(VaultFormatError) -> (slot: Keyslot, kek: KeyEncryptionKey) {
         // A key-file slot has no work factor: its key file must carry a key's worth of bytes (R-KF-1).
         if kind.usesKeyFile, !allowShortKeyFile, let keyFile = credentials.resolvedKeyFile,
@@ -248,7 +277,8 @@ public enum KeyHierarchy {
             if allowWeak { try kdf.validateForReading() } else { try kdf.validateForWriting() }
             slot.kdf = kdf
         }
-        guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else {
+        guard let kek = try keyEncryptionKey(for: slot, credentials: credentials, normalizingPassword: formatMinor >= 1)
+        else {
             throw VaultFormatError(.invalidParameter, "a \(kind) keyslot needs that credential")
         }
         slot.wrapped = XChaCha20Poly1305.seal(
@@ -270,6 +300,8 @@ public enum KeyHierarchy {
     {
         // Check every password slot's cost before running any Argon2 (R-KS-2).
         for slot in header.keyslots where slot.kind.usesPassword { try slot.kdf?.validateForReading() }
+        // ...and their sum, so that 32 slots at the ceiling cannot cost 32 times as much (R-KS-8).
+        try KDFParameters.validateTotal(of: header.keyslots)
         // Master-scope slots first (they give the most access), and among those the cheap
         // ones (device, key file) before the ones that run Argon2; file order breaks ties.
         let order = header.keyslots.indices.sorted { a, b in
@@ -281,7 +313,13 @@ public enum KeyHierarchy {
         }
         for index in order {
             let slot = header.keyslots[index]
-            guard let kek = try keyEncryptionKey(for: slot, credentials: credentials) else { continue }
+            guard
+                let kek = try keyEncryptionKey(
+                    for: slot,
+                    credentials: credentials,
+                    normalizingPassword: header.followsVersion11Rules
+                )
+            else { continue }
             guard
                 var unwrapped = XChaCha20Poly1305.open(
                     slot.wrapped,

@@ -18,7 +18,9 @@ public struct KeychainItem: Sendable, CustomStringConvertible {
     /// The protection class.
     public let accessibility: ProtectionClass
     /// The item's stable identifier: its persistent reference. It survives updates of the value
-    /// and of the accessibility, and changes only when the item is removed and added again.
+    /// and of the accessibility, and changes only when the item is removed and added again, or
+    /// once when it first becomes `…ThisDeviceOnly` in a format 1.1 vault (its device-tagged
+    /// ID, Spec/format-v1.1.md R11-DEV-1).
     public let persistentReference: ItemID
     /// The generation in which the item was last written.
     public let version: UInt64

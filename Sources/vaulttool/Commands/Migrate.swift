@@ -11,10 +11,12 @@ struct Migrate: Command {
         abstract: "Upgrade a vault's format and key derivation, or import another store into it.",
         discussion: """
             Rewrites the vault in place and atomically: a backup is written next to it first and
-            removed once the new file verifies. Password keyslots below the target cost (the
-            interactive preset unless --kdf options say otherwise) are raised to it. A vault in a
-            newer format than this vaulttool is refused (no downgrade). With --from and a source
-            file, imports instead (see 'vaulttool import').
+            removed once the new file verifies. A format 1.0 vault is upgraded to 1.1: this
+            device's ThisDeviceOnly items move to device-tagged IDs (give the device secret and the
+            password). Password keyslots below the target cost (the interactive preset unless --kdf
+            options say otherwise) are raised to it. A vault in a newer format than this vaulttool
+            is refused (no downgrade). With --from and a source file, imports instead (see
+            'vaulttool import').
             """
     )
     static let options =
@@ -70,6 +72,10 @@ struct Migrate: Command {
         var dryRun: Bool
         var migrated = false
         var backup: String?
+        /// Format 1.1: this device's device-bound items moved to device-tagged IDs.
+        var retaggedItems = 0
+        /// Device-bound items that may be this device's but could not be re-tagged (class key not held).
+        var pendingDeviceItems = 0
 
         var isEmpty: Bool { fromFormat == toFormat && keyslots.isEmpty }
     }
@@ -111,9 +117,28 @@ struct Migrate: Command {
                 )
             )
         }
+        // R11-PW-1: a password that is not in NFC form opened its 1.0 keyslots as typed; in 1.1
+        // the reader normalizes it, so those keyslots are rewrapped with the NFC form.
+        if header.minor < 1, let password = credentials.password, !PasswordNormalization.isNormalized(password) {
+            for (index, slot) in header.keyslots.enumerated()
+            where slot.kind.usesPassword && !plan.keyslots.contains(where: { $0.index == index }) {
+                guard let kdf = slot.kdf, try KeyslotProbe.opens(index, of: header, with: credentials) else { continue }
+                let described = KDFOptions.describe(kdf)
+                plan.keyslots.append(
+                    .init(index: index, kind: slot.kind.description, from: described, to: described + " (NFC password)")
+                )
+            }
+        }
         if !dryRun && !plan.isEmpty {
-            plan.backup = try migrate(vault, plan: plan, target: target, credentials: credentials)
+            plan.backup = try migrate(vault, plan: &plan, target: target, credentials: credentials)
             plan.migrated = true
+        } else if !dryRun {
+            // A 1.1 vault may still hold this device's items without their tag (an earlier
+            // migration without the password): re-tag them when the keys now allow it.
+            let report = try VaultAccess.write(vault) { txn in try txn.upgradeToVersion11() }
+            plan.retaggedItems = report.retagged
+            plan.pendingDeviceItems = report.pending
+            plan.migrated = report.retagged > 0
         }
         Output.out(json ? try Output.json(plan) : Self.text(plan))
     }
@@ -135,15 +160,20 @@ struct Migrate: Command {
 
     /// Backs up, rewrites the keyslots, verifies the new file, then drops the backup.
     /// - Returns: The backup's path when it is kept.
-    private func migrate(_ vault: Vault, plan: Plan, target: KDFParameters, credentials: Credentials) throws -> String?
+    private func migrate(_ vault: Vault, plan: inout Plan, target: KDFParameters, credentials: Credentials) throws
+        -> String?
     {
         let before = try vault.read { try $0.verify() }
         let backup = try Backup.write(of: vault.path)
-        try VaultAccess.write(vault) { txn in
+        let report = try VaultAccess.write(vault) { txn in
+            // First the format, so that rewrapped keyslots take the NFC password (R11-PW-1).
+            let report = try txn.upgradeToVersion11()
             for change in plan.keyslots {
                 let slot = txn.keyslots[change.index]
-                let kdf = kdfOptions.isGiven ? target : Self.raise(slot.kdf!, to: target)
-                // The same credential at a higher cost: nothing is revoked, so the master key stays.
+                let kdf =
+                    change.to.hasSuffix("(NFC password)")
+                    ? slot.kdf! : kdfOptions.isGiven ? target : Self.raise(slot.kdf!, to: target)
+                // The same credential at a higher cost (or in NFC): nothing is revoked, so the master key stays.
                 try txn.replaceKeyslot(
                     at: change.index,
                     kind: slot.kind,
@@ -152,7 +182,10 @@ struct Migrate: Command {
                     rekey: nil
                 )
             }
+            return report
         }
+        plan.retaggedItems = report.retagged
+        plan.pendingDeviceItems = report.pending
         do {
             let snapshot = try VaultAccess.snapshot(vault.path, credentials: credentials)
             let after = try Progress.run("Verifying \(vault.path)") { try snapshot.verify() }
@@ -180,7 +213,14 @@ struct Migrate: Command {
             out += "Keyslot:  #\(change.index) \(change.kind): \(change.from) -> \(change.to)\n"
         }
         for note in plan.unchangedKeyslots { out += "Skipped:  keyslot \(note)\n" }
-        if plan.isEmpty {
+        if plan.retaggedItems > 0 {
+            out += "Device:   \(Output.count(plan.retaggedItems)) ThisDeviceOnly items moved to device-tagged IDs\n"
+        }
+        if plan.pendingDeviceItems > 0 {
+            out +=
+                "Warning:  \(Output.count(plan.pendingDeviceItems)) ThisDeviceOnly items could not be re-tagged without the password; run migrate again with it\n"
+        }
+        if plan.isEmpty && !plan.migrated {
             out += "Nothing to do.\n"
         } else if plan.dryRun {
             out += "Dry run: nothing was changed.\n"

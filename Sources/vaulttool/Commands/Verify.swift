@@ -11,18 +11,29 @@ struct Verify: Command {
             Authenticates the header and index and decrypts every record, its attributes and its
             secret, without printing any of them. Exit status 0 means the vault is sound; each
             damaged item is named on standard output by its ID (and its service or server and
-            account when they are readable) and the exit status is 4.
+            account when they are readable) and the exit status is 4. With a device secret, an
+            item that reads as another device's fails the check (exit status 4) unless
+            --allow-foreign says such items are expected.
             """
     )
-    static let options = CredentialOptions.specs
+    static let options =
+        [
+            OptionSpec(
+                names: ["--allow-foreign"],
+                valueName: nil,
+                help: "With a device secret, accept items of other devices."
+            )
+        ] + CredentialOptions.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file to check.")]
 
     let path: String
     let credentialOptions: CredentialOptions
+    let allowForeign: Bool
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         credentialOptions = try CredentialOptions(parsed)
+        allowForeign = parsed.flag("--allow-foreign")
     }
 
     func run() throws {
@@ -31,6 +42,14 @@ struct Verify: Command {
         guard result.damaged.isEmpty else {
             for damage in result.damaged { Output.out("damaged: \(DamageReport.line(damage))\n") }
             throw DamageReport.failure(result.damaged, of: snapshot.index.count)
+        }
+        // Spec/format-v1.1.md, R11-DEV-3: with this device's secret, a foreign item may be one of
+        // ours whose record was damaged in a 1.0-attributed way; it is not silently accepted.
+        if snapshot.keys.deviceSecret != nil && result.foreign > 0 && !allowForeign {
+            throw ToolError(
+                "\(Output.count(result.foreign)) items read as another device's; if that is expected, pass --allow-foreign",
+                exitCode: .damaged
+            )
         }
         var line = "ok: \(Output.count(result.checked)) items verified, generation \(snapshot.header.generation)"
         if result.skipped > 0 {

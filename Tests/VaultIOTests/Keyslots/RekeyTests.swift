@@ -1,4 +1,4 @@
-// vault: rekey: revocation of removed credentials (issue 9 §1; R-KS-5, R-KS-8, L-KS-5).
+// vault: rekey: revocation of removed credentials (issue 9 §1; R-KS-5, R-KS-10, L-KS-5).
 
 import Foundation
 import Glibc
@@ -121,6 +121,7 @@ struct RekeyTests {
             }
             try vault.write { try $0.remove(id: gone.id) }
             let before = try vault.read { ($0.header, $0.index.deletions, $0.recordsOffset) }
+            let storedIDs = try drafts.map { try storedID(of: $0.primaryKey, in: vault) }
             let recordsBefore = try recordSection(of: vault)
             let other = try Vault(
                 path: vault.path,
@@ -156,7 +157,7 @@ struct RekeyTests {
                         let position = try #require(try snapshot.position(of: draft.primaryKey))
                         return (snapshot.index.entry(at: position), try snapshot.attributes(at: position))
                     }
-                    #expect(item.0.itemID == draft.id)
+                    #expect(item.0.itemID == storedIDs[n])
                     #expect(item.0.protectionClass == draft.protectionClass)
                     #expect(item.1 == draft.attributes)
                 }
@@ -242,6 +243,7 @@ struct RekeyTests {
                 try txn.set(foreign)
                 try txn.set(makeDraft(service: "shared"))
             }
+            let foreignID = try storedID(of: foreign.primaryKey, in: vault)
             let here = try Vault(
                 path: vault.path,
                 credentials: .password(testPassword),
@@ -272,12 +274,12 @@ struct RekeyTests {
             let report = try here.write {
                 try $0.rekey(RekeyOptions(credentials: [.password(testPassword)], foreignItems: .drop))
             }
-            #expect(report.droppedItems == [foreign.id])
+            #expect(report.droppedItems == [foreignID])
             #expect(try secret(in: here, service: "mine") != nil)
             #expect(try secret(in: here, service: "shared") != nil)
             try here.read { snapshot in
                 #expect(snapshot.index.count == 2)
-                #expect(snapshot.index.deletions.map(\.itemID) == [foreign.id])
+                #expect(snapshot.index.deletions.map(\.itemID) == [foreignID])
             }
         }
     }
@@ -289,17 +291,18 @@ struct RekeyTests {
             let theirs = makeDeviceSecretFile(in: directory, name: "theirs")
             let vault = try makeVault(in: directory, configuration: deviceConfiguration(theirs))
             let count = 5000
-            var foreignIDs = Set<ItemID>()
+            var foreignKeys = [PrimaryKey]()
             try vault.write { txn in
                 for n in 0..<count {
                     var draft = makeDraft(service: "s\(n)", secret: "secret \(n)")
                     if n % 1000 == 999 {
                         draft.protectionClass = .alwaysThisDeviceOnly
-                        foreignIDs.insert(draft.id)
+                        foreignKeys.append(draft.primaryKey)
                     }
                     try txn.set(draft)
                 }
             }
+            let foreignIDs = Set(try foreignKeys.map { try storedID(of: $0, in: vault) })
             let here = try Vault(
                 path: vault.path,
                 credentials: .password(testPassword),
@@ -411,5 +414,13 @@ struct RekeyTests {
             try vault.write { try $0.set(makeDraft(service: "after")) }
             #expect(try secret(in: reopened, service: "after") != nil)
         }
+    }
+}
+
+/// The ID an item is stored under: in a 1.1 vault a device-bound item's ID carries a device
+/// tag (R11-DEV-1), so it may differ from its draft's.
+private func storedID(of primaryKey: PrimaryKey, in vault: Vault) throws -> ItemID {
+    try vault.read { snapshot in
+        snapshot.index.entry(at: try #require(try snapshot.position(of: primaryKey))).itemID
     }
 }

@@ -167,9 +167,13 @@ struct ProtectionClassTests {
             _ = try vault.write { try $0.setProtectionClass(.afterFirstUnlockThisDeviceOnly, for: idA) }
             let after = try recordsOf(vault)
             #expect(after[idB] == before[idB])
-            #expect(after[idA] != before[idA])
+            #expect(after[idA] == nil)
             #expect(try keychain.attributes(forKey: "a")?.accessibility == .afterFirstUnlockThisDeviceOnly)
-            #expect(try keychain.attributes(forKey: "a")?.persistentReference == idA)
+            // Format 1.1 (R11-DEV-1): a device-bound item lives under its device-tagged ID, which
+            // keeps the first 8 bytes; the old ID is left with a deletion record.
+            let newA = try #require(try keychain.attributes(forKey: "a")).persistentReference
+            #expect(newA != idA && newA.bytes.prefix(8) == idA.bytes.prefix(8))
+            #expect(try vault.read { $0.index.deletions.map(\.itemID) } == [idA])
             #expect(try keychain.string(forKey: "a") == "a")
         }
     }

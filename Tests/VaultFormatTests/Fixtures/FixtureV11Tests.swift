@@ -1,0 +1,118 @@
+// vault: the golden fixtures of format 1.1, walked from the manifest.
+
+import Foundation
+import Testing
+@_spi(Testing) import VaultFormat
+import VaultTestSupport
+
+@Suite("Fixtures v1.1")
+struct FixtureV11Tests {
+    static let version = "v1.1"
+    static let cases: [FixtureCase] = (try? FixtureRunner.manifest(version: version).cases) ?? []
+
+    @Test func manifestLoadsAndCoversTheNewRules() throws {
+        let manifest = try FixtureRunner.manifest(version: Self.version)
+        #expect(manifest.format == "vault v1.1")
+        #expect(Set(manifest.cases.map(\.name)).count == manifest.cases.count, "case names are unique")
+        let names = Set(manifest.cases.map(\.name))
+        for required in [
+            "record_own_device_nonce_flipped", "v11_password_nfc_typed_decomposed", "kdf_total_work_too_large",
+            "v11_migrated_from_v1",
+        ] {
+            #expect(names.contains(required))
+        }
+    }
+
+    @Test func everyCaseIsDocumentedInTheSpec() throws {
+        let spec = try String(
+            contentsOf: FixtureRunner.fixturesRoot.deletingLastPathComponent().appendingPathComponent(
+                "Spec/test-vectors.md"
+            ),
+            encoding: .utf8
+        )
+        for fixture in Self.cases {
+            #expect(spec.contains("`\(fixture.name)`"), "\(fixture.name) is missing from Spec/test-vectors.md")
+        }
+    }
+
+    /// The generator reproduces every landed 1.1 fixture byte for byte.
+    @Test func generatorReproducesEveryLandedFixture() throws {
+        let output = try FixtureCatalogV11.generate()
+        let landed = try FileManager.default.contentsOfDirectory(
+            atPath: FixtureRunner.fixturesRoot.appendingPathComponent(Self.version).path
+        )
+        for name in output.files.keys.sorted() {
+            #expect(
+                try FixtureRunner.bytes(name, version: Self.version) == output.files[name]!,
+                "\(name) differs from the generator's output"
+            )
+        }
+        let extra = Set(landed).subtracting(output.files.keys).subtracting(["README.md"])
+        #expect(extra.isEmpty, "files not made by the generator: \(extra.sorted())")
+    }
+
+    @Test(arguments: cases)
+    func caseHasTheExpectedOutcome(_ fixture: FixtureCase) throws {
+        let file = try FixtureRunner.bytes(fixture.file, version: Self.version)
+        let credentials = try FixtureRunner.credentials(fixture, version: Self.version)
+        if fixture.expect == "failure" {
+            let expected = try #require(VaultFormatError.Code(name: fixture.error ?? ""))
+            let error = #expect(throws: VaultFormatError.self) { try FixtureRunner.openFully(file, with: credentials) }
+            #expect(error?.code == expected, "\(fixture.name): got \(error.map { "\($0)" } ?? "no error")")
+            return
+        }
+        let opened = try FixtureRunner.openFully(file, with: credentials)
+        let expected = try FixtureRunner.expectedItems(fixture, version: Self.version)
+        #expect(opened.items.count == expected.count, "\(fixture.name)")
+        #expect(opened.unavailable == (fixture.unavailable ?? 0), "\(fixture.name)")
+        let byID = Dictionary(uniqueKeysWithValues: expected.map { ($0.id, $0) })
+        for item in opened.items {
+            let want = try #require(byID[item.entry.itemID.description], "unexpected item in \(fixture.name)")
+            #expect(
+                FixtureRunner.mismatch(item, want) == nil,
+                "\(fixture.name): \(FixtureRunner.mismatch(item, want) ?? "")"
+            )
+        }
+        #expect(opened.snapshot.header.minor == 1)
+        #expect(opened.snapshot.header.isWritable == !(fixture.readOnly ?? false))
+        #expect(opened.snapshot.header.weakKeyslots.isEmpty == !(fixture.weakKDF ?? false))
+    }
+
+    /// No 1.1 fixture holds any of its items' services, accounts or secrets in clear.
+    @Test(arguments: cases.filter { $0.expect == "success" })
+    func fileHoldsNoAttributeOrSecretInClear(_ fixture: FixtureCase) throws {
+        let file = Data(try FixtureRunner.bytes(fixture.file, version: Self.version))
+        for item in try FixtureRunner.expectedItems(fixture, version: Self.version) {
+            for text in [item.attributes.service, item.attributes.account, item.secret ?? ""] where text.utf8.count >= 4
+            {
+                #expect(file.range(of: Data(text.utf8)) == nil, "\(fixture.name) shows \(text.utf8.count) clear bytes")
+            }
+        }
+    }
+
+    /// R11-DEV-1: every device-bound item this device wrote in a 1.1 fixture carries its tag.
+    @Test func ownDeviceItemsCarryTheirTag() throws {
+        let fixture = try #require(Self.cases.first { $0.name == "v11_protection_classes" })
+        let opened = try FixtureRunner.openFully(
+            try FixtureRunner.bytes(fixture.file, version: Self.version),
+            with: try FixtureRunner.credentials(fixture, version: Self.version)
+        )
+        #expect(try opened.snapshot.verifyReport().ownDeviceItems == 4)
+    }
+
+    /// The same nonce flip in the frozen 1.0 fixture still reads as foreign (1.0 attribution):
+    /// the behaviour format 1.1 fixes.
+    @Test func nonceFlipInV10File_stillReadsForeign() throws {
+        let fixture = try #require(try FixtureRunner.manifest().cases.first { $0.name == "v1_protection_classes" })
+        let file = try FixtureRunner.bytes(fixture.file)
+        let credentials = try FixtureRunner.credentials(fixture)
+        let snapshot = try VaultSnapshot.open(file, with: credentials)
+        let bound = try #require(
+            (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }
+        )
+        var damaged = file
+        damaged[snapshot.recordsOffset + snapshot.index.offsets[bound] + 3] ^= 0x01
+        let report = try VaultSnapshot.open(damaged, with: credentials).verifyReport()
+        #expect(report.foreign == 1)
+    }
+}
