@@ -32,6 +32,9 @@ struct HelpTests {
                   export                  Write items and their secrets as plaintext JSON.
                   generate                Print a random password.
                   completions             Print a shell completion script (bash or zsh).
+                  agent                   Run the vault agent, which holds unlocked keys for this user's commands.
+                  unlock                  Unlock a vault once and hand its keys to the vault agent.
+                  lock                    Make the vault agent drop the keys of one vault, or of every vault.
 
                   See 'vaulttool help <subcommand>' for detailed help.
 

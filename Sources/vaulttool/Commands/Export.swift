@@ -44,7 +44,7 @@ struct Export: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let items = try selector.select(in: snapshot, includeSecrets: true)
         let kept = items.filter { includeDeviceOnly || !$0.entry.protectionClass.isDeviceBound }
         let records = kept.map { ItemRecord($0, includeSecret: true) }.sorted { ($0.id ?? "") < ($1.id ?? "") }

@@ -33,7 +33,7 @@ struct Get: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let item = try selector.single(in: snapshot, includeSecret: true)
         guard var bytes = item.secret?.copyBytes() else { throw ToolError("the item has no secret") }
         defer { CredentialOptions.wipe(&bytes) }

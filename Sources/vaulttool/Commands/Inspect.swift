@@ -40,7 +40,7 @@ struct Inspect: Command {
     func run() throws {
         var report = try InspectReport.make(path: path)
         if items && report.structure.error == nil {
-            let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+            let snapshot = try VaultAccess.snapshot(path, credentialOptions)
             let decoded = try ItemSelector.all.select(in: snapshot)
             report.entries = decoded.map { ItemRecord($0, includeSecret: false) }
             report.unavailableItems = snapshot.index.count - decoded.count

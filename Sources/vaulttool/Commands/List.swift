@@ -33,7 +33,7 @@ struct List: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let items = try selector.select(in: snapshot)
         let unavailable = snapshot.index.count - (try ItemSelector.all.select(in: snapshot).count)
         if json {

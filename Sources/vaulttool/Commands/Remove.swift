@@ -35,7 +35,7 @@ struct Remove: Command {
     }
 
     func run() throws {
-        let vault = try VaultAccess.vault(path, credentials: try credentialOptions.credentials())
+        let vault = try VaultAccess.vault(path, try VaultAccess.opener(path, credentialOptions))
         let items = try vault.read { snapshot in
             all ? try selector.select(in: snapshot) : [try selector.single(in: snapshot, includeSecret: false)]
         }

@@ -95,7 +95,7 @@ struct SetItem: Command {
     func run() throws {
         // The vault password first (a prompt asks for it before the secret), then the secret,
         // then the key derivation.
-        let credentials = try credentialOptions.credentials()
+        let opener = try VaultAccess.opener(path, credentialOptions)
         var secret = try readSecret()
         defer { CredentialOptions.wipe(&secret) }
         if secret.isEmpty && !allowEmpty {
@@ -105,7 +105,7 @@ struct SetItem: Command {
                 exitCode: .usage
             )
         }
-        let vault = try VaultAccess.vault(path, credentials: credentials)
+        let vault = try VaultAccess.vault(path, opener)
         let key = keyAttributes
         let (id, added) = try VaultAccess.write(vault) { txn in
             let now = txn.now

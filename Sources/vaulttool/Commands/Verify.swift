@@ -24,7 +24,7 @@ struct Verify: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verify() }
         var line = "ok: \(Output.count(result.checked)) items verified, generation \(snapshot.header.generation)"
         if result.skipped > 0 {

@@ -70,7 +70,7 @@ struct ImportRunner {
         var summary = Summary(source: source, format: format, vault: vaultPath, dryRun: dryRun)
         summary.skipped = batch.skipped.map { Summary.Skip(entry: $0.name, reason: $0.reason) }
         summary.notes = batch.notes
-        let vault = try VaultAccess.vault(vaultPath, credentials: try credentials.credentials())
+        let vault = try VaultAccess.vault(vaultPath, try VaultAccess.opener(vaultPath, credentials))
         let body = { (txn: inout VaultTransaction) throws in
             var seen = [PrimaryKey: String]()
             for item in batch.items {
