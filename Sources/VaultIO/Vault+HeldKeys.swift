@@ -1,6 +1,6 @@
 // vault: opening a vault with keys another process unlocked (the vault agent).
 
-public import VaultFormat
+import VaultFormat
 
 extension VaultFileReader {
     /// Opens this generation with keys already unlocked: no KDF, the header MAC is checked.
