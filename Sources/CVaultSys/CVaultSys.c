@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 _Static_assert(VAULT_RENAME_NOREPLACE == RENAME_NOREPLACE, "RENAME_NOREPLACE");
 _Static_assert(VAULT_RENAME_EXCHANGE == RENAME_EXCHANGE, "RENAME_EXCHANGE");
@@ -52,4 +53,12 @@ int vault_renameat2(int dirfd, const char *oldpath, const char *newpath, unsigne
 
 const char *vault_strerror(int code, char *buffer, size_t size) {
     return strerror_r(code, buffer, size);
+}
+
+int vault_peer_uid(int fd, unsigned int *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    return 0;
 }

@@ -70,7 +70,7 @@ public final class Vault: Sendable {
         var idleCheckScheduled = false
     }
 
-    private init(
+    init(
         location: VaultPath,
         vaultID: [UInt8],
         keys: VaultKeys,

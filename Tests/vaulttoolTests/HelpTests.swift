@@ -35,6 +35,9 @@ struct HelpTests {
                   completions             Print a shell completion script (bash or zsh).
                   backup                  Copy a vault to a new file, and check the copy.
                   device-secret           Create this machine's device secret, or print where it is.
+                  agent                   Run the vault agent, which holds unlocked keys for this user's commands.
+                  unlock                  Unlock a vault once and hand its keys to the vault agent.
+                  lock                    Make the vault agent drop the keys of one vault, or of every vault.
 
                   See 'vaulttool help <subcommand>' for detailed help.
 

@@ -35,4 +35,8 @@ int vault_renameat2(int dirfd, const char *oldpath, const char *newpath, unsigne
 /// The result points into `buffer` or to a static string.
 const char *vault_strerror(int code, char *buffer, size_t size);
 
+/// The user ID of the process at the other end of the connected Unix socket `fd`
+/// (SO_PEERCRED). Returns 0 and sets `*uid`, or -1 with errno set.
+int vault_peer_uid(int fd, unsigned int *uid);
+
 #endif

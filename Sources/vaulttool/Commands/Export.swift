@@ -48,7 +48,7 @@ struct Export: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let scan = try selector.scan(in: snapshot, includeSecrets: true, salvage: salvage)
         let items = scan.items
         let kept = items.filter { includeDeviceOnly || !$0.entry.protectionClass.isDeviceBound }

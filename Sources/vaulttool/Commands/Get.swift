@@ -49,7 +49,7 @@ struct Get: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let item = try selector.single(in: snapshot, includeSecret: true)
         // A pin, not a filter: the item is found by its attributes, then refused when its class
         // differs, so a swapped class reads as an error instead of "no item matches".

@@ -43,7 +43,7 @@ struct Inspect: Command {
         var report = try InspectReport.make(path: path)
         if (items || credentialGiven) && report.structure.error == nil {
             // Opening the snapshot verifies the header MAC (R-HDR-6) and the index.
-            let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+            let snapshot = try VaultAccess.snapshot(path, credentialOptions)
             // The values shown were decoded from the header read first: they are authenticated
             // only if the MAC-checked header is the same bytes.
             guard snapshot.headerBytes == report.headerBytes else {

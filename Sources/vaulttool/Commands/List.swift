@@ -44,7 +44,7 @@ struct List: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: salvage)
         let unavailable = scan.unavailable.count
         if json {

@@ -38,7 +38,7 @@ struct Remove: Command {
     func run() throws {
         let vault = try VaultAccess.vault(
             path,
-            credentials: try credentialOptions.credentials(),
+            try VaultAccess.opener(path, credentialOptions),
             acceptRollback: credentialOptions.acceptRollback
         )
         if let id = selector.onlyID {

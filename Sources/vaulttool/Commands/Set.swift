@@ -95,7 +95,7 @@ struct SetItem: Command {
     func run() throws {
         // The vault password first (a prompt asks for it before the secret), then the secret,
         // then the key derivation.
-        let credentials = try credentialOptions.credentials()
+        let opener = try VaultAccess.opener(path, credentialOptions)
         var secret = try readSecret()
         defer { CredentialOptions.wipe(&secret) }
         if secret.isEmpty && !allowEmpty {
@@ -107,7 +107,7 @@ struct SetItem: Command {
         }
         let vault = try VaultAccess.vault(
             path,
-            credentials: credentials,
+            opener,
             acceptRollback: credentialOptions.acceptRollback
         )
         let key = keyAttributes

@@ -37,7 +37,7 @@ struct Verify: Command {
     }
 
     func run() throws {
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verifyEachItem() }
         guard result.damaged.isEmpty else {
             for damage in result.damaged { Output.out("damaged: \(DamageReport.line(damage))\n") }

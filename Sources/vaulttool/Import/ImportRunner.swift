@@ -72,7 +72,7 @@ struct ImportRunner {
         summary.notes = batch.notes
         let vault = try VaultAccess.vault(
             vaultPath,
-            credentials: try credentials.credentials(),
+            try VaultAccess.opener(vaultPath, credentials),
             acceptRollback: credentials.acceptRollback
         )
         let body = { (txn: inout VaultTransaction) throws in

@@ -27,6 +27,12 @@ enum VaultAccess {
     static func snapshot(_ path: String, credentials: Credentials) throws -> VaultSnapshot {
         let reader = try VaultFileReader(path: path)
         let opened = try Progress.run("Unlocking \(path)") { try reader.open(with: credentials) }
+        return try observed(opened, at: path)
+    }
+
+    /// Compares an opened snapshot with the rollback record, warns when it is older, and
+    /// returns the snapshot to read (Spec/rollback.md).
+    static func observed(_ opened: VaultSnapshot, at path: String) throws -> VaultSnapshot {
         do {
             let (snapshot, finding) = try RollbackGuard(.standard).observeNewest(opened, at: path)
             if let finding { RollbackOption.warn(path: path, finding) }
@@ -42,10 +48,20 @@ enum VaultAccess {
     /// Opens `path` for writing. A rolled-back file opens (with a warning), but writes to it fail
     /// with ``VaultIOError/Code/rolledBack`` unless `acceptRollback`.
     static func vault(_ path: String, credentials: Credentials, acceptRollback: Bool = false) throws -> Vault {
+        try vault(path, .credentials(credentials), acceptRollback: acceptRollback)
+    }
+
+    /// Opens `path` for writing with the agent's keys or with credentials.
+    static func vault(_ path: String, _ opener: VaultOpener, acceptRollback: Bool = false) throws -> Vault {
         var configuration = try configuration()
         configuration.rollbackPolicy = acceptRollback ? .accept : .allowReads
-        return try Progress.run("Unlocking \(path)") {
-            try Vault(path: path, credentials: credentials, configuration: configuration)
+        switch opener {
+        case .agent(let keys, _):
+            return try Vault(path: path, keys: keys, configuration: configuration)
+        case .credentials(let credentials):
+            return try Progress.run("Unlocking \(path)") {
+                try Vault(path: path, credentials: credentials, configuration: configuration)
+            }
         }
     }
 

@@ -1,0 +1,82 @@
+// vault agent: what commands ask the agent, and how keys travel.
+
+import Glibc
+import VaultFormat
+
+/// A client of the vault agent at one socket path.
+///
+/// Spec: Spec/agent.md, "Requests".
+package struct AgentClient {
+    package let socketPath: String
+
+    package init(socketPath: String) { self.socketPath = socketPath }
+
+    /// What went wrong talking to the agent.
+    package struct Refused: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    /// Hands the keys of `vault` (opened with credentials) to the agent.
+    package func add(_ vault: VaultSnapshot, path: String) throws {
+        let keys = vault.keys
+        var request = AgentMessage(
+            .add,
+            [
+                Array(path.utf8), vault.header.vaultID, keys.master?.secret.copyBytes() ?? [],
+                keys.base.secret.copyBytes(), keys.deviceSecret?.secret.copyBytes() ?? [],
+            ]
+        )
+        defer { request.wipe() }
+        _ = try exchange(request, expecting: .ok)
+    }
+
+    /// The keys the agent holds for the vault at the resolved `path` with `vaultID`, or `nil`.
+    package func keys(path: String, vaultID: [UInt8]) throws -> VaultKeys? {
+        var reply = try exchange(AgentMessage(.keys, [Array(path.utf8), vaultID]), expecting: .keyMaterial)
+        defer { reply.wipe() }
+        guard reply.type == .keyMaterial else { return nil }
+        let fields = reply.fields
+        guard fields[1].count == 32, [0, 32].contains(fields[0].count), [0, 32].contains(fields[2].count) else {
+            throw Refused(description: "the agent sent malformed keys")
+        }
+        return VaultKeys.restoring(
+            master: fields[0].isEmpty ? nil : MasterKey(secret: SecretBytes(bytes: fields[0], protection: .guarded)),
+            base: BaseKey(secret: SecretBytes(bytes: fields[1], protection: .guarded)),
+            deviceSecret: fields[2].isEmpty
+                ? nil : DeviceSecret(secret: SecretBytes(bytes: fields[2], protection: .guarded)),
+            vaultID: vaultID
+        )
+    }
+
+    /// Drops the keys of `path` (every vault when `nil`); returns how many were dropped.
+    package func lock(path: String?) throws -> Int {
+        let reply = try exchange(AgentMessage(.lock, [Array((path ?? "").utf8)]), expecting: .ok)
+        return Int(AgentMessage.integer(reply.fields[0]) ?? 0)
+    }
+
+    /// The vaults held, with the seconds until each is dropped (`nil`: no limit).
+    package func status() throws -> [(path: String, secondsLeft: UInt64?)] {
+        let reply = try exchange(AgentMessage(.status), expecting: .vaults)
+        return stride(from: 0, to: reply.fields.count, by: 2).map { index in
+            let left = AgentMessage.integer(reply.fields[index + 1]) ?? .max
+            return (String(decoding: reply.fields[index], as: UTF8.self), left == .max ? nil : left)
+        }
+    }
+
+    /// Asks the agent to drop every key and exit.
+    package func stop() throws {
+        _ = try exchange(AgentMessage(.stop), expecting: .ok)
+    }
+
+    private func exchange(_ request: AgentMessage, expecting: AgentMessage.MessageType) throws -> AgentMessage {
+        let socket = try AgentSocket.connect(to: socketPath)
+        try socket.send(request)
+        let reply = try socket.receive()
+        switch reply.type {
+        case expecting, .notHeld: return reply
+        case .refused:
+            throw Refused(description: "the agent refused: \(String(decoding: reply.fields[0], as: UTF8.self))")
+        default: throw Refused(description: "the agent sent an unexpected reply")
+        }
+    }
+}

@@ -1,0 +1,140 @@
+// vault agent: the process that holds unlocked keys and hands them to the same user's commands.
+
+import Glibc
+import VaultFormat
+
+/// The agent's loop: one connection at a time, keys dropped on `lock`, after the idle
+/// timeout and at the end of their lifetime.
+///
+/// It never sees a password: `vaulttool unlock` runs the KDF and sends the keys a
+/// keyslot wrapped. Connections from another user are closed unread (SO_PEERCRED).
+///
+/// Spec: Spec/agent.md.
+package final class AgentServer {
+    /// Keys held for one vault file.
+    struct Entry {
+        let vaultID: [UInt8]
+        let master: SecretBytes?
+        let base: SecretBytes
+        let deviceSecret: SecretBytes?
+        let added: ContinuousClock.Instant
+        var lastUse: ContinuousClock.Instant
+    }
+
+    package struct Limits: Sendable {
+        /// Keys unused this long are dropped; `nil`: never.
+        package var idleTimeout: Duration?
+        /// Keys are dropped this long after `unlock`, used or not; `nil`: never.
+        package var maximumLifetime: Duration?
+        package init(idleTimeout: Duration?, maximumLifetime: Duration?) {
+            self.idleTimeout = idleTimeout
+            self.maximumLifetime = maximumLifetime
+        }
+    }
+
+    private let socket: AgentSocket
+    package let path: String
+    private let limits: Limits
+    private var entries: [String: Entry] = [:]
+    private var stopping = false
+
+    package init(listeningAt path: String, limits: Limits) throws {
+        socket = try AgentSocket.listen(at: path)
+        self.path = path
+        self.limits = limits
+    }
+
+    deinit { unlink(path) }
+
+    /// Serves until a `stop` request; drops expired keys between requests.
+    package func run() {
+        while !stopping {
+            dropExpired(now: .now)
+            guard socket.waitForConnection(milliseconds: 500), let peer = socket.accept() else { continue }
+            guard var request = try? peer.receive() else { continue }
+            var reply = handle(request, now: .now)
+            request.wipe()
+            try? peer.send(reply)
+            reply.wipe()
+        }
+    }
+
+    /// Answers one request.
+    package func handle(_ request: AgentMessage, now: ContinuousClock.Instant) -> AgentMessage {
+        dropExpired(now: now)
+        let fields = request.fields
+        switch request.type {
+        case .add:
+            guard let path = String(validating: fields[0], as: UTF8.self), path.hasPrefix("/"),
+                fields[3].count == 32, [0, 32].contains(fields[2].count), [0, 32].contains(fields[4].count)
+            else { return refuse("malformed add request") }
+            entries[path] = Entry(
+                vaultID: fields[1],
+                master: fields[2].isEmpty ? nil : SecretBytes(bytes: fields[2], protection: .guarded),
+                base: SecretBytes(bytes: fields[3], protection: .guarded),
+                deviceSecret: fields[4].isEmpty ? nil : SecretBytes(bytes: fields[4], protection: .guarded),
+                added: now,
+                lastUse: now
+            )
+            return AgentMessage(.ok, [AgentMessage.bigEndian(UInt32(1))])
+        case .keys:
+            guard let path = String(validating: fields[0], as: UTF8.self), var entry = entries[path],
+                entry.vaultID == fields[1]
+            else { return AgentMessage(.notHeld) }
+            entry.lastUse = now
+            entries[path] = entry
+            return AgentMessage(
+                .keyMaterial,
+                [
+                    entry.master?.copyBytes() ?? [], entry.base.copyBytes(), entry.deviceSecret?.copyBytes() ?? [],
+                ]
+            )
+        case .lock:
+            let count: Int
+            if fields[0].isEmpty {
+                count = entries.count
+                entries.removeAll()
+            } else {
+                let path = String(decoding: fields[0], as: UTF8.self)
+                count = entries.removeValue(forKey: path) == nil ? 0 : 1
+            }
+            return AgentMessage(.ok, [AgentMessage.bigEndian(UInt32(count))])
+        case .status:
+            var reply = AgentMessage(.vaults)
+            for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                let left = remaining(entry, now: now).map { UInt64($0.components.seconds) } ?? UInt64.max
+                reply.fields += [Array(path.utf8), AgentMessage.bigEndian(left)]
+            }
+            return reply
+        case .stop:
+            let count = entries.count
+            entries.removeAll()
+            stopping = true
+            return AgentMessage(.ok, [AgentMessage.bigEndian(UInt32(count))])
+        default:
+            return refuse("not a request")
+        }
+    }
+
+    /// Time until `entry` is dropped, or `nil` when no limit applies.
+    private func remaining(_ entry: Entry, now: ContinuousClock.Instant) -> Duration? {
+        let idle = limits.idleTimeout.map { entry.lastUse + $0 - now }
+        let life = limits.maximumLifetime.map { entry.added + $0 - now }
+        switch (idle, life) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        default: return nil
+        }
+    }
+
+    private func dropExpired(now: ContinuousClock.Instant) {
+        for (path, entry) in entries {
+            if let left = remaining(entry, now: now), left <= .zero { entries.removeValue(forKey: path) }
+        }
+    }
+
+    private func refuse(_ reason: String) -> AgentMessage {
+        AgentMessage(.refused, [Array(reason.utf8)])
+    }
+}

@@ -1,0 +1,43 @@
+// vault: opening a vault with keys another process unlocked (the vault agent).
+
+import VaultFormat
+
+extension VaultFileReader {
+    /// Opens this generation with keys already unlocked: no KDF, the header MAC is checked.
+    package func open(keys: VaultKeys, openedKeyslot: Int = 0) throws -> VaultSnapshot {
+        try VaultSnapshot.open(
+            headerBytes: try headerBytes(),
+            fileLength: fileLength,
+            source: self,
+            keys: keys,
+            openedKeyslot: openedKeyslot
+        )
+    }
+}
+
+extension Vault {
+    /// Opens `path` with keys already unlocked, checking that they open its newest generation.
+    ///
+    /// Package-visible only: `vaulttool` uses it with keys from its agent.
+    package convenience init(path: String, keys: VaultKeys, configuration: VaultConfiguration) throws {
+        let location = try VaultPath.resolvingExisting(path)
+        let snapshot = try VaultFileReader(path: location.path).open(keys: keys)
+        self.init(
+            location: location,
+            vaultID: snapshot.header.vaultID,
+            keys: snapshot.keys,
+            openedKeyslot: snapshot.openedKeyslot,
+            configuration: configuration
+        )
+    }
+
+    /// The keys this vault holds now (without the master key once locked).
+    package var heldKeys: VaultKeys { keyState.withLock { $0.keys } }
+}
+
+extension AgentClient {
+    /// The resolved path of an existing vault (symbolic links followed), as the agent keys it.
+    package static func resolvedPath(_ path: String) throws -> String {
+        try VaultPath.resolvingExisting(path).path
+    }
+}

@@ -1,0 +1,139 @@
+// vaulttool agent: hold unlocked keys so that scripts pay one key derivation.
+
+import Foundation
+import Glibc
+import VaultIO
+
+/// `vaulttool agent [--foreground] [--socket <path>]`.
+struct Agent: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Run the vault agent, which holds unlocked keys for this user's commands.",
+        discussion: """
+            Starts the agent in the background and prints the shell line that points commands at it
+            (eval "$(vaulttool agent)"); --foreground keeps it in the foreground (containers, systemd).
+            The agent listens on a Unix socket in a 0700 directory and answers only processes of
+            this user. It never sees a password: 'vaulttool unlock' hands it the keys. Keys are
+            dropped by 'vaulttool lock', after --idle-timeout seconds unused (default 600) and
+            --max-lifetime seconds after unlock (default 7200); 0 means no limit.
+
+            Examples:
+              eval "$(vaulttool agent)"
+              vaulttool unlock --password-file pw prod.vault
+              vaulttool get --service db --account app prod.vault
+              vaulttool agent --status
+            """
+    )
+    static let options = [
+        OptionSpec(names: ["--foreground"], valueName: nil, help: "Serve in the foreground until stopped."),
+        OptionSpec(names: ["--socket"], valueName: "path", help: "The socket (default: see the discussion)."),
+        OptionSpec(names: ["--idle-timeout"], valueName: "seconds", help: "Drop keys unused this long (600)."),
+        OptionSpec(names: ["--max-lifetime"], valueName: "seconds", help: "Drop keys this long after unlock (7200)."),
+        OptionSpec(names: ["--status"], valueName: nil, help: "List the vaults the running agent holds."),
+        OptionSpec(names: ["--stop"], valueName: nil, help: "Drop every key and stop the running agent."),
+    ]
+    static let arguments: [ArgumentSpec] = []
+
+    let foreground, status, stop: Bool
+    let socketPath: String
+    let limits: AgentServer.Limits
+
+    init(_ parsed: ParsedArguments) throws {
+        foreground = parsed.flag("--foreground")
+        status = parsed.flag("--status")
+        stop = parsed.flag("--stop")
+        socketPath =
+            parsed.value("--socket") ?? VaultAccess.agentSocket
+            ?? AgentSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
+        guard socketPath.hasPrefix("/") else { throw UsageError("The agent socket must be an absolute path") }
+        func seconds(_ name: String, _ fallback: Int) throws -> Duration? {
+            let text = parsed.value(name) ?? String(fallback)
+            guard let value = Int(text), value >= 0 else { throw UsageError("'\(name)' needs a number of seconds") }
+            return value == 0 ? nil : .seconds(value)
+        }
+        limits = AgentServer.Limits(
+            idleTimeout: try seconds("--idle-timeout", 600),
+            maximumLifetime: try seconds("--max-lifetime", 7200)
+        )
+        guard [foreground, status, stop].filter({ $0 }).count <= 1 else {
+            throw UsageError("Give one of '--foreground', '--status' and '--stop'")
+        }
+    }
+
+    func run() throws {
+        let client = AgentClient(socketPath: socketPath)
+        if status {
+            let vaults = try reach { try client.status() }
+            if vaults.isEmpty { Output.out("The agent at \(socketPath) holds no keys.\n") }
+            for vault in vaults {
+                let left = vault.secondsLeft.map { "dropped in \($0) s" } ?? "no time limit"
+                Output.out("\(vault.path)  (\(left))\n")
+            }
+        } else if stop {
+            try reach { try client.stop() }
+            Output.out("Stopped the agent at \(socketPath).\n")
+        } else if foreground {
+            // A parent may have blocked or ignored signals (test runners, some supervisors);
+            // SIGTERM, SIGINT and SIGHUP must stop the agent, which drops every key with it.
+            var none = sigset_t()
+            sigemptyset(&none)
+            sigprocmask(SIG_SETMASK, &none, nil)
+            for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
+            let server = try reach { try AgentServer(listeningAt: socketPath, limits: limits) }
+            Output.err("vaulttool agent: listening on \(socketPath)\n")
+            server.run()
+        } else {
+            try startInBackground()
+            Output.out("VAULT_AGENT_SOCK=\(socketPath); export VAULT_AGENT_SOCK;\n")
+        }
+    }
+
+    /// Runs this program again as `agent --foreground` in a new session, and waits until it answers.
+    private func startInBackground() throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var arguments = [executable, "agent", "--foreground", "--socket", socketPath]
+        arguments += ["--idle-timeout", String(limits.idleTimeout?.components.seconds ?? 0)]
+        arguments += ["--max-lifetime", String(limits.maximumLifetime?.components.seconds ?? 0)]
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID: outlive the terminal
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(
+                &actions,
+                descriptor,
+                "/dev/null",
+                descriptor == 0 ? O_RDONLY : O_WRONLY,
+                0
+            )
+        }
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
+        guard result == 0 else {
+            throw ToolError("cannot start the agent: \(String(cString: strerror(result)))", exitCode: .ioFailure)
+        }
+        for _ in 0..<50 {
+            if (try? AgentClient(socketPath: socketPath).status()) != nil { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw ToolError("the agent did not start (is one already running on \(socketPath)?)")
+            }
+            usleep(100_000)
+        }
+        throw ToolError("the agent did not answer on \(socketPath) within 5 seconds")
+    }
+
+    /// Maps socket failures to one sentence and exit status 7.
+    private func reach<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as AgentSocket.Failure {
+            throw ToolError("no usable vault agent at \(socketPath): \(failure)", exitCode: .ioFailure)
+        }
+    }
+}

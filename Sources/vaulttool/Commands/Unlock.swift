@@ -1,0 +1,82 @@
+// vaulttool unlock / lock: hand a vault's keys to the agent, or take them back.
+
+import VaultFormat
+import VaultIO
+
+/// `vaulttool unlock --password-file <file> <vault>`.
+struct Unlock: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock a vault once and hand its keys to the vault agent.",
+        discussion: """
+            Runs the key derivation here and sends the keys (never the password) to the agent at
+            VAULT_AGENT_SOCK. Until they are dropped, commands of this user that name the vault and
+            give no password or key file use them. Anyone running as this user can then read the
+            vault's items through the agent.
+
+            Example:
+              vaulttool unlock --password-file pw prod.vault
+            """
+    )
+    static let options = CredentialOptions.specs
+    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+
+    let path: String
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)!
+        credentialOptions = try CredentialOptions(parsed)
+    }
+
+    func run() throws {
+        guard let socket = VaultAccess.agentSocket else {
+            throw ToolError(
+                "VAULT_AGENT_SOCK is not set; start one with: eval \"$(vaulttool agent)\"",
+                exitCode: .usage
+            )
+        }
+        let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
+        let resolved = try AgentClient.resolvedPath(path)
+        do {
+            try AgentClient(socketPath: socket).add(snapshot, path: resolved)
+        } catch {
+            throw ToolError("cannot hand the keys to the agent at VAULT_AGENT_SOCK: \(error)", exitCode: .ioFailure)
+        }
+        Output.out("Unlocked \(resolved) in the agent.\n")
+    }
+}
+
+/// `vaulttool lock [<vault>]`.
+struct Lock: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Make the vault agent drop the keys of one vault, or of every vault.",
+        discussion: """
+            Example:
+              vaulttool lock prod.vault
+            """
+    )
+    static let options: [OptionSpec] = []
+    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file (default: every vault).", optional: true)]
+
+    let path: String?
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)
+    }
+
+    func run() throws {
+        guard let socket = VaultAccess.agentSocket else {
+            throw ToolError("VAULT_AGENT_SOCK is not set: no agent to lock", exitCode: .usage)
+        }
+        let resolved = try path.map { try AgentClient.resolvedPath($0) }
+        let dropped: Int
+        do {
+            dropped = try AgentClient(socketPath: socket).lock(path: resolved)
+        } catch {
+            throw ToolError("cannot reach the agent at VAULT_AGENT_SOCK: \(error)", exitCode: .ioFailure)
+        }
+        Output.out("The agent dropped the keys of \(dropped) vault\(dropped == 1 ? "" : "s").\n")
+    }
+}

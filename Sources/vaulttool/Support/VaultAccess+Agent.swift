@@ -1,0 +1,66 @@
+// vaulttool: opening vaults with keys from the agent when one holds them.
+
+import Foundation
+import VaultFormat
+import VaultIO
+
+/// How a command opens a vault: with keys from the agent (already checked against the
+/// newest generation), or with credentials.
+enum VaultOpener {
+    case agent(VaultKeys, VaultSnapshot)
+    case credentials(Credentials)
+}
+
+extension VaultAccess {
+    /// The agent's socket: `VAULT_AGENT_SOCK`, when set and not empty.
+    ///
+    /// Spec: Spec/agent.md, "Clients".
+    static var agentSocket: String? {
+        guard let path = ProcessInfo.processInfo.environment["VAULT_AGENT_SOCK"], !path.isEmpty else { return nil }
+        return path
+    }
+
+    /// Keys from the agent when `VAULT_AGENT_SOCK` is set, no password or key file was given,
+    /// and the agent holds this vault; otherwise the credentials the options supply.
+    static func opener(_ path: String, _ options: CredentialOptions) throws -> VaultOpener {
+        if !options.hasPasswordSource && options.keyFile == nil, let socket = agentSocket,
+            let (keys, snapshot) = agentKeys(path, socket: socket)
+        {
+            return .agent(keys, snapshot)
+        }
+        return .credentials(try options.credentials())
+    }
+
+    /// Asks the agent, and checks that its keys open the newest generation; `nil` (fall back
+    /// to credentials) otherwise, with a note on stderr when the agent cannot be reached or
+    /// its keys no longer fit (the vault was re-keyed since `unlock`).
+    private static func agentKeys(_ path: String, socket: String) -> (VaultKeys, VaultSnapshot)? {
+        guard let resolved = try? AgentClient.resolvedPath(path), let reader = try? VaultFileReader(path: resolved),
+            let header = try? reader.header()
+        else { return nil }
+        let keys: VaultKeys
+        do {
+            guard let held = try AgentClient(socketPath: socket).keys(path: resolved, vaultID: header.vaultID) else {
+                return nil
+            }
+            keys = held
+        } catch {
+            Output.err("vaulttool: note: no vault agent at VAULT_AGENT_SOCK (\(error)); using credentials\n")
+            return nil
+        }
+        guard let snapshot = try? reader.open(keys: keys) else {
+            Output.err("vaulttool: note: the agent's keys no longer open \(path) (re-keyed?); using credentials\n")
+            return nil
+        }
+        return (keys, snapshot)
+    }
+
+    /// Opens the newest generation of `path` read-only, with the agent's keys or credentials;
+    /// either way it is compared with the rollback record.
+    static func snapshot(_ path: String, _ options: CredentialOptions) throws -> VaultSnapshot {
+        switch try opener(path, options) {
+        case .agent(_, let snapshot): return try observed(snapshot, at: path)
+        case .credentials(let credentials): return try snapshot(path, credentials: credentials)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+// vaulttool tests: the agent, unlock and lock, driving the built binary.
+
+import Foundation
+import Glibc
+import Testing
+
+@Suite("Agent commands")
+struct AgentCommandTests {
+    /// A running `vaulttool agent --foreground`, stopped when released.
+    final class RunningAgent {
+        let socket: String
+        let process = Process()
+
+        init(in w: Workspace, options: [String] = []) throws {
+            let directory = w.file("run")
+            mkdir(directory, 0o700)
+            socket = directory + "/vault-agent/agent.sock"
+            process.executableURL = URL(fileURLWithPath: Tool.path)
+            process.arguments = ["agent", "--foreground", "--socket", socket] + options
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
+        }
+
+        var environment: [String: String] { ["VAULT_AGENT_SOCK": socket] }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func unlockOnce_thenCommandsNeedNoCredential_untilLock() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("s3cret", ["--service", "db", "--account", "app"])
+        let agent = try RunningAgent(in: w)
+        let env = agent.environment
+        // Without the agent holding the vault, a command without credentials cannot open it.
+        #expect(try w.run(["get", "--service", "db", "v.vault"], environment: env).status == 64)
+        let unlock = try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: env)
+        #expect(unlock.status == 0, "\(unlock.stderr)")
+        for _ in 0..<3 {
+            let get = try w.run(["get", "--service", "db", "v.vault"], environment: env)
+            #expect(get.stdout == "s3cret", "\(get.stderr)")
+        }
+        let set = try w.run(["set", "--service", "web", "--account", "a", "v.vault"], stdin: "w1", environment: env)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try w.run(["get", "--password-file", "pw", "--service", "web", "v.vault"]).stdout == "w1")
+        let status = try w.run(["agent", "--status", "--socket", agent.socket])
+        #expect(status.stdout.contains("v.vault"))
+        #expect(!status.stdout.contains("s3cret"))
+        let lock = try w.run(["lock", "v.vault"], environment: env)
+        #expect(lock.stdout == "The agent dropped the keys of 1 vault.\n")
+        #expect(try w.run(["get", "--service", "db", "v.vault"], environment: env).status == 64)
+        // Explicit credentials still work and are preferred.
+        #expect(
+            try w.run(["get", "--password-file", "pw", "--service", "db", "v.vault"], environment: env).status == 0
+        )
+    }
+
+    @Test func idleTimeout_dropsKeys() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("s3cret", ["--service", "db", "--account", "app"])
+        let agent = try RunningAgent(in: w, options: ["--idle-timeout", "1"])
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        usleep(1_500_000)
+        #expect(try w.run(["get", "--service", "db", "v.vault"], environment: agent.environment).status == 64)
+    }
+
+    @Test func keysThatNoLongerOpenTheVault_fallBackToCredentials() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("one", ["--service", "db", "--account", "app"])
+        let agent = try RunningAgent(in: w)
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        // Another vault with a new master key takes the path: the held keys must not be used.
+        try FileManager.default.removeItem(atPath: w.file("v.vault"))
+        try w.makeVault()
+        let get = try w.run(["get", "--service", "db", "v.vault"], environment: agent.environment)
+        #expect(get.status == 64)
+    }
+
+    @Test func withoutAnAgent_unlockAndLockSayWhatToDo() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let unlock = try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: ["VAULT_AGENT_SOCK": ""])
+        #expect(unlock.status == 64)
+        #expect(unlock.stderr.contains("vaulttool agent"))
+        let gone = try w.run(
+            ["unlock", "--password-file", "pw", "v.vault"],
+            environment: ["VAULT_AGENT_SOCK": w.file("none.sock")]
+        )
+        #expect(gone.status == 7)
+        // A command falls back to its credentials, with a note.
+        let get = try w.run(
+            ["list", "--password-file", "pw", "v.vault"],
+            environment: ["VAULT_AGENT_SOCK": w.file("none.sock")]
+        )
+        #expect(get.status == 0)
+    }
+}
