@@ -31,6 +31,7 @@ struct HelpTests {
                   import                  Import items from another password store's export.
                   export                  Write items and their secrets as plaintext JSON.
                   generate                Print a random password.
+                  credential-helper       Serve git's or docker's credential-helper protocol from a vault.
                   completions             Print a shell completion script (bash or zsh).
 
                   See 'vaulttool help <subcommand>' for detailed help.
@@ -167,7 +168,8 @@ struct HelpTests {
 
     @Test func helpSubcommand_equalsDashDashHelp() throws {
         for command in [
-            "create", "verify", "list", "rm", "passwd", "migrate", "import", "export", "generate", "completions",
+            "create", "verify", "list", "rm", "passwd", "migrate", "import", "export", "generate", "credential-helper",
+            "completions",
         ] {
             let help = try Tool.run(["help", command])
             #expect(help.status == 0)
