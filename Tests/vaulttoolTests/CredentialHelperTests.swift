@@ -335,6 +335,13 @@ struct DockerCredentialHelperTests {
         #expect(!result.stdout.contains("hunter2") && !result.stderr.contains("hunter2"))
     }
 
+    @Test func completions_offerTheCommandAndItsVaultOption() throws {
+        let bash = try Tool.run(["completions", "bash"]).stdout
+        #expect(bash.contains("credential-helper) opts=\"--vault "))
+        #expect(bash.contains("|--vault)"))
+        #expect(try Tool.run(["completions", "zsh"]).stdout.contains("(credential-helper) _arguments '--vault["))
+    }
+
     @Test func version() throws {
         let result = try Tool.run(["credential-helper", "docker", "version"])
         #expect(result.status == 0)
