@@ -482,27 +482,8 @@ struct CredentialHelperIntegrationTests {
         try Self.git(["-C", "srv/repo.git", "update-server-info"], in: w)
         try w.write("server-password", "letmein\n")
 
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = [
-            "python3", Tool.data("basic-auth-server.py"), w.file("srv"), "bob", w.file("server-password"),
-        ]
-        let portPipe = Pipe()
-        let lifeline = Pipe()  // the server exits when this closes
-        server.standardOutput = portPipe
-        server.standardInput = lifeline
-        try server.run()
-        defer {
-            try? lifeline.fileHandleForWriting.close()
-            server.waitUntilExit()
-        }
-        var portText = ""
-        while !portText.hasSuffix("\n") {
-            let byte = portPipe.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { break }
-            portText += String(decoding: byte, as: UTF8.self)
-        }
-        let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let server = try BasicAuthServer(root: w.file("srv"), user: "bob", passwordFile: w.file("server-password"))
+        let port = server.port
         let config = Self.helperConfig(w)
 
         // The first clone authenticates with the URL's credentials; git then asks the helper to store them.
@@ -526,6 +507,64 @@ struct CredentialHelperIntegrationTests {
         #expect(!third.stderr.contains("letmein"))
         let list = try w.run(["list", "--json", "--password-file", "pw", "v.vault"])
         #expect((try list.json()["items"] as? [Any])?.isEmpty == true)
+    }
+
+    static let hasDocker =
+        (try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["docker", "--version"]))
+        .map { process in
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        } ?? false
+
+    /// The docker CLI logs in without a daemon (it checks the registry's `/v2/` itself), stores
+    /// through `credsStore`, and erases on logout.
+    @Test(.enabled(if: hasDocker)) func dockerLoginAndLogout_throughCredsStore() throws {
+        let w = try Workspace()
+        for directory in ["bin", "cfg", "srv/v2"] {
+            try FileManager.default.createDirectory(atPath: w.file(directory), withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: w.file("bin/docker-credential-vault"),
+            withDestinationPath: Tool.path
+        )
+        try w.write("cfg/config.json", #"{"credsStore": "vault"}"#)
+        try w.write("server-password", "letmein\n")
+        let server = try BasicAuthServer(root: w.file("srv"), user: "bob", passwordFile: w.file("server-password"))
+        let registry = "127.0.0.1:\(server.port)"
+        let env = [
+            "PATH": w.file("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            "DOCKER_CONFIG": w.file("cfg"), "DOCKER_HOST": "unix://" + w.file("no-daemon.sock"),
+            "XDG_DATA_HOME": w.file("data"),
+        ]
+        func docker(_ arguments: [String], stdin: String = "") throws -> RunResult {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["docker"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self)
+            return RunResult(status: process.terminationStatus, stdout: text, stderr: text, stdoutBytes: Array(data))
+        }
+        let login = try docker(["login", registry, "-u", "bob", "--password-stdin"], stdin: "letmein")
+        #expect(login.status == 0, "\(login.stdout)")
+        let list = try w.run(["credential-helper", "docker", "list"], environment: env)
+        #expect(list.stdout == #"{"\#(registry)":"bob"}"# + "\n")
+        let get = try w.run(["credential-helper", "docker", "get"], stdin: registry, environment: env)
+        #expect(get.stdout == #"{"ServerURL":"\#(registry)","Username":"bob","Secret":"letmein"}"# + "\n")
+        let config = try String(contentsOfFile: w.file("cfg/config.json"), encoding: .utf8)
+        #expect(!config.contains("letmein") && !config.contains("Ym9iOmxldG1laW4"))
+        let logout = try docker(["logout", registry])
+        #expect(logout.status == 0, "\(logout.stdout)")
+        #expect(try w.run(["credential-helper", "docker", "list"], environment: env).stdout == "{}\n")
     }
 
     @Test func dockerCredentialVault_link_runsTheDockerProtocol() throws {
@@ -567,5 +606,33 @@ struct CredentialHelperIntegrationTests {
             try run("get", "https://index.docker.io/v1").stdout
                 == #"{"ServerURL":"https://index.docker.io/v1","Username":"david","Secret":"passw0rd1"}"# + "\n"
         )
+    }
+}
+
+/// `Data/basic-auth-server.py` on 127.0.0.1: started here, stopped when this is released.
+final class BasicAuthServer {
+    let process = Process()
+    let lifeline = Pipe()  // the server exits when this closes
+    private(set) var port = 0
+
+    init(root: String, user: String, passwordFile: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Tool.data("basic-auth-server.py"), root, user, passwordFile]
+        let portPipe = Pipe()
+        process.standardOutput = portPipe
+        process.standardInput = lifeline
+        try process.run()
+        var text = ""
+        while !text.hasSuffix("\n") {
+            let byte = portPipe.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            text += String(decoding: byte, as: UTF8.self)
+        }
+        port = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    deinit {
+        try? lifeline.fileHandleForWriting.close()
+        process.waitUntilExit()
     }
 }
