@@ -78,6 +78,17 @@ struct GitCredentialHelperTests {
         #expect(noPath.stdout == "username=bob\npassword=s3cret\n")
     }
 
+    @Test func get_prefersTheExactPrimaryKey_elseTheMostRecentMatch() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try helper(w, "git", "store", "protocol=https\nhost=h\nusername=bob\npassword=exact\n")
+        try w.set("newer", ["--server", "h", "--protocol", "https", "--path", "/x.git", "--account", "bob"])
+        let withUser = try helper(w, "git", "get", "protocol=https\nhost=h\nusername=bob\n")
+        #expect(withUser.stdout == "username=bob\npassword=exact\n")
+        let withoutUser = try helper(w, "git", "get", "protocol=https\nhost=h\n")
+        #expect(withoutUser.stdout == "username=bob\npassword=newer\n")
+    }
+
     @Test func get_findsAnItemMadeWithSet() throws {
         let w = try Workspace()
         try w.makeVault()

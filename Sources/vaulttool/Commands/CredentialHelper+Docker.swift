@@ -120,7 +120,8 @@ struct DockerCredentialProtocol {
 
     private func get(_ serverURL: String) throws {
         let server = DockerServer(url: serverURL)
-        guard let item = try store().find(withSecrets: true, server.matches).first, let secret = item.secret else {
+        guard let item = try store().find(withSecrets: true, exact: nil, server.matches).first, let secret = item.secret
+        else {
             throw Failure.notFound
         }
         var out = Array(#"{"ServerURL":"#.utf8)
@@ -141,7 +142,7 @@ struct DockerCredentialProtocol {
 
     private func list() throws {
         var accounts = [String: String]()
-        for item in try store().find(withSecrets: false, { $0.accessGroup == Self.accessGroup }).reversed() {
+        for item in try store().find(withSecrets: false, exact: nil) { $0.accessGroup == Self.accessGroup }.reversed() {
             accounts[DockerServer(item.attributes).url] = item.attributes.account
         }
         var out = Array("{".utf8)

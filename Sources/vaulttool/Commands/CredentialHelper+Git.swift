@@ -68,20 +68,23 @@ struct GitCredential {
         path = rest.isEmpty ? nil : String(rest)
     }
 
-    /// Whether an item matches, with git's rule: every field given must equal the item's, and a
-    /// field not given matches anything. Docker's items (access group `docker`) never match.
+    /// A test of whether an item matches, with git's rule: every field given must equal the
+    /// item's, and a field not given matches anything. Docker's items (access group `docker`)
+    /// never match. The host is split once, not once per item.
     ///
     /// Spec: Spec/cli.md, "credential-helper", git mapping.
-    func matches(_ a: ItemAttributes) -> Bool {
-        guard a.accessGroup != DockerCredentialProtocol.accessGroup else { return false }
-        if let `protocol`, a.protocol != `protocol` { return false }
-        if let host {
-            let (server, port) = CredentialHelper.splitHost(host[...])
-            if a.server != server || a.port != port { return false }
+    var matches: (ItemAttributes) -> Bool {
+        let `protocol` = self.protocol
+        let host = self.host.map { CredentialHelper.splitHost($0[...]) }
+        let path = self.path
+        let username = self.username
+        return { a in
+            if let `protocol`, a.protocol != `protocol` { return false }
+            if let host, a.port != host.port || a.server != host.server { return false }
+            if let username, a.account != username { return false }
+            if let path, Self.gitPath(a.path) != path { return false }
+            return a.accessGroup != DockerCredentialProtocol.accessGroup
         }
-        if let path, Self.gitPath(a.path) != path { return false }
-        if let username, a.account != username { return false }
-        return true
     }
 
     /// An item's path as git writes it: without the leading `/`.
@@ -125,7 +128,9 @@ struct GitCredentialProtocol {
 
     private func get(_ request: GitCredential) throws {
         guard request.host != nil || request.path != nil else { return }
-        for item in try keychain.find(withSecrets: true, request.matches) {
+        // With a username the request may name an item's whole primary key: try that first.
+        let exact = request.username != nil && request.protocol != nil && request.host != nil ? request.attributes : nil
+        for item in try keychain.find(withSecrets: true, exact: exact, request.matches) {
             guard let secret = item.secret, secret.count > 0, Self.isSendable(item.attributes.account) else { continue }
             var out = [UInt8]()
             defer { CredentialOptions.wipe(&out) }

@@ -19,7 +19,10 @@ struct HelperItem {
 protocol HelperStore {
     /// The internet-password items whose attributes pass `filter`, most recently modified first,
     /// with their secrets when `withSecrets` is set.
-    func find(withSecrets: Bool, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem]
+    ///
+    /// When `exact` is given and the item with that primary key exists and passes `filter`, it is
+    /// the only result: found by its lookup tag with one decryption instead of one per item.
+    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem]
 
     /// Stores `secret` under the primary key of `attributes`, and removes every other item that
     /// `replacing` accepts, in one atomic write. An item with the same key and the same secret
@@ -95,9 +98,15 @@ struct VaultFileStore: HelperStore {
         return try options.credentials()
     }
 
-    func find(withSecrets: Bool, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem] {
+    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem] {
         if missingMeansEmpty { return [] }
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentials())
+        if let exact,
+            let position = try? snapshot.position(of: PrimaryKey(itemClass: .internetPassword, attributes: exact)),
+            let attributes = try? snapshot.attributes(at: position), filter(attributes)
+        {
+            return [HelperItem(attributes: attributes, secret: withSecrets ? try snapshot.secret(at: position) : nil)]
+        }
         var found = [(modified: Int64, position: Int, attributes: ItemAttributes)]()
         for position in 0..<snapshot.index.count {
             guard snapshot.index.entry(at: position).itemClass == .internetPassword else { continue }
