@@ -8,7 +8,8 @@
 #   - the standard per-user vault, opened by the device secret (no key derivation);
 #   - a password vault at the default KDF cost.
 # and prints the median / min wall time of a fresh `git credential fill` through the helper,
-# of git with a helper that does nothing (git's own start), and of the helper run directly.
+# with a username in the request, of git running no helper (its own start), and of the helpers
+# run directly.
 # Environment: BENCH_RUNS (default 15), BENCH_BUILD (scratch path, default /tmp/vault-bench-build-root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,7 +61,8 @@ def items(n):
     return {"format": "vault-items", "version": 1, "items": out}
 
 
-print(f"{'vault':<22}{'N':>7}  {'git fill (ms)':>16}  {'git alone (ms)':>16}  {'helper get (ms)':>16}  {'docker get (ms)':>16}")
+print(f"{'vault':<22}{'N':>7}  {'git fill (ms)':>16}  {'fill, user (ms)':>16}  {'git alone (ms)':>16}"
+      f"  {'helper get (ms)':>16}  {'docker get (ms)':>16}")
 for n in sizes:
     with open(f"{work}/items-{n}.json", "w") as f:
         json.dump(items(n), f)
@@ -85,11 +87,14 @@ for n in sizes:
         request = f"protocol=https\nhost=git{last}.example\n\n".encode()
         helper = "!" + " ".join([tool, "credential-helper", "git"] + helper_opts)
         fill = timed(["git", "-c", f"credential.helper={helper}", "credential", "fill"], request, b"secret-")
+        # With the username (https://user@host/...) the helper finds the item by its lookup tag.
+        with_user = f"protocol=https\nhost=git{last}.example\nusername=user{last}\n\n".encode()
+        fill_user = timed(["git", "-c", f"credential.helper={helper}", "credential", "fill"], with_user, b"secret-")
         # With a username and password in the request git runs no helper: its own start and parse.
         alone = timed(["git", "credential", "fill"], b"protocol=https\nhost=x\nusername=u\npassword=p\n\n",
                       b"password=p")
         direct = timed([tool, "credential-helper", "git"] + helper_opts + ["get"], request, b"secret-")
         docker = timed([tool, "credential-helper", "docker"] + helper_opts + ["get"], b"registry.example",
                        b"docker-secret")
-        print(f"{kind:<22}{n:>7}  {fill:>16}  {alone:>16}  {direct:>16}  {docker:>16}")
+        print(f"{kind:<22}{n:>7}  {fill:>16}  {fill_user:>16}  {alone:>16}  {direct:>16}  {docker:>16}")
 EOF
