@@ -310,6 +310,29 @@ struct DockerCredentialHelperTests {
         )
     }
 
+    @Test func store_readsJSONAsGoDoes() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        // Names in any case, other members of any type skipped, escapes and surrogate pairs, null as no value.
+        let payload = #"""
+            {"serverurl": "r", "Extra": {"a": [1, -2.5e3, true, null, "x"]}, "USERNAME": "u",
+             "Secret": "a\/b\ud83d\ude00\u00e9\t", "Username": "v", "unused": null}
+            """#
+        let store = try helper(w, "docker", "store", payload)
+        #expect(store.status == 0, "\(store.stdout)")
+        #expect(
+            try helper(w, "docker", "get", "r").stdout == #"{"ServerURL":"r","Username":"v","Secret":"a/b😀é\t"}"# + "\n"
+        )
+        for bad in [
+            #"{"ServerURL": "r", "Username": 5, "Secret": "s"}"#, #"{"ServerURL": "r""#, #"["r"]"#,
+            #"{"ServerURL": "r\u12"}"#, "{\"ServerURL\": \"a\u{01}\"}",
+        ] {
+            let result = try helper(w, "docker", "store", bad)
+            #expect(result.status == 1)
+            #expect(result.stdout == "the credentials are not a JSON object of strings\n")
+        }
+    }
+
     @Test func protocolErrors_areOneLineOnStdout_withStatus1() throws {
         let w = try Workspace()
         try w.makeVault()

@@ -91,22 +91,24 @@ struct DockerCredentialProtocol {
 
     private func storeCredentials(_ bytes: [UInt8]) throws {
         // The reference helper joins the input's lines, then decodes one JSON object whose
-        // field names match case-insensitively (Go's encoding/json).
-        let joined = Self.lines(bytes).joined()
-        guard let object = try? JSONSerialization.jsonObject(with: Data(joined)) as? [String: Any] else {
+        // member names match case-insensitively (Go's encoding/json). The secret stays in bytes.
+        var joined = Array(Self.lines(bytes).joined())
+        defer { CredentialOptions.wipe(&joined) }
+        var members: JSONStringMembers
+        do {
+            members = try JSONStringMembers(joined, wanted: ["serverurl", "username", "secret"])
+        } catch {
             throw Failure.badJSON
         }
-        var fields = [String: String]()
-        for (key, value) in object {
-            guard let text = value as? String else {
-                if value is NSNull { continue }
-                throw Failure.badJSON
-            }
-            fields[key.lowercased()] = text
-        }
-        guard let serverURL = fields["serverurl"], !serverURL.isEmpty else { throw Failure.missingServerURL }
-        guard let username = fields["username"], !username.isEmpty else { throw Failure.missingUsername }
-        guard let secret = fields["secret"], !secret.isEmpty else { throw Failure.missingSecret }
+        defer { members.wipe() }
+        let text = { (name: String) in members.values[name].map { String(decoding: $0, as: UTF8.self) } ?? "" }
+        let serverURL = text("serverurl")
+        let username = text("username")
+        guard !serverURL.isEmpty else { throw Failure.missingServerURL }
+        guard !username.isEmpty else { throw Failure.missingUsername }
+        guard members.values["secret"]?.isEmpty == false else { throw Failure.missingSecret }
+        // No local copy of the array: `members.wipe()` must find its buffer uniquely referenced.
+        let secret = SecretBytes(bytes: members.values["secret"]!, protection: .guarded)
         let server = DockerServer(url: serverURL)
         var a = ItemAttributes(account: username)
         a.accessGroup = Self.accessGroup
@@ -115,7 +117,7 @@ struct DockerCredentialProtocol {
         a.server = server.server
         a.port = server.port
         a.path = server.path
-        try store().store(a, secret: SecretBytes(utf8: secret), replacing: server.matches)
+        try store().store(a, secret: secret, replacing: server.matches)
     }
 
     private func get(_ serverURL: String) throws {
