@@ -107,6 +107,19 @@ struct GitCredentialHelperTests {
         #expect((try list.json()["items"] as? [Any])?.count == 1)
     }
 
+    @Test func store_ofTheSameSecret_writesNothing() throws {
+        // git stores after every successful authentication, including one the helper answered.
+        let w = try Workspace()
+        try w.makeVault()
+        let request = "protocol=https\nhost=h\nusername=bob\npassword=same\n"
+        try helper(w, "git", "store", request)
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        #expect(try helper(w, "git", "store", request).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        try helper(w, "git", "store", request.replacingOccurrences(of: "same", with: "other"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) != before)
+    }
+
     @Test func erase_removesOnlyTheItemHoldingThePasswordGiven() throws {
         let w = try Workspace()
         try w.makeVault()
