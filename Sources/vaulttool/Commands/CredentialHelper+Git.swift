@@ -150,7 +150,7 @@ struct GitCredentialProtocol {
     private func store(_ request: GitCredential) throws {
         guard request.protocol != nil, request.host != nil, request.username != nil, let password = request.password
         else { return }
-        try keychain.store(request.attributes, secret: password) { _ in false }
+        try keychain.store(request.attributes, secret: password, replacing: nil)
     }
 
     private func erase(_ request: GitCredential) throws {

@@ -25,12 +25,12 @@ protocol HelperStore {
     func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem]
 
     /// Stores `secret` under the primary key of `attributes`, and removes every other item that
-    /// `replacing` accepts, in one atomic write. An item with the same key and the same secret
-    /// is left as it is (nothing is written).
+    /// `replacing` accepts (none when it is `nil`: then no other item is decrypted), in one atomic
+    /// write. An item with the same key and the same secret is left as it is (nothing is written).
     ///
     /// - Returns: Whether the vault was changed.
     @discardableResult
-    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: (ItemAttributes) -> Bool) throws -> Bool
+    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: ((ItemAttributes) -> Bool)?) throws -> Bool
 
     /// Removes every internet-password item whose attributes pass `filter` and, when `secret`
     /// is given, whose secret equals it; in one atomic write.
@@ -124,7 +124,8 @@ struct VaultFileStore: HelperStore {
     }
 
     @discardableResult
-    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: (ItemAttributes) -> Bool) throws -> Bool {
+    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: ((ItemAttributes) -> Bool)?) throws -> Bool
+    {
         if missingMeansEmpty && usesDefaultCredentials {
             // The zero-configuration case: create the per-user vault and its device secret.
             _ = try Vault.standard(configuration: try VaultAccess.configuration())
@@ -134,8 +135,10 @@ struct VaultFileStore: HelperStore {
             let key = PrimaryKey(itemClass: .internetPassword, attributes: attributes)
             let existing = try txn.item(for: key)
             var changed = false
-            for (id, other) in try Self.internetItems(in: txn) where id != existing?.id && replacing(other) {
-                changed = try txn.remove(id: id) || changed
+            if let replacing {
+                for (id, other) in try Self.internetItems(in: txn) where id != existing?.id && replacing(other) {
+                    changed = try txn.remove(id: id) || changed
+                }
             }
             if let existing, let old = try txn.secret(for: existing.id), old == secret {
                 return changed
