@@ -13,9 +13,11 @@ struct HelperItem {
 /// What the git and docker helpers need from a keychain: find, store and erase internet passwords.
 ///
 /// The protocol code (``GitCredentialProtocol``, ``DockerCredentialProtocol``) talks only to this,
-/// never to a file, so that the agent of issue 11 (§1) can be plugged in as a second conformance
-/// chosen when `VAULT_AGENT_SOCK` names an agent that holds the vault. Today the only
-/// conformance is ``VaultFileStore``, which opens the vault file on each call.
+/// never to a file, so that the agent of issue 11 (§1) plugs in at one of two places: its keys in
+/// ``VaultFileStore``'s two opening functions (the vault is still read here), or a second
+/// conformance that asks the agent to find, store and erase (which would also spare the
+/// per-item attribute scan of a lookup without a username). Today the only conformance is
+/// ``VaultFileStore``, which opens the vault file on each call.
 protocol HelperStore {
     /// The internet-password items whose attributes pass `filter`, most recently modified first,
     /// with their secrets when `withSecrets` is set.
@@ -98,9 +100,27 @@ struct VaultFileStore: HelperStore {
         return try options.credentials()
     }
 
+    // MARK: - Opening
+
+    // The two places where options become an open vault. With the agent (issue 11, section 1),
+    // both try the agent's keys for `path` first when `VAULT_AGENT_SOCK` is set and no password
+    // or key file was given, and fall back to `credentials()`.
+
+    /// The newest generation, read-only (one key derivation, or none with the device secret).
+    private func openSnapshot() throws -> VaultSnapshot {
+        try VaultAccess.snapshot(path, credentials: try credentials())
+    }
+
+    /// The vault, for a write.
+    private func openVault() throws -> Vault {
+        try VaultAccess.vault(path, credentials: try credentials())
+    }
+
+    // MARK: - HelperStore
+
     func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem] {
         if missingMeansEmpty { return [] }
-        let snapshot = try VaultAccess.snapshot(path, credentials: try credentials())
+        let snapshot = try openSnapshot()
         if let exact,
             let position = try? snapshot.position(of: PrimaryKey(itemClass: .internetPassword, attributes: exact)),
             let attributes = try? snapshot.attributes(at: position), filter(attributes)
@@ -130,7 +150,7 @@ struct VaultFileStore: HelperStore {
             // The zero-configuration case: create the per-user vault and its device secret.
             _ = try Vault.standard(configuration: try VaultAccess.configuration())
         }
-        let vault = try VaultAccess.vault(path, credentials: try credentials())
+        let vault = try openVault()
         return try VaultAccess.write(vault) { txn in
             let key = PrimaryKey(itemClass: .internetPassword, attributes: attributes)
             let existing = try txn.item(for: key)
@@ -160,7 +180,7 @@ struct VaultFileStore: HelperStore {
 
     func erase(_ filter: (ItemAttributes) -> Bool, ifSecretEquals secret: SecretBytes?) throws -> Int {
         if missingMeansEmpty { return 0 }
-        let vault = try VaultAccess.vault(path, credentials: try credentials())
+        let vault = try openVault()
         return try VaultAccess.write(vault) { txn in
             var removed = 0
             for (id, attributes) in try Self.internetItems(in: txn) where filter(attributes) {
