@@ -396,6 +396,74 @@ struct DockerCredentialHelperTests {
     }
 }
 
+@Suite("Credential helper: malformed input")
+struct CredentialHelperMalformedInputTests {
+    /// A small seeded generator (SplitMix64), so that a failure can be replayed.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// `input` with a few random edits: a byte replaced by a structural one, removed, or the tail cut.
+    static func mutate(_ input: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
+        var bytes = input
+        let structural = Array("=\n\r\"\\{}[]:,u0 \u{0}".utf8) + [0xFF, 0xC3]
+        for _ in 0..<Int.random(in: 1...4, using: &rng) where !bytes.isEmpty {
+            let at = Int.random(in: 0..<bytes.count, using: &rng)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: bytes[at] = structural.randomElement(using: &rng)!
+            case 1: bytes.remove(at: at)
+            default: bytes.removeLast(bytes.count - at)
+            }
+        }
+        return bytes
+    }
+
+    /// Mutated requests never crash a helper, exit with a documented status, and never print the secret.
+    @Test func mutatedStoreRequests_failCleanly_andNeverEchoTheSecret() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let marker = "SECRETMARKER"
+        let seeds: [(String, [UInt8], Set<Int32>)] = [
+            (
+                "git",
+                Array("protocol=https\nhost=h.example:8443\npath=a/b\nusername=bob\npassword=\(marker)\n\n".utf8),
+                [0, 64]
+            ),
+            (
+                "docker", Array(#"{"ServerURL":"https://h.example/v1","Username":"bob","Secret":"\#(marker)"}"#.utf8),
+                [0, 1]
+            ),
+        ]
+        var rng = SplitMix64(state: 20_261_201)
+        for (name, seed, statuses) in seeds {
+            for _ in 0..<25 {
+                let input = Self.mutate(seed, using: &rng)
+                let result = try Tool.run(
+                    ["credential-helper", name, "--vault", "v.vault", "--password-file", "pw", "store"],
+                    stdin: input,
+                    in: w.path
+                )
+                let shown = String(decoding: input, as: UTF8.self)
+                #expect(
+                    statuses.contains(result.status),
+                    "\(name) store exited \(result.status) for \(shown.debugDescription)"
+                )
+                #expect(
+                    !result.stdout.contains("MARKER") && !result.stderr.contains("MARKER"),
+                    "\(shown.debugDescription)"
+                )
+            }
+        }
+    }
+}
+
 @Suite("Credential helper: real git and docker's names")
 struct CredentialHelperIntegrationTests {
     /// Runs `git` with a clean environment: a temporary HOME, no system config, no prompts, no proxy.
