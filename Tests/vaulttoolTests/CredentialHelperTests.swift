@@ -89,6 +89,18 @@ struct GitCredentialHelperTests {
         #expect(withoutUser.stdout == "username=bob\npassword=newer\n")
     }
 
+    @Test func urlKey_isSplitIntoItsFields() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let store = try helper(w, "git", "store", "url=https://bob%40corp@h.example:8443/a/b.git\npassword=pw\n")
+        #expect(store.status == 0, "\(store.stderr)")
+        let get = try helper(w, "git", "get", "protocol=https\nhost=h.example:8443\npath=a/b.git\n")
+        #expect(get.stdout == "username=bob@corp\npassword=pw\n")
+        let bad = try helper(w, "git", "get", "url=h.example/no-scheme\n")
+        #expect(bad.status == 64)
+        #expect(bad.stderr == "Error: the url in the credential request has no scheme\n")
+    }
+
     @Test func get_findsAnItemMadeWithSet() throws {
         let w = try Workspace()
         try w.makeVault()
