@@ -523,12 +523,22 @@ struct CredentialHelperIntegrationTests {
         )
     }
 
-    static let hasGit =
-        (try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["git", "--version"]))
-        .map { process in
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } ?? false
+    /// Whether `program --version` runs (the real-program tests are skipped without it).
+    static func available(_ program: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program, "--version"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    static let hasGit = available("git")
+    /// The HTTP tests also need python3, which runs `Data/basic-auth-server.py`.
+    static let hasGitAndPython = hasGit && available("python3")
+    static let hasDockerAndPython = available("docker") && available("python3")
 
     /// `credential.helper` running the built vaulttool with an explicit vault and password file.
     static func helperConfig(_ w: Workspace) -> String {
@@ -596,7 +606,7 @@ struct CredentialHelperIntegrationTests {
         #expect(fill.stdout == "protocol=https\nhost=example.com\nusername=bob\npassword=zero-config\n")
     }
 
-    @Test(.enabled(if: hasGit)) func gitClone_overHTTPWithBasicAuth_storesUsesAndErases() throws {
+    @Test(.enabled(if: hasGitAndPython)) func gitClone_overHTTPWithBasicAuth_storesUsesAndErases() throws {
         let w = try Workspace()
         try w.makeVault()
         try Self.git(["init", "-q", "--bare", "-b", "main", "srv/repo.git"], in: w)
@@ -636,16 +646,9 @@ struct CredentialHelperIntegrationTests {
         #expect((try list.json()["items"] as? [Any])?.isEmpty == true)
     }
 
-    static let hasDocker =
-        (try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["docker", "--version"]))
-        .map { process in
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } ?? false
-
     /// The docker CLI logs in without a daemon (it checks the registry's `/v2/` itself), stores
     /// through `credsStore`, and erases on logout.
-    @Test(.enabled(if: hasDocker)) func dockerLoginAndLogout_throughCredsStore() throws {
+    @Test(.enabled(if: hasDockerAndPython)) func dockerLoginAndLogout_throughCredsStore() throws {
         let w = try Workspace()
         for directory in ["bin", "cfg", "srv/v2"] {
             try FileManager.default.createDirectory(atPath: w.file(directory), withIntermediateDirectories: true)
