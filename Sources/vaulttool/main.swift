@@ -2,4 +2,4 @@
 
 import Foundation
 
-exit(VaultTool.run(Array(CommandLine.arguments.dropFirst())))
+exit(VaultTool.run(CredentialHelper.arguments(invokedAs: CommandLine.arguments)))

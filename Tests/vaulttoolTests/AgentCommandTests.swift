@@ -102,4 +102,23 @@ struct AgentCommandTests {
         )
         #expect(get.status == 0)
     }
+
+    /// The git credential helper reads through the agent: after one unlock it needs no credential.
+    @Test func credentialHelper_usesTheAgent() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let stored = try w.run(
+            ["credential-helper", "git", "--vault", "v.vault", "--password-file", "pw", "store"],
+            stdin: "protocol=https\nhost=git.example.com\nusername=bob\npassword=tok-123\n\n"
+        )
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let agent = try RunningAgent(in: w)
+        let request = "protocol=https\nhost=git.example.com\nusername=bob\n\n"
+        let get = ["credential-helper", "git", "--vault", "v.vault", "get"]
+        #expect(try w.run(get, stdin: request, environment: agent.environment).status != 0)
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        let found = try w.run(get, stdin: request, environment: agent.environment)
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout.contains("password=tok-123\n"))
+    }
 }

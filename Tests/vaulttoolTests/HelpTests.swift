@@ -32,6 +32,7 @@ struct HelpTests {
                   import                  Import items from another password store's export.
                   export                  Write items and their secrets as plaintext JSON.
                   generate                Print a random password.
+                  credential-helper       Serve git's or docker's credential-helper protocol from a vault.
                   completions             Print a shell completion script (bash or zsh).
                   backup                  Copy a vault to a new file, and check the copy.
                   device-secret           Create this machine's device secret, or print where it is.
@@ -191,6 +192,7 @@ struct HelpTests {
     @Test func helpSubcommand_equalsDashDashHelp() throws {
         for command in [
             "create", "verify", "list", "rm", "passwd", "rekey", "migrate", "import", "export", "generate",
+            "create", "verify", "list", "rm", "passwd", "migrate", "import", "export", "generate", "credential-helper",
             "completions",
         ] {
             let help = try Tool.run(["help", command])

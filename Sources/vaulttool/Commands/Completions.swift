@@ -48,7 +48,7 @@ struct Completions: Command {
                     return
                 fi
                 case "$prev" in
-                    --password-file|--key-file|--add-key-file|--generate-key-file|--device-secret-file|--secret-file|--output|-o)
+                    --password-file|--key-file|--add-key-file|--generate-key-file|--device-secret-file|--secret-file|--output|-o|--vault)
                         COMPREPLY=($(compgen -f -- "$cur")); return ;;
                     --kdf) COMPREPLY=($(compgen -W "interactive moderate sensitive" -- "$cur")); return ;;
                     --from) COMPREPLY=($(compgen -W "\(Importers.names.joined(separator: " "))" -- "$cur")); return ;;

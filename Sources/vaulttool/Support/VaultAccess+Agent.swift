@@ -23,12 +23,16 @@ extension VaultAccess {
     /// Keys from the agent when `VAULT_AGENT_SOCK` is set, no password or key file was given,
     /// and the agent holds this vault; otherwise the credentials the options supply.
     static func opener(_ path: String, _ options: CredentialOptions) throws -> VaultOpener {
-        if !options.hasPasswordSource && options.keyFile == nil, let socket = agentSocket,
+        try agentOpener(path, options) ?? .credentials(try options.credentials())
+    }
+
+    /// The agent's keys for `path`, when `VAULT_AGENT_SOCK` is set, no password or key file was
+    /// given, and the agent holds that vault; `nil` otherwise.
+    static func agentOpener(_ path: String, _ options: CredentialOptions) -> VaultOpener? {
+        guard !options.hasPasswordSource && options.keyFile == nil, let socket = agentSocket,
             let (keys, snapshot) = agentKeys(path, socket: socket)
-        {
-            return .agent(keys, snapshot)
-        }
-        return .credentials(try options.credentials())
+        else { return nil }
+        return .agent(keys, snapshot)
     }
 
     /// Asks the agent, and checks that its keys open the newest generation; `nil` (fall back

@@ -12,7 +12,7 @@ enum VaultTool {
     static var commands: [any Command.Type] {
         [
             Create.self, Inspect.self, Verify.self, List.self, Get.self, SetItem.self, Remove.self, Passwd.self,
-            Rekey.self, Migrate.self, Import.self, Export.self, Generate.self, Completions.self,
+            Rekey.self, Migrate.self, Import.self, Export.self, Generate.self, CredentialHelper.self, Completions.self,
             BackupCommand.self, DeviceSecretCommand.self, Agent.self, Unlock.self, Lock.self,
         ]
     }

@@ -1,0 +1,126 @@
+// vaulttool credential-helper: git's and docker's credential-helper protocols over a vault.
+
+import Foundation
+import Glibc
+import VaultFormat
+
+/// `vaulttool credential-helper [--vault <path>] [<credential options>] git|docker <action>`.
+///
+/// Also run as `git-credential-vault <action>` or `docker-credential-vault <action>` through a
+/// symbolic link to `vaulttool` (see ``arguments(invokedAs:)``), the names git and docker look for.
+///
+/// Spec: Spec/cli.md, "credential-helper".
+struct CredentialHelper: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "credential-helper",
+        abstract: "Serve git's or docker's credential-helper protocol from a vault.",
+        discussion: """
+            Reads the protocol's request on standard input and writes its answer on standard output;
+            nothing is ever prompted for. The vault is --vault, else $VAULTTOOL_VAULT, else the standard
+            per-user vault ($XDG_DATA_HOME/vault/default.vault), opened with the credential options or,
+            when none is given, with this user's device secret. Install with
+              git config --global credential.helper '!vaulttool credential-helper git'
+            or link vaulttool as git-credential-vault or docker-credential-vault on the PATH.
+            """
+    )
+    static let options =
+        [OptionSpec(names: ["--vault"], valueName: "path", help: "The vault file (default: $VAULTTOOL_VAULT).")]
+        + CredentialOptions.specs
+    static let arguments = [
+        ArgumentSpec(name: "helper", help: "git or docker."),
+        ArgumentSpec(name: "action", help: "git: get, store, erase. docker: get, store, erase, list, version."),
+    ]
+
+    /// The two protocols.
+    enum Helper: String {
+        case git, docker
+    }
+
+    let helper: Helper
+    let action: String
+    let vault: String?
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        let name = parsed.positional(0)!
+        guard let helper = Helper(rawValue: name) else {
+            throw UsageError("Unknown credential helper '\(name)'; use git or docker")
+        }
+        self.helper = helper
+        action = parsed.positional(1)!
+        vault = parsed.value("--vault")
+        credentialOptions = try CredentialOptions(parsed)
+        if credentialOptions.usesStdin {
+            throw UsageError("Standard input carries the \(name) protocol; give the password with '--password-file'")
+        }
+    }
+
+    func run() throws {
+        switch helper {
+        case .git:
+            // gitcredentials(7): a helper silently ignores an action it does not know.
+            guard GitCredentialProtocol.actions.contains(action) else { return }
+            let store = try VaultFileStore(vault: vault, options: credentialOptions)
+            try GitCredentialProtocol(keychain: store).run(action, input: { try Self.readInput() })
+        case .docker:
+            // docker-credential-helpers: every failure is one line on standard output and status 1.
+            do {
+                try DockerCredentialProtocol(store: { try VaultFileStore(vault: vault, options: credentialOptions) })
+                    .run(action, input: { try Self.readInput() })
+            } catch {
+                Output.out(DockerCredentialProtocol.message(for: error) + "\n")
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    /// Standard input, read to its end.
+    static func readInput() throws -> [UInt8] {
+        try CredentialOptions.readDescriptor(STDIN_FILENO, what: "standard input")
+    }
+
+    // MARK: - Invocation under the helpers' own names
+
+    /// The names that run a helper directly: git runs `git-credential-<name>` for
+    /// `credential.helper = <name>`, docker runs `docker-credential-<credsStore>`.
+    static let linkNames: [String: Helper] = ["git-credential-vault": .git, "docker-credential-vault": .docker]
+
+    /// The arguments for ``VaultTool/run(_:)``: `argv` without its first word, with
+    /// `credential-helper git|docker` put in front when the program was started under a helper's name.
+    static func arguments(invokedAs argv: [String]) -> [String] {
+        let rest = Array(argv.dropFirst())
+        guard let first = argv.first, let helper = linkNames[(first as NSString).lastPathComponent] else { return rest }
+        return ["credential-helper", helper.rawValue] + rest
+    }
+}
+
+// MARK: - Shared parsing
+
+extension CredentialHelper {
+    /// A port written the one way it is printed back: 1 to 65535, decimal, no sign or leading zero.
+    static func canonicalPort(_ text: Substring) -> UInt16? {
+        guard let first = text.first, first != "0", text.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let port = UInt16(text)
+        else { return nil }
+        return port
+    }
+
+    /// Splits `host[:port]` (or `[v6]:port`) into the server and its port (0 when none).
+    ///
+    /// A suffix that is not a canonical port stays part of the server, so that
+    /// ``joinHost(_:port:)`` always gives the text back.
+    static func splitHost(_ host: Substring) -> (server: String, port: UInt16) {
+        guard let colon = host.lastIndex(of: ":") else { return (String(host), 0) }
+        let name = host[..<colon]
+        let isBracketed = name.hasPrefix("[") && name.hasSuffix("]")
+        guard isBracketed || !name.contains(":"), !name.isEmpty,
+            let port = canonicalPort(host[host.index(after: colon)...])
+        else { return (String(host), 0) }
+        return (String(name), port)
+    }
+
+    /// `server`, with `:port` when the port is set.
+    static func joinHost(_ server: String, port: UInt16) -> String {
+        port == 0 ? server : "\(server):\(port)"
+    }
+}

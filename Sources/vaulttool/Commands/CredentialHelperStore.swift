@@ -1,0 +1,208 @@
+// vaulttool credential-helper: where the helpers keep internet passwords (the vault file, later the agent).
+
+import Foundation
+import VaultFormat
+import VaultIO
+
+/// An internet-password item as the helpers see it: its attributes and, when asked for, its secret.
+struct HelperItem {
+    var attributes: ItemAttributes
+    var secret: SecretBytes?
+}
+
+/// What the git and docker helpers need from a keychain: find, store and erase internet passwords.
+///
+/// The protocol code (``GitCredentialProtocol``, ``DockerCredentialProtocol``) talks only to this,
+/// never to a file, so that the agent of issue 11 (§1) plugs in at one of two places: its keys in
+/// ``VaultFileStore``'s two opening functions (the vault is still read here), or a second
+/// conformance that asks the agent to find, store and erase (which would also spare the
+/// per-item attribute scan of a lookup without a username). Today the only conformance is
+/// ``VaultFileStore``, which opens the vault file on each call.
+protocol HelperStore {
+    /// The internet-password items whose attributes pass `filter`, most recently modified first,
+    /// with their secrets when `withSecrets` is set.
+    ///
+    /// When `exact` is given and the item with that primary key exists and passes `filter`, it is
+    /// the only result: found by its lookup tag with one decryption instead of one per item.
+    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem]
+
+    /// Stores `secret` under the primary key of `attributes`, and removes every other item that
+    /// `replacing` accepts (none when it is `nil`: then no other item is decrypted), in one atomic
+    /// write. An item with the same key and the same secret is left as it is (nothing is written).
+    ///
+    /// - Returns: Whether the vault was changed.
+    @discardableResult
+    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: ((ItemAttributes) -> Bool)?) throws -> Bool
+
+    /// Removes every internet-password item whose attributes pass `filter` and, when `secret`
+    /// is given, whose secret equals it; in one atomic write.
+    ///
+    /// - Returns: How many items were removed.
+    func erase(_ filter: (ItemAttributes) -> Bool, ifSecretEquals secret: SecretBytes?) throws -> Int
+}
+
+/// The vault file, opened directly with the credentials of the command line (no agent).
+///
+/// Spec: Spec/cli.md, "credential-helper" (vault location and credentials).
+struct VaultFileStore: HelperStore {
+    /// The vault's path.
+    let path: String
+    /// Whether `path` is the per-user standard vault, which `store` creates on first use.
+    let isStandard: Bool
+    /// The credential options given to the helper.
+    let options: CredentialOptions
+
+    /// `$XDG_DATA_HOME/vault/default.vault` (`~/.local/share/vault/default.vault`), next to the device secret.
+    static var standardPath: String? {
+        DeviceSecretFile.defaultPath.map { ($0 as NSString).deletingLastPathComponent + "/default.vault" }
+    }
+
+    /// The vault named by `--vault`, else by `VAULTTOOL_VAULT`, else the standard vault.
+    init(vault: String?, options: CredentialOptions) throws {
+        self.options = options
+        if let vault = vault ?? ProcessInfo.processInfo.environment["VAULTTOOL_VAULT"], !vault.isEmpty {
+            path = vault
+            isStandard = vault == Self.standardPath
+        } else {
+            guard let standard = Self.standardPath else {
+                throw ToolError(
+                    "this process has no home directory; set VAULTTOOL_VAULT or pass --vault",
+                    exitCode: .usage
+                )
+            }
+            path = standard
+            isStandard = true
+        }
+    }
+
+    /// Whether no credential option was given at all (then the per-user device secret is used).
+    var usesDefaultCredentials: Bool {
+        !options.hasPasswordSource && options.keyFile == nil && options.deviceSecretFile == nil
+    }
+
+    /// Whether a missing vault file means "no credentials" rather than an error.
+    var missingMeansEmpty: Bool { isStandard && !FileManager.default.fileExists(atPath: path) }
+
+    /// The credentials, never from a prompt: standard input carries the protocol, and git or
+    /// docker may run the helper with no terminal at all.
+    func credentials() throws -> Credentials {
+        var options = options
+        if usesDefaultCredentials {
+            guard let device = DeviceSecretFile.defaultPath, FileManager.default.fileExists(atPath: device) else {
+                throw ToolError(
+                    "no credential for the vault, and a credential helper cannot prompt; "
+                        + "pass --password-file, --key-file or --device-secret-file in the helper's command",
+                    exitCode: .usage
+                )
+            }
+            options.deviceSecretFile = device
+        }
+        return try options.credentials()
+    }
+
+    // MARK: - Opening
+
+    // The two places where options become an open vault: the agent's keys for `path` when
+    // `VAULT_AGENT_SOCK` is set, no password or key file was given and the agent holds the
+    // vault (Spec/agent.md); otherwise `credentials()`.
+
+    /// The newest generation, read-only (one key derivation, or none with the agent or the device secret).
+    private func openSnapshot() throws -> VaultSnapshot {
+        if case .agent(_, let snapshot) = VaultAccess.agentOpener(path, options) {
+            return try VaultAccess.observed(snapshot, at: path)
+        }
+        return try VaultAccess.snapshot(path, credentials: try credentials())
+    }
+
+    /// The vault, for a write.
+    private func openVault() throws -> Vault {
+        try VaultAccess.vault(path, VaultAccess.agentOpener(path, options) ?? .credentials(try credentials()))
+    }
+
+    // MARK: - HelperStore
+
+    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem] {
+        if missingMeansEmpty { return [] }
+        let snapshot = try openSnapshot()
+        if let exact,
+            let position = try? snapshot.position(of: PrimaryKey(itemClass: .internetPassword, attributes: exact)),
+            let attributes = try? snapshot.attributes(at: position), filter(attributes)
+        {
+            return [HelperItem(attributes: attributes, secret: withSecrets ? try snapshot.secret(at: position) : nil)]
+        }
+        var found = [(modified: Int64, position: Int, attributes: ItemAttributes)]()
+        for position in 0..<snapshot.index.count {
+            guard snapshot.index.entry(at: position).itemClass == .internetPassword else { continue }
+            let attributes: ItemAttributes
+            do {
+                attributes = try snapshot.attributes(at: position)
+            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
+                continue
+            }
+            if filter(attributes) { found.append((attributes.modificationDate, position, attributes)) }
+        }
+        return try found.sorted { $0.modified > $1.modified }.map { item in
+            HelperItem(attributes: item.attributes, secret: withSecrets ? try snapshot.secret(at: item.position) : nil)
+        }
+    }
+
+    @discardableResult
+    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: ((ItemAttributes) -> Bool)?) throws -> Bool
+    {
+        if missingMeansEmpty && usesDefaultCredentials {
+            // The zero-configuration case: create the per-user vault and its device secret.
+            _ = try Vault.standard(configuration: try VaultAccess.configuration())
+        }
+        let vault = try openVault()
+        return try VaultAccess.write(vault) { txn in
+            let key = PrimaryKey(itemClass: .internetPassword, attributes: attributes)
+            let existing = try txn.item(for: key)
+            var changed = false
+            if let replacing {
+                for (id, other) in try Self.internetItems(in: txn) where id != existing?.id && replacing(other) {
+                    changed = try txn.remove(id: id) || changed
+                }
+            }
+            if let existing, let old = try txn.secret(for: existing.id), old == secret {
+                return changed
+            }
+            var stored = existing?.attributes ?? attributes
+            if existing == nil { stored.creationDate = txn.now }
+            stored.modificationDate = txn.now
+            let draft = ItemDraft(
+                id: existing?.id ?? ItemID(random: SystemRandom()),
+                itemClass: .internetPassword,
+                protectionClass: existing?.entry.protectionClass ?? .whenUnlocked,
+                attributes: stored,
+                secret: secret
+            )
+            try txn.set(draft, expecting: existing.map { .version($0.version) } ?? .absent)
+            return true
+        }
+    }
+
+    func erase(_ filter: (ItemAttributes) -> Bool, ifSecretEquals secret: SecretBytes?) throws -> Int {
+        if missingMeansEmpty { return 0 }
+        let vault = try openVault()
+        return try VaultAccess.write(vault) { txn in
+            var removed = 0
+            for (id, attributes) in try Self.internetItems(in: txn) where filter(attributes) {
+                if let secret, try txn.secret(for: id) != secret { continue }
+                if try txn.remove(id: id) { removed += 1 }
+            }
+            return removed
+        }
+    }
+
+    /// Every internet-password item the transaction's keys can open.
+    private static func internetItems(in txn: VaultTransaction) throws -> [(ItemID, ItemAttributes)] {
+        try txn.entries.compactMap { entry in
+            guard entry.itemClass == .internetPassword else { return nil }
+            do {
+                return try txn.attributes(for: entry.itemID).map { (entry.itemID, $0) }
+            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
+                return nil
+            }
+        }
+    }
+}
