@@ -1,17 +1,21 @@
 # vault: the two commands a newcomer needs, and a few more.
-.PHONY: demo test deps build fixtures format docs
+.PHONY: demo test deps test-deps build fixtures format docs
 
 # Build vaulttool, create a demo vault with a few items in a temporary folder, inspect it.
 demo:
 	scripts/demo.sh
 
 # Install what is missing, then run every test.
-test: deps
+test: test-deps
 	swift build --build-tests
 	swift test --skip-build
 
 deps:
 	scripts/install-deps.sh
+
+# The libraries, and the programs the tests drive (git, zsh, python3, script, time).
+test-deps:
+	scripts/install-test-deps.sh
 
 # Release build; vaulttool links the Swift runtime and Foundation statically (faster start).
 build: deps

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the programs the tests drive when they are missing: git (credential helper tests),
+# zsh (completion test), python3 (a local HTTP server), script(1) from bsdutils (terminal
+# tests) and /usr/bin/time (benchmark smoke). Debian/Ubuntu only; needs root or sudo.
+set -euo pipefail
+"$(dirname "$0")/install-deps.sh"
+need=()
+command -v git >/dev/null || need+=(git)
+command -v zsh >/dev/null || need+=(zsh)
+command -v python3 >/dev/null || need+=(python3)
+command -v script >/dev/null || need+=(bsdutils)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -eq 0 ]; then
+    exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "installing ${need[*]} (apt-get)..." >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
