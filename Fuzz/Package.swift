@@ -29,6 +29,11 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
             swiftSettings: fuzzFlags
         ),
+        .executableTarget(
+            name: "FuzzAgent",
+            dependencies: ["FuzzSupport", .product(name: "VaultIO", package: "vault")],
+            swiftSettings: fuzzFlags
+        ),
         .target(name: "FuzzSupport"),
         .executableTarget(name: "FuzzSeeds", dependencies: [.product(name: "VaultFormat", package: "vault")]),
     ]

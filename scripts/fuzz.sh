@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 scripts/install-deps.sh
-targets=(FuzzHeader FuzzIndex FuzzAttributes FuzzOpen)
+targets=(FuzzHeader FuzzIndex FuzzAttributes FuzzOpen FuzzAgent)
 work="${FUZZ_WORK:-$(mktemp -d)}"
 (cd Fuzz && swift build -c release --product FuzzSeeds >&2)
 "$(cd Fuzz && swift build -c release --show-bin-path)/FuzzSeeds" "$work/seeds" Fixtures/v1 >&2
@@ -18,7 +18,7 @@ printf '%-16s %12s %8s %s\n' target executions seconds result
 for target in "${targets[@]}"; do
     (cd Fuzz && swift build -c release --scratch-path .build-fuzz --product "$target" \
         -Xswiftc -sanitize=fuzzer,address >&2)
-    mkdir -p "$work/corpus/$target" "Fuzz/artifacts/$target" "Fuzz/regressions/$target"
+    mkdir -p "$work/corpus/$target" "$work/seeds/$target" "Fuzz/artifacts/$target" "Fuzz/regressions/$target"
     log="$work/$target.log"
     set +e
     Fuzz/.build-fuzz/release/"$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

@@ -10,49 +10,50 @@ import Glibc
 /// type (``MessageType/fieldCount``), except for `status` replies.
 ///
 /// Spec: Spec/agent.md, "Frames".
-package struct AgentMessage: Equatable {
+@_spi(AgentProtocol)
+public struct AgentMessage: Equatable, Sendable {
     /// The protocol version this code speaks.
-    package static let version: UInt8 = 1
+    public static let version: UInt8 = 1
     /// The largest body a peer accepts.
-    package static let maximumBodyCount = 65_536
+    public static let maximumBodyCount = 65_536
 
-    package var type: MessageType
-    package var fields: [[UInt8]]
+    public var type: MessageType
+    public var fields: [[UInt8]]
 
-    package init(_ type: MessageType, _ fields: [[UInt8]] = []) {
+    public init(_ type: MessageType, _ fields: [[UInt8]] = []) {
         self.type = type
         self.fields = fields
     }
 
     /// Message types. Requests are below 0x80, replies from 0x80.
-    package struct MessageType: RawRepresentable, Equatable, Hashable, Sendable {
-        package let rawValue: UInt8
-        package init(rawValue: UInt8) { self.rawValue = rawValue }
+    public struct MessageType: RawRepresentable, Equatable, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// Store keys: path, vault ID, master key (may be empty), base key, device secret (may be empty).
-        package static let add = MessageType(rawValue: 0x01)
+        public static let add = MessageType(rawValue: 0x01)
         /// Ask for keys: path, vault ID.
-        package static let keys = MessageType(rawValue: 0x02)
+        public static let keys = MessageType(rawValue: 0x02)
         /// Drop keys: path (empty: every vault).
-        package static let lock = MessageType(rawValue: 0x03)
+        public static let lock = MessageType(rawValue: 0x03)
         /// List held vaults: no field.
-        package static let status = MessageType(rawValue: 0x04)
+        public static let status = MessageType(rawValue: 0x04)
         /// Drop every key and exit: no field.
-        package static let stop = MessageType(rawValue: 0x05)
+        public static let stop = MessageType(rawValue: 0x05)
 
         /// Done: a 4-byte count (vaults added, dropped or stopped).
-        package static let ok = MessageType(rawValue: 0x80)
+        public static let ok = MessageType(rawValue: 0x80)
         /// The keys: master key (may be empty), base key, device secret (may be empty).
-        package static let keyMaterial = MessageType(rawValue: 0x81)
+        public static let keyMaterial = MessageType(rawValue: 0x81)
         /// Held vaults: pairs of path and 8-byte seconds until they are dropped.
-        package static let vaults = MessageType(rawValue: 0x82)
+        public static let vaults = MessageType(rawValue: 0x82)
         /// The agent holds no keys for that vault: no field.
-        package static let notHeld = MessageType(rawValue: 0xE0)
+        public static let notHeld = MessageType(rawValue: 0xE0)
         /// The request was refused: a UTF-8 reason (never a secret).
-        package static let refused = MessageType(rawValue: 0xE1)
+        public static let refused = MessageType(rawValue: 0xE1)
 
         /// The number of fields the type carries; `nil` for `vaults` (any even number).
-        package var fieldCount: Int? {
+        public var fieldCount: Int? {
             switch self {
             case .add: 5
             case .keys: 2
@@ -64,20 +65,20 @@ package struct AgentMessage: Equatable {
             }
         }
 
-        package static let known: Set<MessageType> = [
+        public static let known: Set<MessageType> = [
             .add, .keys, .lock, .status, .stop, .ok, .keyMaterial, .vaults, .notHeld, .refused,
         ]
     }
 
     /// Why a body was rejected.
-    package enum DecodeError: Error, Equatable {
+    public enum DecodeError: Error, Equatable {
         case empty, tooLong, wrongVersion(UInt8), unknownType(UInt8), truncatedField, wrongFieldCount
     }
 
     // MARK: - Encoding
 
     /// The body (without the length prefix).
-    package func encodeBody() -> [UInt8] {
+    public func encodeBody() -> [UInt8] {
         var body: [UInt8] = [Self.version, type.rawValue]
         for field in fields {
             body += Self.bigEndian(UInt32(field.count))
@@ -87,7 +88,7 @@ package struct AgentMessage: Equatable {
     }
 
     /// The whole frame: length prefix and body.
-    package func encodeFrame() -> [UInt8] {
+    public func encodeFrame() -> [UInt8] {
         let body = encodeBody()
         return Self.bigEndian(UInt32(body.count)) + body
     }
@@ -95,7 +96,7 @@ package struct AgentMessage: Equatable {
     // MARK: - Decoding
 
     /// The body length announced by a 4-byte prefix, checked against the limit.
-    package static func bodyCount(prefix: [UInt8]) throws(DecodeError) -> Int {
+    public static func bodyCount(prefix: [UInt8]) throws(DecodeError) -> Int {
         guard prefix.count == 4 else { throw .truncatedField }
         let count = prefix.reduce(0) { $0 << 8 | Int($1) }
         guard count > 0 else { throw .empty }
@@ -104,7 +105,7 @@ package struct AgentMessage: Equatable {
     }
 
     /// Decodes one body, rejecting anything but exactly the fields its type carries.
-    package static func decode(body: [UInt8]) throws(DecodeError) -> AgentMessage {
+    public static func decode(body: [UInt8]) throws(DecodeError) -> AgentMessage {
         guard body.count >= 2 else { throw .empty }
         guard body.count <= maximumBodyCount else { throw .tooLong }
         guard body[0] == version else { throw .wrongVersion(body[0]) }
@@ -129,7 +130,7 @@ package struct AgentMessage: Equatable {
     }
 
     /// Overwrites every field (they may hold keys).
-    package mutating func wipe() {
+    public mutating func wipe() {
         for index in fields.indices {
             fields[index].withUnsafeMutableBytes { buffer in
                 if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
@@ -138,15 +139,15 @@ package struct AgentMessage: Equatable {
         fields.removeAll()
     }
 
-    package static func bigEndian(_ value: UInt32) -> [UInt8] {
+    public static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    package static func bigEndian(_ value: UInt64) -> [UInt8] {
+    public static func bigEndian(_ value: UInt64) -> [UInt8] {
         (0..<8).reversed().map { UInt8(value >> (8 * UInt64($0)) & 0xFF) }
     }
 
-    package static func integer(_ bytes: [UInt8]) -> UInt64? {
+    public static func integer(_ bytes: [UInt8]) -> UInt64? {
         guard bytes.count <= 8 else { return nil }
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
