@@ -28,7 +28,7 @@ import dataset as d  # noqa: E402
 
 EQUAL = "65536/3/2"  # Argon2id 64 MiB, 3 passes, 2 lanes: our default, and the equal cost for peers
 CHEAP = "8/1/1"  # the cheapest Argon2id libargon2 takes: our test-only KDF, and KDBX's and cryptfile's cheapest
-STORES = ["vault", "sqlcipher", "keepassxc-cli", "pykeepass", "cryptfile"]
+STORES = ["vault", "vault-agent", "sqlcipher", "keepassxc-cli", "pykeepass", "cryptfile"]
 
 
 def log(message):
@@ -38,14 +38,14 @@ def log(message):
 # MARK: - Running one fresh process
 
 
-def run(cmd, stdin_bytes=None, cwd=None):
+def run(cmd, stdin_bytes=None, cwd=None, env=None):
     """Runs `cmd` once; returns (seconds, peak RSS in KiB, stdout). Fails loudly on a non-zero exit."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as inp:
         if stdin_bytes is not None:
             inp.write(stdin_bytes)
             inp.seek(0)
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=inp, stdout=out, stderr=err, cwd=cwd)
+        proc = subprocess.Popen(cmd, stdin=inp, stdout=out, stderr=err, cwd=cwd, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -105,6 +105,49 @@ class Vault(Store):
         if op == "verify":
             return run([vt, "verify", "--password-file", pw, path])
         raise KeyError(op)
+
+
+class VaultAgent(Store):
+    """vaulttool through a warm `vaulttool agent` (Spec/agent.md): each vault unlocked once, then
+    every fresh-process get gives no credential. Shares the vault store's files."""
+
+    name = "vault-agent"
+
+    def __init__(self, args, work, vault):
+        super().__init__(args, work)
+        self.vault = vault
+        self.socket = os.path.join(work, "agent", "agent.sock")
+        self.process = subprocess.Popen([args.vaulttool, "agent", "--foreground", "--socket", self.socket,
+                                         "--idle-timeout", "0", "--max-lifetime", "0"],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if os.path.exists(self.socket):
+                break
+            time.sleep(0.05)
+        self.env = {**os.environ, "VAULT_AGENT_SOCK": self.socket}
+
+    def make(self, n, setting):
+        path = self.vault.path(n, setting)
+        subprocess.run([self.args.vaulttool, "unlock", "--password-file", self.args.pwfile, path], env=self.env,
+                       check=True, stdout=subprocess.DEVNULL)
+        self.files[(n, setting)] = path
+        return path
+
+    def op(self, op, n, setting, run_index):
+        i = d.get_index(n)
+        if op == "get":
+            return run([self.args.vaulttool, "get", "--service", d.service(i), "--account", d.account(i),
+                        self.path(n, setting)], env=self.env)
+        raise KeyError(op)
+
+    def resident_kib(self):
+        """The agent's peak resident set (VmHWM), in KiB."""
+        with open(f"/proc/{self.process.pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
 
 
 class SQLCipher(Store):
@@ -239,9 +282,9 @@ def peak_rss(store, op, n, setting):
     global run
     plain = run
 
-    def wrapped(cmd, stdin_bytes=None, cwd=None):
+    def wrapped(cmd, stdin_bytes=None, cwd=None, env=None):
         with tempfile.NamedTemporaryFile() as f:
-            result = plain(["/usr/bin/time", "-f", "%M", "-o", f.name, *cmd], stdin_bytes, cwd)
+            result = plain(["/usr/bin/time", "-f", "%M", "-o", f.name, *cmd], stdin_bytes, cwd, env)
             return result[0], int(open(f.name).read().split()[-1]), result[2]
 
     run = wrapped
@@ -305,7 +348,9 @@ def main():
     # 2. Fresh processes.
     vault = Vault(args, args.work)
     vault.supports = lambda op, n: True
-    stores = [vault]
+    agent = VaultAgent(args, args.work, vault)
+    agent.supports = lambda op, n: op == "get"
+    stores = [vault, agent]
     if not args.smoke:
         iterations = calibrate_sqlcipher(args, args.work, argon2["median"])
         log(f"sqlcipher: PBKDF2-SHA1 kdf_iter {iterations} matches Argon2id {EQUAL} ({argon2['median']*1000:.0f} ms)")
@@ -332,7 +377,7 @@ def main():
                 path = s.make(n, setting)
                 made = time.perf_counter() - start
                 size = os.path.getsize(path)
-                if setting == "cheap":
+                if setting == "cheap" and not isinstance(s, VaultAgent):
                     results.append({"store": s.name, "op": "make-fresh", "n": n, "median": made, "min": made, "runs": [made]})
                     results.append({"store": s.name, "op": "bytes", "n": n, "median": size, "min": size, "runs": [size],
                                     "per_item": size / n})
@@ -347,6 +392,9 @@ def main():
     if not args.smoke:
         plan += [("get", "equal", sizes), ("set", "equal", sizes)]
     measure(stores, plan, args.runs, results)
+    results.append({"store": "vault-agent", "op": "agent-rss", "n": 0, "median": agent.resident_kib(), "min": 0,
+                    "runs": [], "vaults": len(agent.files)})
+    agent.stop()
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
@@ -405,7 +453,8 @@ def check_smoke(results, sizes):
     for n in sizes:
         wanted += [(op, n) for op in ["create", "bytes", "get-inproc", "set-inproc", "write-fsync-floor", "list-inproc",
                                       "verify-inproc", "rekey-inproc", "get-cheap", "set-cheap", "list-cheap", "verify-cheap"]]
-    missing = [w for w in wanted if w not in ops]
+    agent_ops = {(r["op"], r["n"]) for r in results if r["store"] == "vault-agent"}
+    missing = [w for w in wanted if w not in ops] + [("get-cheap", n) for n in sizes if ("get-cheap", n) not in agent_ops]
     if missing:
         sys.exit(f"bench-smoke: missing measurements {missing}")
     print(f"bench-smoke: {len(wanted)} measurements, 0 missing")
@@ -576,6 +625,21 @@ def targets(results, sizes, smoke):
                 ratio = theirs["median"] / ours["median"]
                 row(f"{op} at 10,000, equal Argon2id: ≥ {want}x faster than {peer}",
                     f"{ms(ours['median'])} vs {ms(theirs['median'])}", f"{ratio:.1f}x", ratio >= want)
+    a = find(results, "vault-agent", "get-cheap", 10000)
+    sq = find(results, "sqlcipher", "get-cheap", 10000)
+    if a and sq:
+        ratio = a["median"] / sq["median"]
+        row("get through the agent at 10,000 ≤ 0.5x SQLCipher shell get (cheapest)",
+            f"{ms(a['median'])} vs {ms(sq['median'])}", f"{ratio:.2f}", ratio <= 0.5)
+    a, kx = find(results, "vault-agent", "get-equal", 10000), find(results, "keepassxc-cli", "get-equal", 10000)
+    if a and kx:
+        ratio = kx["median"] / a["median"]
+        row("get through the agent at 10,000 ≥ 20x faster than keepassxc-cli, equal Argon2id",
+            f"{ms(a['median'])} vs {ms(kx['median'])}", f"{ratio:.1f}x", ratio >= 20)
+    rss = find(results, "vault-agent", "agent-rss", 0)
+    if rss:
+        row(f"agent resident memory holding {rss['vaults']} vaults < 10 MiB + index", f"{rss['median'] / 1024:.1f} MiB",
+            f"{rss['median'] / 1024 / 10:.2f} of 10 MiB", rss["median"] < 10 * 1024)
     for n in sizes:
         b = find(results, "vault", "bytes", n)
         if b and n >= 1000:
