@@ -20,7 +20,11 @@ extension KeyHierarchy {
         normalizingPassword: Bool
     ) throws(VaultFormatError) -> KeyEncryptionKey? {
         guard
-            let kek = try keyEncryptionKey(for: slot, credentials: credentials, normalizingPassword: normalizingPassword)
+            let kek = try keyEncryptionKey(
+                for: slot,
+                credentials: credentials,
+                normalizingPassword: normalizingPassword
+            )
         else { return nil }
         guard
             var plain = XChaCha20Poly1305.open(
