@@ -121,4 +121,74 @@ struct AgentCommandTests {
         #expect(found.status == 0, "\(found.stderr)")
         #expect(found.stdout.contains("password=tok-123\n"))
     }
+
+    /// Under systemd socket activation the agent serves the socket it is handed on descriptor 3.
+    @Test func socketActivation_servesTheInheritedSocket() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("s3cret", ["--service", "db", "--account", "app"])
+        mkdir(w.file("run"), 0o700)
+        let socket = w.file("run/activated.sock")
+        // What systemd does: bind and listen, then exec the service with LISTEN_PID and LISTEN_FDS.
+        try w.write(
+            "activate.py",
+            """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o600); s.listen(8)
+            pid = os.fork()
+            if pid == 0:
+                null = os.open("/dev/null", os.O_RDWR)
+                for fd in (0, 1, 2): os.dup2(null, fd)
+                if s.fileno() != 3: os.dup2(s.fileno(), 3)
+                os.set_inheritable(3, True)
+                os.closerange(4, 65536)  # nothing else, as systemd passes nothing else
+                env = dict(os.environ, LISTEN_PID=str(os.getpid()), LISTEN_FDS="1")
+                os.execve(sys.argv[2], [sys.argv[2], "agent", "--foreground", "--socket", "/nonexistent/unused.sock"], env)
+            print(pid, flush=True)
+            """
+        )
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", w.file("activate.py"), socket, Tool.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let started = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let pid = try #require(Int32(started.trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(pid, SIGTERM) }
+        let env = ["VAULT_AGENT_SOCK": socket]
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: env).status == 0)
+        #expect(try w.run(["get", "--service", "db", "v.vault"], environment: env).stdout == "s3cret")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/unused.sock"))
+    }
+
+    /// Writers through the agent keep the library's locking: concurrent sets from several
+    /// processes all land.
+    @Test func concurrentWritesThroughTheAgent_allLand() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let agent = try RunningAgent(in: w)
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        let writers = 4
+        let perWriter = 5
+        let directory = w.path
+        let environment = agent.environment
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            for n in 0..<perWriter {
+                let result = try? Tool.run(
+                    ["set", "--service", "w\(writer)", "--account", "n\(n)", "v.vault"],
+                    stdin: Array("secret \(writer)/\(n)".utf8),
+                    environment: environment,
+                    in: directory
+                )
+                #expect(result?.status == 0, "\(result?.stderr ?? "")")
+            }
+        }
+        let list = try w.run(["list", "--json", "--password-file", "pw", "v.vault"])
+        let items = try #require(try list.json()["items"] as? [Any])
+        #expect(items.count == writers * perWriter)
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+    }
 }

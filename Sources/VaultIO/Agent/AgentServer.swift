@@ -38,13 +38,26 @@ package final class AgentServer {
     private var entries: [String: Entry] = [:]
     private var stopping = false
 
+    /// Whether this server bound the socket file (and so removes it when it stops).
+    private let ownsPath: Bool
+
     package init(listeningAt path: String, limits: Limits) throws {
         socket = try AgentSocket.listen(at: path)
         self.path = path
         self.limits = limits
+        ownsPath = true
     }
 
-    deinit { unlink(path) }
+    /// Serves on a socket already listening, such as one systemd passed (socket activation);
+    /// `path` is only reported.
+    package init(socket: AgentSocket, path: String, limits: Limits) {
+        self.socket = socket
+        self.path = path
+        self.limits = limits
+        ownsPath = false
+    }
+
+    deinit { if ownsPath { unlink(path) } }
 
     /// Serves until a `stop` request; drops expired keys between requests.
     package func run() {

@@ -68,6 +68,23 @@ package final class AgentSocket {
         return socket
     }
 
+    /// The listening socket systemd passed to this process (socket activation: `LISTEN_PID` is
+    /// this process and `LISTEN_FDS` is at least 1; the socket is descriptor 3), or `nil`.
+    ///
+    /// - Throws: When descriptor 3 is not a socket.
+    package static func inherited(environment: [String: String]) throws -> AgentSocket? {
+        guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count >= 1
+        else { return nil }
+        let descriptor: Int32 = 3  // SD_LISTEN_FDS_START
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
+            throw Failure(step: "LISTEN_FDS: descriptor 3 is not a socket", code: ENOTSOCK)
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return AgentSocket(descriptor: descriptor)
+    }
+
     /// Connects to the agent at `path` and checks that it runs as this user.
     package static func connect(to path: String) throws -> AgentSocket {
         let socket = try make()

@@ -15,7 +15,8 @@ struct Agent: Command {
             The agent listens on a Unix socket in a 0700 directory and answers only processes of
             this user. It never sees a password: 'vaulttool unlock' hands it the keys. Keys are
             dropped by 'vaulttool lock', after --idle-timeout seconds unused (default 600) and
-            --max-lifetime seconds after unlock (default 7200); 0 means no limit.
+            --max-lifetime seconds after unlock (default 7200); 0 means no limit. Under systemd
+            socket activation (LISTEN_FDS), --foreground serves the socket systemd passes.
 
             Examples:
               eval "$(vaulttool agent)"
@@ -79,7 +80,12 @@ struct Agent: Command {
             sigemptyset(&none)
             sigprocmask(SIG_SETMASK, &none, nil)
             for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
-            let server = try reach { try AgentServer(listeningAt: socketPath, limits: limits) }
+            let server = try reach {
+                if let inherited = try AgentSocket.inherited(environment: ProcessInfo.processInfo.environment) {
+                    return AgentServer(socket: inherited, path: socketPath, limits: limits)
+                }
+                return try AgentServer(listeningAt: socketPath, limits: limits)
+            }
             Output.err("vaulttool agent: listening on \(socketPath)\n")
             server.run()
         } else {
