@@ -132,7 +132,11 @@ struct HelpTests {
                 access group for an internet password. The secret is read from --secret-file, else from
                 standard input when it is not a terminal (every byte, as is), else from a prompt without echo
                 (asked after the vault password). An empty secret is refused unless --allow-empty is given:
-                it is almost always a forgotten pipe or an unset variable.
+                it is almost always a forgotten pipe or an unset variable. --trim-newline removes one
+                trailing newline (LF or CRLF) from the secret, for secrets piped from 'echo' or a file
+                that ends in one.
+
+                Example: vaulttool generate | vaulttool set --password-file pw --service db --account app v.vault
 
                 USAGE: vaulttool set [<options>] <vault>
 
@@ -160,6 +164,7 @@ struct HelpTests {
                   --synchronizable        Mark the item synchronizable.
                   --secret-file <file>    Read the secret from a file.
                   --allow-empty           Store an empty secret instead of refusing it.
+                  --trim-newline          Remove one trailing newline from the secret.
                   --password-file <file>  Read the password from a file.
                   --password-stdin        Read the password from standard input.
                   --password-env <name>   The password is the value of environment variable <name>.
