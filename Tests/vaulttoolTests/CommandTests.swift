@@ -262,7 +262,7 @@ struct CommandTests {
     @Test func generate_defaultShape_andCustomAlphabet() throws {
         let grouped = try Tool.run(["generate"])
         #expect(
-            grouped.stdout.range(of: #"^[a-zA-Z2-9]{3}(-[a-zA-Z2-9]{3}){3}\n$"#, options: .regularExpression) != nil
+            grouped.stdout.range(of: #"^[a-zA-Z2-9]{3}(-[a-zA-Z2-9]{3}){3}$"#, options: .regularExpression) != nil
         )
         let pin = try Tool.run(["generate", "--length", "6", "--alphabet", "0123456789", "--count", "3"])
         #expect(pin.stdout.range(of: #"^([0-9]{6}\n){3}$"#, options: .regularExpression) != nil)

@@ -30,7 +30,11 @@ struct ImportTests {
     }
 
     @Test func keepassxcXML() throws {
-        let (summary, items, _) = try importing("keepassxc-2.7.4.xml", as: "keepassxc-xml")
+        let (summary, items, _) = try importing(
+            "keepassxc-2.7.4.xml",
+            as: "keepassxc-xml",
+            extra: ["--skip-duplicates"]
+        )
         #expect(summary["imported"] as? Int == 7)
         #expect(
             reasons(summary) == [
@@ -62,10 +66,14 @@ struct ImportTests {
     }
 
     @Test func keepassxcCSV_matchesTheXML() throws {
-        let (summary, items, _) = try importing("keepassxc-2.7.4.csv", as: "keepassxc-csv")
+        let (summary, items, _) = try importing(
+            "keepassxc-2.7.4.csv",
+            as: "keepassxc-csv",
+            extra: ["--skip-duplicates"]
+        )
         #expect(summary["imported"] as? Int == 7)
         #expect(reasons(summary)["Postgres (Recycle Bin)"] == "in the recycle bin")
-        let (_, xmlItems, _) = try importing("keepassxc-2.7.4.xml", as: "keepassxc-xml")
+        let (_, xmlItems, _) = try importing("keepassxc-2.7.4.xml", as: "keepassxc-xml", extra: ["--skip-duplicates"])
         func key(_ item: [String: Any]) -> String {
             [
                 "label", "service", "server", "protocol", "account", "secret", "comment", "description", "created",
@@ -139,7 +147,7 @@ struct ImportTests {
     }
 
     @Test func importTwice_skipsExisting_unlessReplace_andDryRunWritesNothing() throws {
-        let (_, _, w) = try importing("keepassxc-2.7.4.xml", as: "keepassxc-xml")
+        let (_, _, w) = try importing("keepassxc-2.7.4.xml", as: "keepassxc-xml", extra: ["--skip-duplicates"])
         let generation = try w.run(["inspect", "--json", "v.vault"]).json()["generation"] as? Int
         let dry = try w.run([
             "migrate", "--password-file", "pw", "--from", "keepassxc-xml", "--replace", "--dry-run",
@@ -151,6 +159,7 @@ struct ImportTests {
         let again = try w.run([
             "import", "--password-file", "pw", "--from", "keepassxc-xml", Tool.data("keepassxc-2.7.4.xml"), "v.vault",
         ])
+        #expect(again.status == 1)
         #expect(again.stdout.contains("GitHub (Internet): already in the vault (use --replace to overwrite)"))
     }
 

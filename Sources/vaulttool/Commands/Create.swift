@@ -28,6 +28,19 @@ struct Create: Command {
     }
 
     func run() throws {
+        let (vault, line) = try Self.create(at: path, credentialOptions: credentialOptions, kdfOptions: kdfOptions)
+        _ = vault
+        Output.out(line)
+    }
+
+    /// Creates the vault at `path` the way `create` does (shared with `import --create`).
+    ///
+    /// - Returns: The vault, open for writing, and the `Created …` line to print.
+    static func create(
+        at path: String,
+        credentialOptions: CredentialOptions,
+        kdfOptions: KDFOptions
+    ) throws -> (Vault, String) {
         let kdf = try kdfOptions.resolve()
         let credentials = try credentialOptions.credentials(confirm: true)
         let kind: Keyslot.Kind =
@@ -37,6 +50,6 @@ struct Create: Command {
             try Vault.create(at: path, credentials: credentials, keyslots: [kind], configuration: configuration)
         }
         let cost = kind.usesPassword ? ", \(KDFOptions.describe(kdf))" : ""
-        Output.out("Created \(vault.path) (keyslot: \(kind)\(cost)).\n")
+        return (vault, "Created \(vault.path) (keyslot: \(kind)\(cost)).\n")
     }
 }
