@@ -32,6 +32,7 @@ struct HelpTests {
                   export                  Write items and their secrets as plaintext JSON.
                   generate                Print a random password.
                   completions             Print a shell completion script (bash or zsh).
+                  help                    Show help information for a subcommand.
 
                   See 'vaulttool help <subcommand>' for detailed help.
 

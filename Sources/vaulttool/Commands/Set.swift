@@ -27,7 +27,8 @@ struct SetItem: Command {
             OptionSpec(
                 names: ["--class"],
                 valueName: "class",
-                help: "generic or internet (default: from the options)."
+                help: "generic or internet (default: from the options).",
+                completion: .values(["generic", "internet"])
             ),
             OptionSpec(names: ["--label"], valueName: "label", help: "A label for people."),
             OptionSpec(names: ["--comment"], valueName: "comment", help: "A comment."),
@@ -35,7 +36,8 @@ struct SetItem: Command {
             OptionSpec(
                 names: ["--accessibility"],
                 valueName: "class",
-                help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class."
+                help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.",
+                completion: .values(ProtectionClass.allCases.map(\.description))
             ),
             OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
             OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),

@@ -10,12 +10,14 @@ struct ImportRunner {
         OptionSpec(
             names: ["--from"],
             valueName: "format",
-            help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv."
+            help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
+            completion: .values(Importers.names)
         ),
         OptionSpec(
             names: ["--accessibility"],
             valueName: "class",
-            help: "Accessibility of imported items (default whenUnlocked)."
+            help: "Accessibility of imported items (default whenUnlocked).",
+            completion: .values(ProtectionClass.allCases.map(\.description))
         ),
         OptionSpec(names: ["--replace"], valueName: nil, help: "Replace items that are already in the vault."),
         OptionSpec(

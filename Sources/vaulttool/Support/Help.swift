@@ -54,6 +54,7 @@ enum Help {
         out += row("-h, --help", "Show help information.")
         out += "\nSUBCOMMANDS:\n"
         for command in commands { out += row(command.configuration.commandName, command.configuration.abstract) }
+        out += row("help", VaultTool.helpAbstract)
         out += "\n  See 'vaulttool help <subcommand>' for detailed help.\n"
         return out
     }

@@ -22,7 +22,12 @@ struct ItemSelector {
     /// Options only filters take.
     static let filterSpecs = [
         OptionSpec(names: ["--label"], valueName: "label", help: "The label."),
-        OptionSpec(names: ["--class"], valueName: "class", help: "generic or internet."),
+        OptionSpec(
+            names: ["--class"],
+            valueName: "class",
+            help: "generic or internet.",
+            completion: .values(["generic", "internet"])
+        ),
         OptionSpec(names: ["--id"], valueName: "id", help: "The item ID (32 hex digits)."),
     ]
 

@@ -11,7 +11,8 @@ struct KDFOptions {
         OptionSpec(
             names: ["--kdf"],
             valueName: "preset",
-            help: "interactive (default), moderate or sensitive."
+            help: "interactive (default), moderate or sensitive.",
+            completion: .values(KDFParameters.presets.map(\.name))
         ),
         OptionSpec(names: ["--kdf-memory"], valueName: "KiB", help: "Argon2id memory in KiB (at least 19456)."),
         OptionSpec(names: ["--kdf-iterations"], valueName: "n", help: "Argon2id passes (2 to 16)."),

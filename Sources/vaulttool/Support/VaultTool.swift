@@ -8,6 +8,9 @@ enum VaultTool {
     /// The version printed by `--version`.
     static let version = "0.1.0"
 
+    /// The abstract of the `help` pseudo-command, listed with the subcommands.
+    static let helpAbstract = "Show help information for a subcommand."
+
     /// Every subcommand, in help order.
     static var commands: [any Command.Type] {
         [
