@@ -208,12 +208,16 @@ enum ItemTable {
 
     /// The aligned table, sorted by service/server then account.
     static func text(_ items: [DecodedItem]) -> String {
-        let rows = [header] + items.map(row).sorted { ($0[2], $0[3]) < ($1[2], $1[3]) }
+        // Control characters are escaped and columns measured in display width (TerminalText).
+        let sorted = items.map(row).sorted { ($0[2], $0[3]) < ($1[2], $1[3]) }
+        let rows = [header] + sorted.map { $0.map(TerminalText.escaped) }
         var widths = [Int](repeating: 0, count: header.count)
-        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalText.width(cell)) }
+        }
         return rows.map { row in
             row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
+                index == row.count - 1 ? cell : TerminalText.padded(cell, to: widths[index] + 2)
             }.joined()
         }.joined(separator: "\n") + "\n"
     }
