@@ -114,7 +114,7 @@ struct PasswordInputTests {
             in: w.path
         )
         #expect(result.status == 0)
-        #expect(result.stdout == "Password: \r\ntty-secret")
+        #expect(result.stdout == "Password: \r\ntty-secret\r\n")
         #expect(!result.stdout.contains(Workspace.password))
     }
 

@@ -15,8 +15,6 @@ struct Generate: Command {
             A single password ends with a newline only when standard output is a terminal and -n is
             not given, so that 'vaulttool generate | vaulttool set ...' stores no newline; with
             --count above 1 every password is on its own line.
-
-            Example: vaulttool generate | vaulttool set --password-file pw --service db --account app v.vault
             """
     )
     static let options = [

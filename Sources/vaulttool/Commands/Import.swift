@@ -15,8 +15,6 @@ struct Import: Command {
             items already in the vault without --replace), nothing is imported and the exit status is 1,
             unless --skip-duplicates is given. With --create a missing vault is created first, with the
             credential and KDF options of 'vaulttool create'.
-
-            Example: vaulttool import --create --password-file pw --from keepassxc-xml export.xml v.vault
             """
     )
     static let options = ImportRunner.specs + CredentialOptions.specs + KDFOptions.specs

@@ -17,9 +17,12 @@ struct SetItem: Command {
             (asked after the vault password). An empty secret is refused unless --allow-empty is given:
             it is almost always a forgotten pipe or an unset variable. --trim-newline removes one
             trailing newline (LF or CRLF) from the secret, for secrets piped from 'echo' or a file
-            that ends in one.
+            that ends in one. A secret holds at most 16 MiB.
 
-            Example: vaulttool generate | vaulttool set --password-file pw --service db --account app v.vault
+            Accessibility classes: whenUnlocked (the default), afterFirstUnlock, always, and the
+            ThisDeviceOnly classes whenUnlockedThisDeviceOnly, afterFirstUnlockThisDeviceOnly,
+            alwaysThisDeviceOnly and whenPasscodeSetThisDeviceOnly, which need this machine's device
+            secret (--device-secret-file) to read and are left out of exports.
             """
     )
     static let options =
@@ -40,7 +43,11 @@ struct SetItem: Command {
                 completion: .values(ProtectionClass.allCases.map(\.description))
             ),
             OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
-            OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),
+            OptionSpec(
+                names: ["--secret-file"],
+                valueName: "file",
+                help: "Read the secret from a file (every byte, at most 16 MiB)."
+            ),
             OptionSpec(names: ["--allow-empty"], valueName: nil, help: "Store an empty secret instead of refusing it."),
             OptionSpec(names: ["--trim-newline"], valueName: nil, help: "Remove one trailing newline from the secret."),
         ] + CredentialOptions.specs

@@ -12,9 +12,13 @@ struct ItemSelector {
         OptionSpec(names: ["--service"], valueName: "service", help: "The service (generic passwords)."),
         OptionSpec(names: ["--account"], valueName: "account", help: "The account."),
         OptionSpec(names: ["--access-group"], valueName: "group", help: "The access group."),
-        OptionSpec(names: ["--server"], valueName: "server", help: "The server (internet passwords)."),
+        OptionSpec(
+            names: ["--server"],
+            valueName: "server",
+            help: "The server (internet passwords; compared without case)."
+        ),
         OptionSpec(names: ["--protocol"], valueName: "protocol", help: "The protocol, such as https."),
-        OptionSpec(names: ["--port"], valueName: "port", help: "The port."),
+        OptionSpec(names: ["--port"], valueName: "port", help: "The port (0: none)."),
         OptionSpec(names: ["--path"], valueName: "path", help: "The path on the server."),
         OptionSpec(names: ["--security-domain"], valueName: "domain", help: "The security domain."),
         OptionSpec(names: ["--authentication-type"], valueName: "type", help: "The authentication type."),
@@ -46,15 +50,16 @@ struct ItemSelector {
         service = parsed.value("--service")
         account = parsed.value("--account")
         accessGroup = parsed.value("--access-group")
-        server = parsed.value("--server")
+        // Host names are case-insensitive (RFC 4343): stored and compared in lower case.
+        server = parsed.value("--server")?.lowercased()
         `protocol` = parsed.value("--protocol")
         path = parsed.value("--path")
         securityDomain = parsed.value("--security-domain")
         authenticationType = parsed.value("--authentication-type")
         label = parsed.value("--label")
         if let text = parsed.value("--port") {
-            guard let value = UInt16(text), value > 0 else {
-                throw UsageError("'--port' needs a number from 1 to 65535")
+            guard let value = UInt16(text) else {
+                throw UsageError("'--port' needs a number from 0 (no port) to 65535")
             }
             port = value
         }
@@ -90,7 +95,7 @@ struct ItemSelector {
         let a = item.attributes
         func ok(_ wanted: String?, _ actual: String) -> Bool { wanted == nil || wanted == actual }
         return ok(service, a.service) && ok(account, a.account) && ok(accessGroup, a.accessGroup)
-            && ok(server, a.server) && ok(`protocol`, a.protocol) && ok(path, a.path)
+            && (server == nil || server == a.server.lowercased()) && ok(`protocol`, a.protocol) && ok(path, a.path)
             && ok(securityDomain, a.securityDomain) && ok(authenticationType, a.authenticationType)
             && ok(label, a.label) && (port == nil || port == a.port)
             && (itemClass == nil || itemClass == item.entry.itemClass) && (id == nil || id == item.entry.itemID)
