@@ -54,7 +54,7 @@ struct CommandTests {
         let get = try w.run(["get", "--password-file", "pw", "--service", "nope", "--account", "x", "v.vault"])
         #expect(get.status == 2)
         #expect(get.stdout == "")
-        #expect(get.stderr == "Error: no item matches\n")
+        #expect(get.stderr == "Error: No item matches\n")
     }
 
     @Test func get_withTwoMatches_exits1() throws {

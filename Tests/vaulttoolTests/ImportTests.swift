@@ -170,6 +170,6 @@ struct ImportTests {
             "import", "--password-file", "pw", "--from", "bitwarden-json", Tool.data("keepassxc-2.7.4.csv"), "v.vault",
         ])
         #expect(result.status == 4)
-        #expect(result.stderr.hasPrefix("Error: the file is not a valid bitwarden-json export: "))
+        #expect(result.stderr.hasPrefix("Error: The file is not a valid bitwarden-json export: "))
     }
 }

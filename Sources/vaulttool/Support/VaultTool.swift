@@ -69,7 +69,7 @@ enum VaultTool {
     }
 
     static func usageError(_ message: String, _ command: (any Command.Type)?) -> Int32 {
-        var text = "Error: \(message)\n"
+        var text = errorLine(message)
         if let command {
             text += "Usage: \(Help.usage(command))\n"
             text += "  See 'vaulttool \(command.configuration.commandName) --help' for more information.\n"

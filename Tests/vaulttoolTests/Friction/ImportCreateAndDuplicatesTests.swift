@@ -30,7 +30,7 @@ struct ImportCreateAndDuplicatesTests {
             "import", "--password-file", "pw", "--from", "csv", Tool.data("generic.csv"), "missing.vault",
         ])
         #expect(result.status == 7)
-        #expect(result.stderr.contains("there is no vault at 'missing.vault'"))
+        #expect(result.stderr.contains("There is no vault at 'missing.vault'"))
         #expect(result.stderr.contains("--create"))
         #expect(!result.stderr.contains("resolve path failed"))
     }
