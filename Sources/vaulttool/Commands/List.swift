@@ -34,11 +34,15 @@ struct List: Command {
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-        let items = try selector.select(in: snapshot)
-        let unavailable = snapshot.index.count - (try ItemSelector.all.select(in: snapshot).count)
+        // One pass: the matching items and the count of those this credential cannot open.
+        let (items, unavailable) = try selector.selectCounting(in: snapshot)
         if json {
-            let records = items.map { ItemRecord($0, includeSecret: false) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
-            Output.out(try Output.json(Report(items: records, unavailable: unavailable)))
+            // Sorted by ID; written by ItemJSONWriter (the bytes JSONEncoder would write, faster).
+            let ids = items.map { $0.entry.itemID.description }
+            let order = ids.indices.sorted { ids[$0] < ids[$1] }
+            ItemJSONWriter.writeListReport(items, ids: ids, order: order, unavailable: unavailable) {
+                Output.outBytes($0)
+            }
             return
         }
         Output.out(ItemTable.text(items))

@@ -103,8 +103,16 @@ struct ItemSelector {
 
     /// The items of `snapshot` that match, skipping those the credentials cannot open.
     func select(in snapshot: VaultSnapshot, includeSecrets: Bool = false) throws -> [DecodedItem] {
+        try selectCounting(in: snapshot, includeSecrets: includeSecrets).items
+    }
+
+    /// The items that match, and how many items the credentials cannot open, in one pass.
+    func selectCounting(in snapshot: VaultSnapshot, includeSecrets: Bool = false) throws -> (
+        items: [DecodedItem], unavailable: Int
+    ) {
         try Progress.run("Reading items") {
             var out = [DecodedItem]()
+            var unavailable = 0
             for position in 0..<snapshot.index.count {
                 let entry = snapshot.index.entry(at: position)
                 let attributes: ItemAttributes
@@ -113,6 +121,7 @@ struct ItemSelector {
                 } catch let error as VaultFormatError
                     where error.code == .foreignDevice || error.code == .keyUnavailable
                 {
+                    unavailable += 1
                     continue
                 }
                 let item = DecodedItem(entry: entry, attributes: attributes, secret: nil)
@@ -120,7 +129,7 @@ struct ItemSelector {
                 let secret = includeSecrets ? try snapshot.secret(at: position) : nil
                 out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
             }
-            return out
+            return (out, unavailable)
         }
     }
 
