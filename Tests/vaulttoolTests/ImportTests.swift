@@ -140,6 +140,8 @@ struct ImportTests {
         let skipped = reasons(summary)
         #expect(skipped.count == 2)
         #expect(skipped["row 6"] == "unknown accessibility 'bogusClass'")
+        // Read without a JSON round trip: a bad port says so (it said "not valid JSON").
+        #expect(skipped["row 5"] == "port '99999' is not a number from 0 to 65535")
         let deploy = try item(items, label: "Deploy key")
         #expect(deploy["secret"] as? String == #"k3y,with "quotes""#)
         #expect(deploy["accessibility"] as? String == "afterFirstUnlock")

@@ -45,7 +45,7 @@ struct List: Command {
             }
             return
         }
-        Output.out(ItemTable.text(items))
+        Output.outBytes(ItemTable.bytes(items))
         if unavailable > 0 {
             Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
         }

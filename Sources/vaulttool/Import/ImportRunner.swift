@@ -176,7 +176,10 @@ struct ImportRunner {
                     itemClass: item.itemClass,
                     protectionClass: item.accessibility ?? accessibility ?? .whenUnlocked,
                     attributes: item.attributes,
-                    secret: SecretBytes(bytes: item.secret, protection: .guarded)
+                    // Ordinary memory, wiped when freed: the export is already plaintext in this
+                    // process, and a guarded allocation (mmap, two mprotects, munmap) per item
+                    // was a third of an import of 10,000 rows.
+                    secret: SecretBytes(bytes: item.secret, protection: .zeroed)
                 )
                 if item.id != nil && existing == nil && txn.entry(for: draft.id) != nil {
                     summary.skipped.append(.init(entry: item.name, reason: "its id is taken by another item"))

@@ -221,18 +221,37 @@ enum ItemTable {
     }
 
     /// The aligned table, sorted by service/server then account.
-    static func text(_ items: [DecodedItem]) -> String {
+    static func text(_ items: [DecodedItem]) -> String { String(decoding: bytes(items), as: UTF8.self) }
+
+    /// The table's UTF-8 bytes: one pass to escape cells and measure columns, one to write.
+    static func bytes(_ items: [DecodedItem]) -> [UInt8] {
         // Control characters are escaped and columns measured in display width (TerminalText).
-        let sorted = items.map(row).sorted { ($0[2], $0[3]) < ($1[2], $1[3]) }
-        let rows = [header] + sorted.map { $0.map(TerminalText.escaped) }
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalText.width(cell)) }
+        let rows = items.map { row($0).map(TerminalText.escaped) }
+        let order = rows.indices.sorted { (rows[$0][2], rows[$0][3]) < (rows[$1][2], rows[$1][3]) }
+        var widths = header.map(TerminalText.width)
+        var cellWidths = [Int](repeating: 0, count: rows.count * header.count)
+        for (index, row) in rows.enumerated() {
+            for (column, cell) in row.enumerated() {
+                let width = TerminalText.width(cell)
+                cellWidths[index * header.count + column] = width
+                widths[column] = max(widths[column], width)
+            }
         }
-        return rows.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : TerminalText.padded(cell, to: widths[index] + 2)
-            }.joined()
-        }.joined(separator: "\n") + "\n"
+        var out = [UInt8]()
+        out.reserveCapacity((rows.count + 1) * (widths.reduce(0, +) + 2 * header.count + 1))
+        func append(_ cells: [String], _ width: (Int) -> Int) {
+            for (column, cell) in cells.enumerated() {
+                out.append(contentsOf: cell.utf8)
+                guard column < cells.count - 1 else { break }
+                let padding = widths[column] + 2 - width(column)
+                if padding > 0 { out.append(contentsOf: repeatElement(0x20, count: padding)) }
+            }
+            out.append(0x0A)
+        }
+        append(header) { TerminalText.width(header[$0]) }
+        for index in order {
+            append(rows[index]) { cellWidths[index * header.count + $0] }
+        }
+        return out
     }
 }
