@@ -111,27 +111,35 @@ struct ItemSelector {
         items: [DecodedItem], unavailable: Int
     ) {
         try Progress.run("Reading items") {
-            var out = [DecodedItem]()
-            var unavailable = 0
-            for position in 0..<snapshot.index.count {
-                let entry = snapshot.index.entry(at: position)
-                let attributes: ItemAttributes
-                do {
-                    attributes = try snapshot.attributes(at: position)
-                } catch let error as VaultFormatError
-                    where error.code == .foreignDevice || error.code == .keyUnavailable
-                {
-                    unavailable += 1
-                    continue
-                }
-                let item = DecodedItem(entry: entry, attributes: attributes, secret: nil)
-                guard matches(item) else { continue }
-                let secret = includeSecrets ? try snapshot.secret(at: position) : nil
-                out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
-            }
-            return (out, unavailable)
+            // Every record is read: one read of the records section, not one per record.
+            let snapshot = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
+            return try scan(snapshot, 0..<snapshot.index.count, includeSecrets: includeSecrets)
         }
     }
+
+    /// The matching items of `range`, and how many there the credentials cannot open.
+    private func scan(_ snapshot: VaultSnapshot, _ range: Range<Int>, includeSecrets: Bool) throws -> (
+        items: [DecodedItem], unavailable: Int
+    ) {
+        var out = [DecodedItem]()
+        var unavailable = 0
+        for position in range {
+            let entry = snapshot.index.entry(at: position)
+            let attributes: ItemAttributes
+            do {
+                attributes = try snapshot.attributes(at: position)
+            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
+                unavailable += 1
+                continue
+            }
+            let item = DecodedItem(entry: entry, attributes: attributes, secret: nil)
+            guard matches(item) else { continue }
+            let secret = includeSecrets ? try snapshot.secret(at: position) : nil
+            out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
+        }
+        return (out, unavailable)
+    }
+
 
     /// Exactly one matching item, or the error `get` and `rm` report.
     ///
@@ -227,7 +235,9 @@ enum ItemTable {
     static func bytes(_ items: [DecodedItem]) -> [UInt8] {
         // Control characters are escaped and columns measured in display width (TerminalText).
         let rows = items.map { row($0).map(TerminalText.escaped) }
-        let order = rows.indices.sorted { (rows[$0][2], rows[$0][3]) < (rows[$1][2], rows[$1][3]) }
+        let places = rows.map { $0[2] }
+        let accounts = rows.map { $0[3] }
+        let order = rows.indices.sorted { (places[$0], accounts[$0]) < (places[$1], accounts[$1]) }
         var widths = header.map(TerminalText.width)
         var cellWidths = [Int](repeating: 0, count: rows.count * header.count)
         for (index, row) in rows.enumerated() {

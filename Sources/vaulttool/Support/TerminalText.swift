@@ -10,6 +10,8 @@ enum TerminalText {
     /// `\xHH` for the other C0 controls and DEL, `\u{HHHH}` for C1 controls, bidirectional
     /// overrides and isolates, and the line and paragraph separators. Other text is unchanged.
     static func escaped(_ text: String) -> String {
+        // Printable ASCII, the common case, needs nothing.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
