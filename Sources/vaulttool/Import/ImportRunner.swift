@@ -131,6 +131,7 @@ struct ImportRunner {
     /// Entries of the file that share a primary key but sit in different groups get their group
     /// path as access group, so that none is lost. Spec: Spec/cli.md, "import", duplicates.
     static func separateGroups(_ items: [ImportedItem]) -> [ImportedItem] {
+        guard items.contains(where: { !$0.folder.isEmpty }) else { return items }
         var count = [PrimaryKey: Int]()
         for item in items { count[PrimaryKey(itemClass: item.itemClass, attributes: item.attributes), default: 0] += 1 }
         return items.map { item in

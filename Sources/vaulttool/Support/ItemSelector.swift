@@ -140,7 +140,6 @@ struct ItemSelector {
         return (out, unavailable)
     }
 
-
     /// Exactly one matching item, or the error `get` and `rm` report.
     ///
     /// When the options name a whole primary key (a service or server and an account),
