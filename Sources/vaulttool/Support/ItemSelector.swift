@@ -232,34 +232,42 @@ enum ItemTable {
 
     /// The table's UTF-8 bytes: one pass to escape cells and measure columns, one to write.
     static func bytes(_ items: [DecodedItem]) -> [UInt8] {
-        // Control characters are escaped and columns measured in display width (TerminalText).
-        let rows = items.map { row($0).map(TerminalText.escaped) }
-        let places = rows.map { $0[2] }
-        let accounts = rows.map { $0[3] }
-        let order = rows.indices.sorted { (places[$0], accounts[$0]) < (places[$1], accounts[$1]) }
+        // Cells in one flat array (row-major), escaped (TerminalText) and measured in display
+        // columns once; no array per row.
+        let columns = header.count
+        var cells = [String]()
+        cells.reserveCapacity(items.count * columns)
+        var cellWidths = [Int]()
+        cellWidths.reserveCapacity(items.count * columns)
         var widths = header.map(TerminalText.width)
-        var cellWidths = [Int](repeating: 0, count: rows.count * header.count)
-        for (index, row) in rows.enumerated() {
-            for (column, cell) in row.enumerated() {
+        for item in items {
+            for (column, raw) in row(item).enumerated() {
+                let cell = TerminalText.escaped(raw)
                 let width = TerminalText.width(cell)
-                cellWidths[index * header.count + column] = width
-                widths[column] = max(widths[column], width)
+                cells.append(cell)
+                cellWidths.append(width)
+                if width > widths[column] { widths[column] = width }
             }
+        }
+        let order = items.indices.sorted { x, y in
+            (cells[x * columns + 2], cells[x * columns + 3]) < (cells[y * columns + 2], cells[y * columns + 3])
         }
         var out = [UInt8]()
-        out.reserveCapacity((rows.count + 1) * (widths.reduce(0, +) + 2 * header.count + 1))
-        func append(_ cells: [String], _ width: (Int) -> Int) {
-            for (column, cell) in cells.enumerated() {
-                out.append(contentsOf: cell.utf8)
-                guard column < cells.count - 1 else { break }
-                let padding = widths[column] + 2 - width(column)
-                if padding > 0 { out.append(contentsOf: repeatElement(0x20, count: padding)) }
+        out.reserveCapacity((items.count + 1) * (widths.reduce(0, +) + 2 * columns + 1))
+        let spaces = [UInt8](repeating: 0x20, count: (widths.max() ?? 0) + 2)
+        func append(_ cell: String, column: Int, width: Int) {
+            out.append(contentsOf: cell.utf8)
+            if column == columns - 1 {
+                out.append(0x0A)
+            } else {
+                out.append(contentsOf: spaces[0..<max(0, widths[column] + 2 - width)])
             }
-            out.append(0x0A)
         }
-        append(header) { TerminalText.width(header[$0]) }
+        for column in 0..<columns { append(header[column], column: column, width: TerminalText.width(header[column])) }
         for index in order {
-            append(rows[index]) { cellWidths[index * header.count + $0] }
+            for column in 0..<columns {
+                append(cells[index * columns + column], column: column, width: cellWidths[index * columns + column])
+            }
         }
         return out
     }
