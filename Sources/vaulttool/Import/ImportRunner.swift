@@ -117,6 +117,7 @@ struct ImportRunner {
         var password = [UInt8](repeating: 0, count: 32)
         password.withUnsafeMutableBytes { SystemRandom().fill($0) }
         let credentials = Credentials(password: SecretBytes(bytes: password, protection: .guarded))
+        CredentialOptions.wipe(&password)
         let floor = KDFParameters(
             memoryKiB: KDFParameters.minimumMemoryKiB,
             iterations: KDFParameters.minimumIterations,
