@@ -15,11 +15,6 @@ struct List: Command {
         + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
-    struct Report: Encodable {
-        var items: [ItemRecord]
-        var unavailable: Int
-    }
-
     let path: String
     let json: Bool
     let selector: ItemSelector

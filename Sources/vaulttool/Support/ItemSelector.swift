@@ -134,8 +134,11 @@ struct ItemSelector {
             }
             let item = DecodedItem(entry: entry, attributes: attributes, secret: nil)
             guard matches(item) else { continue }
-            let secret = includeSecrets ? try snapshot.secret(at: position) : nil
-            out.append(DecodedItem(entry: entry, attributes: attributes, secret: secret))
+            guard includeSecrets else {
+                out.append(item)
+                continue
+            }
+            out.append(DecodedItem(entry: entry, attributes: attributes, secret: try snapshot.secret(at: position)))
         }
         return (out, unavailable)
     }
