@@ -18,8 +18,8 @@ struct VaultPath: Hashable, Sendable {
     /// The file's name in ``directory``.
     let name: String
 
-    /// The sidecar lock file, `<vault>.lock`. It is never renamed or removed, so
-    /// every writer locks the same inode.
+    /// The sidecar lock file, `<vault>.lock`. It exists while a writer holds the write
+    /// lock; the holder removes it before releasing (see ``WriteLock``).
     var lockPath: String { path + ".lock" }
 
     /// Temporary files are named `.<vault>.tmp-<16 hex digits>`.

@@ -9,12 +9,19 @@ import Glibc
 /// 1. A mutex per ``WriteLock`` (so per ``Vault``) queues this process's threads
 ///    without polling.
 /// 2. An open-file-description lock (`F_OFD_SETLK`) on the sidecar file
-///    `<vault>.lock`, created with mode `0600` and never renamed or removed, so
-///    that every writer locks the same inode even though each commit replaces
-///    the vault file itself. OFD locks belong to an open file description, not
-///    to a process, so each acquisition opens its own descriptor: two `Vault`
-///    values in one process exclude each other as two processes do, and closing
-///    the descriptor (or the process dying) releases the lock.
+///    `<vault>.lock`, created with mode `0600`. OFD locks belong to an open file
+///    description, not to a process, so each acquisition opens its own
+///    descriptor: two `Vault` values in one process exclude each other as two
+///    processes do, and closing the descriptor (or the process dying) releases
+///    the lock.
+///
+/// The lock file exists only while a writer holds it (or after a writer died
+/// holding it). The holder removes it *before* it releases the lock, and a
+/// writer that has just taken the lock checks that `<vault>.lock` still names
+/// the file it locked; if not (the previous holder removed it while this writer
+/// waited on it), it starts over with a fresh open. So every holder holds the
+/// lock on the file the path names, and two writers never hold locks on two
+/// different files. Spec: Spec/cli.md, "The lock file".
 ///
 /// The OFD lock is polled with short sleeps until the timeout, because
 /// `F_OFD_SETLKW` cannot time out. Readers take no lock.
@@ -48,22 +55,17 @@ final class WriteLock: Sendable {
         guard mutex.lock(timeout: timeout) else { throw timeoutError(timeout) }
         defer { mutex.unlock() }
 
-        let lockPath = target.lockPath
-        let descriptor = try step("open lock file", lockPath) { () throws(Errno) in
-            try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
-        }
-        // Closing the descriptor releases the OFD lock. Its result is ignored: on Linux the
-        // descriptor (and so the lock) is gone even when `close` reports an error, and the lock
-        // file holds no data. Reporting it would turn a commit that `body` made durable into a
-        // failed write, and a caller that retries would apply its change twice.
-        defer { try? descriptor.close() }
-        try checkLockFile(descriptor)
-        var interval = Self.firstPollInterval
-        while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
-            let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else { throw timeoutError(timeout) }
-            Self.sleep(for: min(interval, remaining))
-            interval = min(interval * 2, Self.longestPollInterval)
+        let descriptor = try acquire(until: deadline, clock: clock, timeout: timeout)
+        defer {
+            // Remove the lock file while still holding it, then release it. A writer waiting
+            // on this file finds, once it holds it, that the path no longer names it, and
+            // starts over (see `acquire`). Failing to remove it only leaves the file behind.
+            removeLockFile()
+            // Closing the descriptor releases the OFD lock. Its result is ignored: on Linux the
+            // descriptor (and so the lock) is gone even when `close` reports an error, and the lock
+            // file holds no data. Reporting it would turn a commit that `body` made durable into a
+            // failed write, and a caller that retries would apply its change twice.
+            try? descriptor.close()
         }
         target.removeStaleTemporaryFiles()
         return try body()
@@ -120,6 +122,57 @@ final class WriteLock: Sendable {
         }
         defer { try? file.close() }
         return try? file.status().user
+    }
+
+    /// Opens and locks `<vault>.lock`, starting over while the file locked is no longer the one
+    /// the path names.
+    private func acquire(until deadline: ContinuousClock.Instant, clock: ContinuousClock, timeout: Duration) throws
+        -> FileDescriptor
+    {
+        let lockPath = target.lockPath
+        while true {
+            let descriptor = try step("open lock file", lockPath) { () throws(Errno) in
+                try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+            }
+            do {
+                try checkLockFile(descriptor)
+                var interval = Self.firstPollInterval
+                while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
+                    let remaining = clock.now.duration(to: deadline)
+                    guard remaining > .zero else { throw timeoutError(timeout) }
+                    Self.sleep(for: min(interval, remaining))
+                    interval = min(interval * 2, Self.longestPollInterval)
+                }
+                if try step("fstat lock file", lockPath, { () throws(Errno) in try isNamedByPath(descriptor) }) {
+                    return descriptor
+                }
+            } catch {
+                try? descriptor.close()
+                throw error
+            }
+            try? descriptor.close()
+        }
+    }
+
+    /// Whether `<vault>.lock` names the file open on `descriptor` (same device and inode).
+    private func isNamedByPath(_ descriptor: FileDescriptor) throws(Errno) -> Bool {
+        let current: FileDescriptor
+        do {
+            current = try FileDescriptor.open(target.lockPath, O_RDONLY | O_NOFOLLOW)
+        } catch let error where error == .noSuchFileOrDirectory {
+            return false
+        }
+        defer { try? current.close() }
+        return try current.identity() == descriptor.identity()
+    }
+
+    /// Unlinks `<vault>.lock`; a failure leaves the file, which the next writer reuses.
+    private func removeLockFile() {
+        guard
+            let directory = try? FileDescriptor.open(target.directory, O_RDONLY | O_DIRECTORY)
+        else { return }
+        try? directory.unlink(target.name + ".lock")
+        try? directory.close()
     }
 
     private func timeoutError(_ timeout: Duration) -> VaultIOError {

@@ -34,7 +34,7 @@ struct AccessibilityPinTests {
             #expect(result.stdout == "")
             #expect(
                 result.stderr
-                    == "Error: the item's accessibility is always, not whenUnlocked as expected; it was changed, "
+                    == "Error: The item's accessibility is always, not whenUnlocked as expected; it was changed, "
                     + "possibly by someone holding only the vault's base key; nothing was printed\n"
             )
         }

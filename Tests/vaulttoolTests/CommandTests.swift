@@ -54,7 +54,7 @@ struct CommandTests {
         let get = try w.run(["get", "--password-file", "pw", "--service", "nope", "--account", "x", "v.vault"])
         #expect(get.status == 2)
         #expect(get.stdout == "")
-        #expect(get.stderr == "Error: no item matches\n")
+        #expect(get.stderr == "Error: No item matches\n")
     }
 
     @Test func get_withTwoMatches_exits1() throws {
@@ -229,7 +229,7 @@ struct CommandTests {
         // The rekey needs the recovery slot's password too, or it would have to drop that slot.
         let refused = try w.run(["passwd", "--password-file", "new", "--remove-key-file", "v.vault"])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("keyslot #1 (password) cannot be rewrapped"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Keyslot #1 (password) cannot be rewrapped"), "\(refused.stderr)")
         let remove = try w.run(
             ["passwd", "--password-file", "new", "--keep-password-file", "code", "--remove-key-file", "v.vault"]
         )
@@ -274,7 +274,7 @@ struct CommandTests {
     @Test func generate_defaultShape_andCustomAlphabet() throws {
         let grouped = try Tool.run(["generate"])
         #expect(
-            grouped.stdout.range(of: #"^[a-zA-Z2-9]{3}(-[a-zA-Z2-9]{3}){3}\n$"#, options: .regularExpression) != nil
+            grouped.stdout.range(of: #"^[a-zA-Z2-9]{3}(-[a-zA-Z2-9]{3}){3}$"#, options: .regularExpression) != nil
         )
         let pin = try Tool.run(["generate", "--length", "6", "--alphabet", "0123456789", "--count", "3"])
         #expect(pin.stdout.range(of: #"^([0-9]{6}\n){3}$"#, options: .regularExpression) != nil)

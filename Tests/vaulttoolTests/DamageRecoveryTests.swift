@@ -41,7 +41,7 @@ struct DamageRecoveryTests {
 
         let list = try w.run(["list", "--password-file", "pw", "v.vault"])
         #expect(list.status == 4)
-        #expect(list.stderr.hasPrefix("Error: the vault is damaged or was tampered with: item \(id): "))
+        #expect(list.stderr.hasPrefix("Error: The vault is damaged or was tampered with: item \(id): "))
         #expect(list.stderr.contains("'list --salvage'") && list.stderr.contains("'rm --id \(id)'"))
         #expect(!list.stderr.contains("restore it from a backup"))
 
@@ -50,7 +50,7 @@ struct DamageRecoveryTests {
         #expect(salvage.stdout.split(separator: "\n").count == 3)  // header, a, c
         #expect(salvage.stdout.contains("secret") == false)
         #expect(salvage.stderr.contains("Damaged: item \(id): an item's attributes failed authentication\n"))
-        #expect(salvage.stderr.contains("Error: the vault is damaged or was tampered with: 1 of 3 items is damaged"))
+        #expect(salvage.stderr.contains("Error: The vault is damaged or was tampered with: 1 of 3 items is damaged"))
 
         let json = try w.run(["list", "--salvage", "--json", "--password-file", "pw", "v.vault"])
         #expect(json.status == 4)
@@ -112,7 +112,7 @@ struct DamageRecoveryTests {
             stdin: "new"
         )
         #expect(set.status == 4)
-        #expect(set.stderr.hasPrefix("Error: the vault is damaged or was tampered with: item \(id): "))
+        #expect(set.stderr.hasPrefix("Error: The vault is damaged or was tampered with: item \(id): "))
         #expect(set.stderr.contains("'rm --id \(id)'"))
         #expect(try w.run(["rm", "--id", id, "--password-file", "pw", "v.vault"]).status == 0)
         try w.set("new", ["--service", "s", "--account", "a"])
@@ -143,7 +143,7 @@ struct DamageRecoveryTests {
 
         let again = try w.run(["backup", "v.vault", "copy.vault"])
         #expect(again.status == 1)
-        #expect(again.stderr.hasPrefix("Error: a file already exists at "))
+        #expect(again.stderr.hasPrefix("Error: A file already exists at "))
 
         let byDefault = try w.run(["backup", "v.vault"])
         #expect(byDefault.status == 0, "\(byDefault.stderr)")
@@ -169,7 +169,7 @@ struct DamageRecoveryTests {
         #expect(try mode(w.file("ds")) == 0o600)
         let again = try w.run(["device-secret", "init", "ds"])
         #expect(again.status == 1)
-        #expect(again.stderr.hasPrefix("Error: a device secret already exists at 'ds' and is kept"))
+        #expect(again.stderr.hasPrefix("Error: A device secret already exists at 'ds' and is kept"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("ds"))) == bytes)
 
         // The standard place: $XDG_DATA_HOME/vault/device-secret, unless the variable names one.
@@ -218,7 +218,7 @@ struct DamageRecoveryTests {
         try w.write("loose", String(repeating: "k", count: 32))
         #expect(chmod(w.file("loose"), 0o644) == 0)
         let refused =
-            "Error: the device secret 'loose' is refused: a device secret must be a regular file "
+            "Error: The device secret 'loose' is refused: a device secret must be a regular file "
             + "owned by this user with mode 0600\n"
         let option = try w.run(["list", "--password-file", "pw", "--device-secret-file", "loose", "v.vault"])
         #expect(option.status == 64)

@@ -14,7 +14,7 @@ struct ExitCodeTests {
         try w.makeVault()
         let again = try w.run(["create", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(again.status == 1)
-        #expect(again.stderr.hasPrefix("Error: a file already exists at "))
+        #expect(again.stderr.hasPrefix("Error: A file already exists at "))
     }
 
     @Test func wrongCredential_3() throws {
@@ -23,7 +23,7 @@ struct ExitCodeTests {
         try w.write("bad", "wrong")
         let result = try w.run(["list", "--password-file", "bad", "v.vault"])
         #expect(result.status == 3)
-        #expect(result.stderr == "Error: wrong password or key file\n")
+        #expect(result.stderr == "Error: Wrong password or key file\n")
     }
 
     @Test func damaged_4_forAFlippedRecord_andForAForeignFile() throws {
@@ -31,20 +31,20 @@ struct ExitCodeTests {
         try w.write("pw1", "correct horse battery staple")
         let verify = try w.run(["verify", "--password-file", "pw1", fixtures + "/record_flipped_secret.vault"])
         #expect(verify.status == 4)
-        #expect(verify.stderr.hasPrefix("Error: the vault is damaged or was tampered with: "))
+        #expect(verify.stderr.hasPrefix("Error: The vault is damaged or was tampered with: "))
         let inspect = try w.run(["inspect", fixtures + "/not_a_vault.txt"])
         #expect(inspect.status == 4)
         #expect(inspect.stdout.contains("DAMAGED"))
         let open = try w.run(["list", "--password-file", "pw1", fixtures + "/not_a_vault.txt"])
         #expect(open.status == 4)
-        #expect(open.stderr == "Error: this file is not a vault\n")
+        #expect(open.stderr == "Error: This file is not a vault\n")
     }
 
     @Test func unsupported_5_forAFutureMajor() throws {
         let w = try Workspace()
         let result = try w.run(["list", "--password-file", "pw", fixtures + "/header_future_major.vault"])
         #expect(result.status == 5)
-        #expect(result.stderr == "Error: vault format 2 needs a newer vaulttool\n")
+        #expect(result.stderr == "Error: Vault format 2 needs a newer vaulttool\n")
     }
 
     @Test func busy_6_whenAnotherWriterHoldsTheLock() throws {
@@ -64,7 +64,7 @@ struct ExitCodeTests {
             environment: ["VAULTTOOL_LOCK_TIMEOUT": "0.2"]
         )
         #expect(result.status == 6)
-        #expect(result.stderr.hasPrefix("Error: another program is writing the vault"))
+        #expect(result.stderr.hasPrefix("Error: Another program is writing the vault"))
     }
 
     @Test func ioFailure_7_forAMissingFile() throws {
@@ -74,7 +74,7 @@ struct ExitCodeTests {
         #expect(result.stderr.contains("No such file or directory (errno 2)"))
         let noPasswordFile = try w.run(["list", "--password-file", "nope", "missing.vault"])
         #expect(noPasswordFile.status == 7)
-        #expect(noPasswordFile.stderr == "Error: cannot read the password file 'nope': No such file or directory\n")
+        #expect(noPasswordFile.stderr == "Error: Cannot read the password file 'nope': No such file or directory\n")
     }
 
     @Test func usage_64() throws {
@@ -96,13 +96,13 @@ struct ExitCodeTests {
         try w.makeVault()
         let result = try Tool.run(["list", "v.vault"], in: w.path)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("no password given and no terminal to ask on"))
+        #expect(result.stderr.contains("No password given and no terminal to ask on"))
     }
 
     @Test func weakKDF_isRefusedForNewVaults() throws {
         let w = try Workspace()
         let result = try w.run(["create", "--password-file", "pw", "--kdf-memory", "1024", "v.vault"])
         #expect(result.status == 4)
-        #expect(result.stderr.hasPrefix("Error: the key-derivation parameters are refused: "))
+        #expect(result.stderr.hasPrefix("Error: The key-derivation parameters are refused: "))
     }
 }

@@ -93,7 +93,7 @@ struct KeyFileCommandTests {
         #expect(result.status == 64)
         #expect(
             result.stderr
-                == "Error: the key file '/dev/zero' is larger than 16 MiB; a key file is read to its end, so it must be a file, not an endless stream\n"
+                == "Error: The key file '/dev/zero' is larger than 16 MiB; a key file is read to its end, so it must be a file, not an endless stream\n"
         )
     }
 
@@ -114,7 +114,7 @@ struct KeyFileCommandTests {
         let result = try w.run(["list", "--password-file", "huge", "v.vault"])
         #expect(result.status == 64)
         #expect(
-            result.stderr == "Error: the password file 'huge' is larger than 64 KiB; a password is at most 64 KiB\n"
+            result.stderr == "Error: The password file 'huge' is larger than 64 KiB; a password is at most 64 KiB\n"
         )
         #expect(!result.stderr.contains("Zq"))
         let zero = try w.run(["list", "--password-file", "/dev/zero", "v.vault"])

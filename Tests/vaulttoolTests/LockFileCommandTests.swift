@@ -23,12 +23,14 @@ struct LockFileCommandTests {
     @Test func write_withReadableLockFile_failsNamingTheFileAndTheFix() throws {
         let w = try Workspace()
         try w.makeVault()
+        // Another program left a lock file others can open (writers remove their own).
+        #expect(FileManager.default.createFile(atPath: w.file("v.vault.lock"), contents: nil))
         #expect(chmod(w.file("v.vault.lock"), 0o644) == 0)
         let result = try w.run(["set", "--password-file", "pw", "--service", "s", "v.vault"], stdin: "x")
         #expect(result.status == 1)
         #expect(
             result.stderr
-                == "Error: the lock file '\(w.path)/v.vault.lock' has mode 644, so other users can open it and "
+                == "Error: The lock file '\(w.path)/v.vault.lock' has mode 644, so other users can open it and "
                 + "block every write; run chmod 600 on it\n"
         )
     }

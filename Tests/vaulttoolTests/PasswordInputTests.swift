@@ -100,7 +100,7 @@ struct PasswordInputTests {
             environment: ["P": "a new passphrase"]
         )
         #expect(noTerminal.status == 64)
-        #expect(noTerminal.stderr.contains("no new password given"))
+        #expect(noTerminal.stderr.contains("No new password given"))
         #expect(noTerminal.stderr.contains("--new-password-file, --new-password-env or --new-password-file-env"))
     }
 
@@ -114,7 +114,7 @@ struct PasswordInputTests {
             in: w.path
         )
         #expect(result.status == 0)
-        #expect(result.stdout == "Password: \r\ntty-secret")
+        #expect(result.stdout == "Password: \r\ntty-secret\r\n")
         #expect(!result.stdout.contains(Workspace.password))
     }
 

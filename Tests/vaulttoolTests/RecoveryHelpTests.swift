@@ -30,8 +30,8 @@ struct RecoveryHelpTests {
                   <destination>           The new file (default: <vault>.backup-<UTC time>).
 
                 OPTIONS:
-                  --password-file <file>  Read the password from a file.
-                  --password-stdin        Read the password from standard input.
+                  --password-file <file>  Read the password from a file (one trailing newline dropped).
+                  --password-stdin        Read the password from standard input (one trailing newline dropped).
                   --password-env <name>   The password is the value of environment variable <name>.
                   --password-file-env <name>
                                           Read the password from the file named by environment variable <name>.
@@ -39,6 +39,10 @@ struct RecoveryHelpTests {
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
                   -h, --help              Show help information.
+
+                EXAMPLES:
+                  vaulttool backup --password-file pw app.vault
+                  vaulttool backup app.vault /mnt/backups/app.vault
 
                 """#
         )
@@ -68,6 +72,10 @@ struct RecoveryHelpTests {
 
                 OPTIONS:
                   -h, --help              Show help information.
+
+                EXAMPLES:
+                  vaulttool device-secret init
+                  vaulttool device-secret path
 
                 """#
         )

@@ -88,7 +88,7 @@ struct RekeyCommandTests {
         #expect(refused.status == 1)
         #expect(
             refused.stderr.hasPrefix(
-                "Error: keyslot #1 (password) cannot be rewrapped: no credential given opens it; give the credentials"
+                "Error: Keyslot #1 (password) cannot be rewrapped: no credential given opens it; give the credentials"
             ),
             "\(refused.stderr)"
         )
@@ -186,8 +186,8 @@ struct RekeyCommandTests {
                                           Also keep the keyslots this password opens (for example a recovery password).
                   --drop-keyslots         Remove the keyslots that no credential given opens, instead of refusing.
                   --drop-foreign          Delete other devices' ThisDeviceOnly items, which cannot be sealed again, instead of refusing.
-                  --password-file <file>  Read the password from a file.
-                  --password-stdin        Read the password from standard input.
+                  --password-file <file>  Read the password from a file (one trailing newline dropped).
+                  --password-stdin        Read the password from standard input (one trailing newline dropped).
                   --password-env <name>   The password is the value of environment variable <name>.
                   --password-file-env <name>
                                           Read the password from the file named by environment variable <name>.
@@ -196,6 +196,10 @@ struct RekeyCommandTests {
                                           This machine's 32-byte device secret.
                   --accept-rollback       Write even when the vault is older than one seen before here, and record it as the newest.
                   -h, --help              Show help information.
+
+                EXAMPLES:
+                  vaulttool rekey --password-file pw app.vault
+                  vaulttool rekey --password-file pw --keep-password-file recovery-pw --drop-foreign app.vault
 
                 """#
         )

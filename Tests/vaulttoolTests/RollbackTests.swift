@@ -128,7 +128,7 @@ struct RollbackCommandTests {
         #expect(list.status == 1)
         #expect(
             list.stderr.hasPrefix(
-                "Error: the rollback state file '\(w.file(".state/vault/seen/\(id).seen"))' cannot be used"
+                "Error: The rollback state file '\(w.file(".state/vault/seen/\(id).seen"))' cannot be used"
             )
         )
         let set = try w.run(

@@ -16,13 +16,9 @@ struct Agent: Command {
             this user. It never sees a password: 'vaulttool unlock' hands it the keys. Keys are
             dropped by 'vaulttool lock', after --idle-timeout seconds unused (default 600) and
             --max-lifetime seconds after unlock (default 7200); 0 means no limit. Under systemd
-            socket activation (LISTEN_FDS), --foreground serves the socket systemd passes.
-
-            Examples:
-              eval "$(vaulttool agent)"
-              vaulttool unlock --password-file pw prod.vault
-              vaulttool get --service db --account app prod.vault
-              vaulttool agent --status
+            socket activation (LISTEN_FDS), --foreground serves the socket systemd passes. The
+            socket is --socket, else VAULT_AGENT_SOCK, else $XDG_RUNTIME_DIR/vault-agent/agent.sock,
+            else /tmp/vault-agent-<uid>/agent.sock.
             """
     )
     static let options = [

@@ -13,7 +13,7 @@ struct Completions: Command {
             """
     )
     static let options: [OptionSpec] = []
-    static let arguments = [ArgumentSpec(name: "shell", help: "bash or zsh.")]
+    static let arguments = [ArgumentSpec(name: "shell", help: "bash or zsh.", completion: .values(["bash", "zsh"]))]
 
     let shell: String
 
@@ -26,41 +26,123 @@ struct Completions: Command {
         Output.out(shell == "bash" ? Self.bash() : Self.zsh())
     }
 
-    static func words(_ command: any Command.Type) -> String {
-        (command.options.flatMap(\.names) + ["--help"]).joined(separator: " ")
+    /// A command as the scripts see it: its words, options and arguments.
+    struct Entry {
+        var names: [String]
+        var abstract: String
+        var options: [OptionSpec]
+        var arguments: [ArgumentSpec]
+    }
+
+    /// Every command, and `help`, from the declarations.
+    static var entries: [Entry] {
+        VaultTool.commands.map { command in
+            Entry(
+                names: [command.configuration.commandName] + command.configuration.aliases,
+                abstract: command.configuration.abstract,
+                options: command.options + [Help.helpOption],
+                arguments: command.arguments
+            )
+        } + [
+            Entry(
+                names: ["help"],
+                abstract: VaultTool.helpAbstract,
+                options: [],
+                arguments: [ArgumentSpec(name: "subcommand", help: "", optional: true, completion: .subcommands)]
+            )
+        ]
+    }
+
+    /// What `completion` means for an option's value (`automatic`: files only for `<file>`).
+    static func resolved(_ option: OptionSpec) -> Completion {
+        guard option.completion == .automatic else { return option.completion }
+        return option.valueName == "file" ? .files : .none
+    }
+
+    /// What `completion` means for an argument (`automatic`: files).
+    static func resolved(_ argument: ArgumentSpec) -> Completion {
+        argument.completion == .automatic ? .files : argument.completion
+    }
+
+    /// Every subcommand word, aliases included.
+    static var subcommandWords: [String] { entries.flatMap(\.names) }
+
+    // MARK: - bash
+
+    /// The bash `compgen` arguments for a completion, or `nil` for none.
+    static func bashWords(_ completion: Completion) -> String {
+        switch completion {
+        case .automatic, .files: return "@files"
+        case .none: return "@none"
+        case .subcommands: return subcommandWords.joined(separator: " ")
+        case .values(let words): return words.joined(separator: " ")
+        }
     }
 
     static func bash() -> String {
-        let names = VaultTool.commands.map { $0.configuration.commandName } + ["help"]
         var cases = ""
-        for command in VaultTool.commands {
-            let names = ([command.configuration.commandName] + command.configuration.aliases).joined(separator: "|")
-            cases += "        \(names)) opts=\"\(words(command))\" ;;\n"
+        for entry in entries {
+            var valued = [String: [String]]()  // compgen words → option names
+            var order = [String]()
+            for option in entry.options where option.valueName != nil {
+                let words = bashWords(resolved(option))
+                if valued[words] == nil { order.append(words) }
+                valued[words, default: []] += option.names
+            }
+            cases += "        \(entry.names.joined(separator: "|")))\n"
+            let takesValue = entry.options.filter { $0.valueName != nil }.flatMap(\.names)
+            cases += "            valued=\"\(takesValue.joined(separator: " "))\"\n"
+            if !order.isEmpty {
+                cases += "            case \"$prev\" in\n"
+                for words in order {
+                    cases +=
+                        "                \(valued[words]!.joined(separator: "|"))) _vaulttool_reply \"\(words)\"; return ;;\n"
+                }
+                cases += "            esac\n"
+            }
+            cases += "            opts=\"\(entry.options.flatMap(\.names).joined(separator: " "))\"\n"
+            let arguments = entry.arguments.map { "\"\(bashWords(resolved($0)))\"" }
+            cases += "            args=(\(arguments.joined(separator: " ")))\n"
+            cases += "            ;;\n"
         }
         return """
-            # bash completion for vaulttool
+            # bash completion for vaulttool (generated from the command declarations)
+            _vaulttool_reply() {
+                case "$1" in
+                    @files) COMPREPLY=($(compgen -f -- "$cur")) ;;
+                    @none) COMPREPLY=() ;;
+                    *) COMPREPLY=($(compgen -W "$1" -- "$cur")) ;;
+                esac
+            }
             _vaulttool() {
-                local cur prev opts
+                local cur prev opts valued i n=0 word
+                local -a args
                 cur="${COMP_WORDS[COMP_CWORD]}"
                 prev="${COMP_WORDS[COMP_CWORD-1]}"
                 if [[ $COMP_CWORD -eq 1 ]]; then
-                    COMPREPLY=($(compgen -W "\(names.joined(separator: " ")) --help --version" -- "$cur"))
+                    COMPREPLY=($(compgen -W "\(subcommandWords.joined(separator: " ")) --help --version" -- "$cur"))
                     return
                 fi
-                case "$prev" in
-                    --password-file|--key-file|--add-key-file|--generate-key-file|--device-secret-file|--secret-file|--output|-o|--vault)
-                        COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                    --kdf) COMPREPLY=($(compgen -W "interactive moderate sensitive" -- "$cur")); return ;;
-                    --from) COMPREPLY=($(compgen -W "\(Importers.names.joined(separator: " "))" -- "$cur")); return ;;
-                esac
                 case "${COMP_WORDS[1]}" in
-            \(cases)        completions) opts="bash zsh" ;;
-                    *) opts="" ;;
+            \(cases)        *) return ;;
                 esac
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+                    return
+                fi
+                # Which argument is this? Count the words before it that are not options or option values.
+                for (( i = 2; i < COMP_CWORD; i++ )); do
+                    word="${COMP_WORDS[i]}"
+                    if [[ " $valued " == *" $word "* ]]; then
+                        (( i++ ))
+                    elif [[ "$word" != -* ]]; then
+                        (( n++ ))
+                    fi
+                done
+                if (( n < ${#args[@]} )); then
+                    _vaulttool_reply "${args[n]}"
                 else
-                    COMPREPLY=($(compgen -f -- "$cur"))
+                    COMPREPLY=()
                 fi
             }
             complete -F _vaulttool vaulttool
@@ -68,24 +150,48 @@ struct Completions: Command {
             """
     }
 
+    // MARK: - zsh
+
+    /// Quotes `text` for a single-quoted zsh word.
+    static func zshQuoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "'", with: "'\\''")
+    }
+
+    /// The `_arguments` action for a completion.
+    static func zshAction(_ completion: Completion) -> String {
+        switch completion {
+        case .automatic, .files: return "_files"
+        case .none: return " "
+        case .subcommands: return "(\(subcommandWords.joined(separator: " ")))"
+        case .values(let words): return "(\(words.joined(separator: " ")))"
+        }
+    }
+
     static func zsh() -> String {
         var subcommands = ""
         var cases = ""
-        for command in VaultTool.commands {
-            let abstract = command.configuration.abstract.replacingOccurrences(of: "'", with: "'\\''")
-            subcommands += "        '\(command.configuration.commandName):\(abstract)'\n"
-            let specs = command.options.map { option -> String in
-                let help = option.help.replacingOccurrences(of: "'", with: "'\\''")
-                    .replacingOccurrences(of: "[", with: "(").replacingOccurrences(of: "]", with: ")")
-                let value = option.valueName.map { ":\($0):_files" } ?? ""
-                return "'\(option.names[0])[\(help)]\(value)'"
+        for entry in entries {
+            let abstract = zshQuoted(entry.abstract.replacingOccurrences(of: ":", with: "\\:"))
+            for name in entry.names { subcommands += "        '\(name):\(abstract)'\n" }
+            var specs = [String]()
+            for option in entry.options {
+                let help = zshQuoted(option.help).replacingOccurrences(of: "[", with: "(")
+                    .replacingOccurrences(of: "]", with: ")")
+                let value = option.valueName.map { ":\($0):\(zshAction(resolved(option)))" } ?? ""
+                let repeats = option.repeats ? "*" : ""
+                for name in option.names { specs.append("'\(repeats)\(name)[\(help)]\(value)'") }
             }
-            let names = ([command.configuration.commandName] + command.configuration.aliases).joined(separator: "|")
-            cases += "        (\(names)) _arguments \(specs.joined(separator: " ")) '*:file:_files' ;;\n"
+            for (index, argument) in entry.arguments.enumerated() {
+                let colon = argument.optional ? "::" : ":"
+                specs.append("'\(index + 1)\(colon)\(argument.name):\(zshAction(resolved(argument)))'")
+            }
+            cases += "        (\(entry.names.joined(separator: "|")))\n"
+            cases += "            _arguments -s \\\n"
+            cases += specs.map { "                \($0)" }.joined(separator: " \\\n") + " ;;\n"
         }
         return """
             #compdef vaulttool
-            # zsh completion for vaulttool
+            # zsh completion for vaulttool (generated from the command declarations)
             _vaulttool() {
                 local -a subcommands
                 subcommands=(
@@ -94,9 +200,11 @@ struct Completions: Command {
                     _describe 'subcommand' subcommands
                     return
                 fi
-                case "${words[2]}" in
-            \(cases)        (completions) _values 'shell' bash zsh ;;
-                esac
+                local curcontext="$curcontext"
+                words=("${(@)words[2,-1]}")
+                (( CURRENT-- ))
+                case "${words[1]}" in
+            \(cases)    esac
             }
             _vaulttool "$@"
 

@@ -39,6 +39,25 @@ struct Create: Command {
     }
 
     func run() throws {
+        let (vault, line) = try Self.create(
+            at: path,
+            credentialOptions: credentialOptions,
+            kdfOptions: kdfOptions,
+            generatedKeyFile: generatedKeyFile
+        )
+        _ = vault
+        Output.out(line)
+    }
+
+    /// Creates the vault at `path` the way `create` does (shared with `import --create`).
+    ///
+    /// - Returns: The vault, open for writing, and the `Created …` line to print.
+    static func create(
+        at path: String,
+        credentialOptions: CredentialOptions,
+        kdfOptions: KDFOptions,
+        generatedKeyFile: String? = nil
+    ) throws -> (Vault, String) {
         let kdf = try kdfOptions.resolve()
         var credentials: Credentials
         if let generatedKeyFile {
@@ -67,9 +86,10 @@ struct Create: Command {
         }
         VaultAccess.warnAboutLocation(of: vault)
         let cost = kind.usesPassword ? ", \(KDFOptions.describe(kdf))" : ""
-        Output.out("Created \(vault.path) (keyslot: \(kind)\(cost)).\n")
+        var line = "Created \(vault.path) (keyslot: \(kind)\(cost)).\n"
         if let generatedKeyFile {
-            Output.out("Wrote the key file \(generatedKeyFile) (32 random bytes); it opens the vault: keep it safe.\n")
+            line += "Wrote the key file \(generatedKeyFile) (32 random bytes); it opens the vault: keep it safe.\n"
         }
+        return (vault, line)
     }
 }

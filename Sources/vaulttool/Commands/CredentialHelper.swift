@@ -24,7 +24,14 @@ struct CredentialHelper: Command {
             """
     )
     static let options =
-        [OptionSpec(names: ["--vault"], valueName: "path", help: "The vault file (default: $VAULTTOOL_VAULT).")]
+        [
+            OptionSpec(
+                names: ["--vault"],
+                valueName: "path",
+                help: "The vault file (default: $VAULTTOOL_VAULT).",
+                completion: .files
+            )
+        ]
         + CredentialOptions.specs
     static let arguments = [
         ArgumentSpec(name: "helper", help: "git or docker."),

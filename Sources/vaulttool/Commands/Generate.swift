@@ -1,5 +1,6 @@
 // vaulttool generate: a random password.
 
+import Foundation
 import VaultFormat
 
 /// `vaulttool generate [--length <n>] [--alphabet <characters>]`.
@@ -11,17 +12,22 @@ struct Generate: Command {
             By default: four groups of three letters and digits without look-alikes (xxx-xxx-xxx-xxx),
             about 70 bits. With --length or --alphabet: that many characters from that alphabet
             (default alphabet: letters and digits without look-alikes; default length: 20).
+            A single password ends with a newline only when standard output is a terminal and -n is
+            not given, so that 'vaulttool generate | vaulttool set ...' stores no newline; with
+            --count above 1 every password is on its own line.
             """
     )
     static let options = [
         OptionSpec(names: ["--length"], valueName: "n", help: "The number of characters (1 to 4096)."),
         OptionSpec(names: ["--alphabet"], valueName: "characters", help: "The characters to draw from."),
         OptionSpec(names: ["--count"], valueName: "n", help: "How many passwords to print (default 1)."),
+        OptionSpec(names: ["--no-newline", "-n"], valueName: nil, help: "Never end a single password with a newline."),
     ]
     static let arguments: [ArgumentSpec] = []
 
     let shape: PasswordGenerator.Shape
     let count: Int
+    let noNewline: Bool
 
     init(_ parsed: ParsedArguments) throws {
         let length = try parsed.value("--length").map { text in
@@ -46,10 +52,24 @@ struct Generate: Command {
                 }
                 return value
             } ?? 1
+        noNewline = parsed.flag("--no-newline")
     }
 
     func run() throws {
         let generator = PasswordGenerator(shape)
-        for _ in 0..<count { Output.out(try generator.generate() + "\n") }
+        let newline = Self.endsWithNewline(
+            count: count,
+            noNewline: noNewline,
+            terminal: Terminal.isTerminal(STDOUT_FILENO)
+        )
+        for index in 0..<count {
+            Output.out(try generator.generate() + (index < count - 1 || newline ? "\n" : ""))
+        }
+    }
+
+    /// Whether the last password ends with a newline: several passwords are lines; a single
+    /// one gets a newline only for a person reading a terminal. Spec: Spec/cli.md, "generate".
+    static func endsWithNewline(count: Int, noNewline: Bool, terminal: Bool) -> Bool {
+        count > 1 || (terminal && !noNewline)
     }
 }

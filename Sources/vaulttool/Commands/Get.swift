@@ -1,5 +1,6 @@
 // vaulttool get: print one item's secret, and nothing else.
 
+import Foundation
 import VaultFormat
 
 /// `vaulttool get --password-file <file> --service <service> --account <account> <vault>`.
@@ -8,8 +9,9 @@ struct Get: Command {
         commandName: "get",
         abstract: "Print the secret of one item.",
         discussion: """
-            Prints the raw secret to standard output, with no newline added. The options must
-            select exactly one item; a missing item exits with status 2.
+            Prints the raw secret to standard output: with no newline added when standard output is
+            a pipe or a file, and followed by a newline on a terminal. The options must select
+            exactly one item; a missing item exits with status 2, several with status 1.
             --accessibility pins the protection class the caller expects: an item found with any
             other class is refused (status 1), since whoever holds only the vault's base key can
             put back an older copy of an item or swap its class.
@@ -67,6 +69,8 @@ struct Get: Command {
             Output.out(try Output.json(record))
         } else {
             Output.outBytes(bytes)
+            // A person reading a terminal gets the prompt back on its own line; pipes get the bytes only.
+            if Terminal.isTerminal(STDOUT_FILENO) { Output.out("\n") }
         }
     }
 }

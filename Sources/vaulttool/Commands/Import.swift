@@ -9,12 +9,18 @@ struct Import: Command {
             Reads a KeePassXC XML or CSV export, a Bitwarden unencrypted JSON export, or the generic
             JSON or CSV layout (Spec/cli.md), and adds every entry as a keychain item in one atomic
             write. Prints what was imported, what was skipped and why. Same as 'vaulttool migrate --from'.
+
+            Entries with the same primary key in different groups (folders) are kept apart: each gets
+            its group path as access group. When entries are still duplicates (of each other, or of
+            items already in the vault without --replace), nothing is imported and the exit status is 1,
+            unless --skip-duplicates is given. With --create a missing vault is created first, with the
+            credential and KDF options of 'vaulttool create'.
             """
     )
-    static let options = ImportRunner.specs + CredentialOptions.specs + RollbackOption.specs
+    static let options = ImportRunner.specs + CredentialOptions.specs + KDFOptions.specs + RollbackOption.specs
     static let arguments = [
         ArgumentSpec(name: "file", help: "The export to read."),
-        ArgumentSpec(name: "vault", help: "The vault to add the items to; it must exist."),
+        ArgumentSpec(name: "vault", help: "The vault to add the items to (see --create)."),
     ]
 
     let runner: ImportRunner

@@ -164,7 +164,8 @@ struct InspectReport: Encodable {
         generation = header.generation
         items = header.recordCount
         deletions = header.deletionCount
-        writable = header.isWritable
+        // The format must allow writing and this user must be able to replace the file.
+        writable = header.isWritable && FileAccess.canReplace(file)
         sizes = Sizes(header: headerLength, index: header.indexLength, records: header.recordsLength, total: total)
         for (index, slot) in header.keyslots.enumerated() {
             let kdf = slot.kdf.map {
@@ -183,6 +184,10 @@ struct InspectReport: Encodable {
         if !header.isWritable {
             warnings.append(
                 "format \(header.major).\(header.minor) is newer than this vaulttool: the vault is read-only here"
+            )
+        } else if writable == false {
+            warnings.append(
+                "this user cannot replace the file (its directory is not writable here): the vault is read-only"
             )
         }
     }

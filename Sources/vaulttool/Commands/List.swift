@@ -45,15 +45,23 @@ struct List: Command {
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentialOptions)
+        // One pass: the matching items, those this credential cannot open, and the damaged ones.
         let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: salvage)
         let unavailable = scan.unavailable.count
-        if json {
+        if json && salvage {
             let records = scan.items.map { ItemRecord($0, includeSecret: false) }
                 .sorted { ($0.id ?? "") < ($1.id ?? "") }
-            let damaged = salvage ? scan.damaged.map(DamageReport.record) : nil
+            let damaged = scan.damaged.map(DamageReport.record)
             Output.out(try Output.json(Report(items: records, unavailable: unavailable, damaged: damaged)))
+        } else if json {
+            // Sorted by ID; written by ItemJSONWriter (the bytes JSONEncoder would write, faster).
+            let ids = scan.items.map { $0.entry.itemID.description }
+            let order = ids.indices.sorted { ids[$0] < ids[$1] }
+            ItemJSONWriter.writeListReport(scan.items, ids: ids, order: order, unavailable: unavailable) {
+                Output.outBytes($0)
+            }
         } else {
-            Output.out(ItemTable.text(scan.items))
+            Output.outBytes(ItemTable.bytes(scan.items))
             if unavailable > 0 {
                 Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
             }

@@ -43,15 +43,17 @@ struct Migrate: Command {
         if parsed.positionals.count == 2 {
             path = parsed.positional(1)!
             runner = try ImportRunner(parsed, source: parsed.positional(0)!, vault: path)
-            if kdfOptions.isGiven || keepBackup {
-                throw UsageError("KDF options and '--keep-backup' do not apply to imports")
-            }
+            if keepBackup { throw UsageError("'--keep-backup' does not apply to imports") }
         } else {
             path = parsed.positional(0)!
             runner = nil
             if parsed.value("--from") != nil { throw UsageError("Missing expected argument '<source>'") }
-            if parsed.flag("--replace") || parsed.value("--accessibility") != nil {
-                throw UsageError("'--replace' and '--accessibility' apply only to imports ('--from')")
+            if parsed.flag("--replace") || parsed.value("--accessibility") != nil || parsed.flag("--skip-duplicates")
+                || parsed.flag("--create")
+            {
+                throw UsageError(
+                    "'--replace', '--skip-duplicates', '--create' and '--accessibility' apply only to imports ('--from')"
+                )
             }
         }
     }

@@ -15,7 +15,14 @@ struct SetItem: Command {
             access group for an internet password. The secret is read from --secret-file, else from
             standard input when it is not a terminal (every byte, as is), else from a prompt without echo
             (asked after the vault password). An empty secret is refused unless --allow-empty is given:
-            it is almost always a forgotten pipe or an unset variable.
+            it is almost always a forgotten pipe or an unset variable. --trim-newline removes one
+            trailing newline (LF or CRLF) from the secret, for secrets piped from 'echo' or a file
+            that ends in one. A secret holds at most 16 MiB.
+
+            Accessibility classes: whenUnlocked (the default), afterFirstUnlock, always, and the
+            ThisDeviceOnly classes whenUnlockedThisDeviceOnly, afterFirstUnlockThisDeviceOnly,
+            alwaysThisDeviceOnly and whenPasscodeSetThisDeviceOnly, which need this machine's device
+            secret (--device-secret-file) to read and are left out of exports.
             """
     )
     static let options =
@@ -23,7 +30,8 @@ struct SetItem: Command {
             OptionSpec(
                 names: ["--class"],
                 valueName: "class",
-                help: "generic or internet (default: from the options)."
+                help: "generic or internet (default: from the options).",
+                completion: .values(["generic", "internet"])
             ),
             OptionSpec(names: ["--label"], valueName: "label", help: "A label for people."),
             OptionSpec(names: ["--comment"], valueName: "comment", help: "A comment."),
@@ -31,11 +39,17 @@ struct SetItem: Command {
             OptionSpec(
                 names: ["--accessibility"],
                 valueName: "class",
-                help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class."
+                help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.",
+                completion: .values(ProtectionClass.allCases.map(\.description))
             ),
             OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
-            OptionSpec(names: ["--secret-file"], valueName: "file", help: "Read the secret from a file."),
+            OptionSpec(
+                names: ["--secret-file"],
+                valueName: "file",
+                help: "Read the secret from a file (every byte, at most 16 MiB)."
+            ),
             OptionSpec(names: ["--allow-empty"], valueName: nil, help: "Store an empty secret instead of refusing it."),
+            OptionSpec(names: ["--trim-newline"], valueName: nil, help: "Remove one trailing newline from the secret."),
         ] + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
 
@@ -46,6 +60,7 @@ struct SetItem: Command {
     let accessibility: ProtectionClass?
     let synchronizable: Bool
     let allowEmpty: Bool
+    let trimNewline: Bool
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
@@ -70,6 +85,7 @@ struct SetItem: Command {
         secretFile = parsed.value("--secret-file")
         synchronizable = parsed.flag("--synchronizable")
         allowEmpty = parsed.flag("--allow-empty")
+        trimNewline = parsed.flag("--trim-newline")
         accessibility = try parsed.value("--accessibility").map { name in
             guard let value = ProtectionClass(name: name) else {
                 throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
@@ -98,6 +114,7 @@ struct SetItem: Command {
         let opener = try VaultAccess.opener(path, credentialOptions)
         var secret = try readSecret()
         defer { CredentialOptions.wipe(&secret) }
+        if trimNewline { Self.trimTrailingNewline(&secret) }
         if secret.isEmpty && !allowEmpty {
             throw ToolError(
                 "the secret is empty (an empty pipe or an unset variable?); nothing was changed. "
@@ -131,6 +148,17 @@ struct SetItem: Command {
             return (draft.id, existing == nil)
         }
         Output.out("\(added ? "Added" : "Updated") item \(id).\n")
+    }
+
+    /// Removes one trailing `\n` or `\r\n`, overwriting the removed bytes first.
+    static func trimTrailingNewline(_ secret: inout [UInt8]) {
+        guard secret.last == 0x0A else { return }
+        secret[secret.count - 1] = 0
+        secret.removeLast()
+        if secret.last == 0x0D {
+            secret[secret.count - 1] = 0
+            secret.removeLast()
+        }
     }
 
     /// The secret from `--secret-file`, standard input, or a prompt.

@@ -13,9 +13,6 @@ struct Unlock: Command {
             VAULT_AGENT_SOCK. Until they are dropped, commands of this user that name the vault and
             give no password or key file use them. Anyone running as this user can then read the
             vault's items through the agent.
-
-            Example:
-              vaulttool unlock --password-file pw prod.vault
             """
     )
     static let options = CredentialOptions.specs
@@ -53,8 +50,8 @@ struct Lock: Command {
         commandName: "lock",
         abstract: "Make the vault agent drop the keys of one vault, or of every vault.",
         discussion: """
-            Example:
-              vaulttool lock prod.vault
+            Without a vault, every vault the agent holds is dropped. The agent also drops keys on
+            its own after its idle timeout and at the end of their lifetime.
             """
     )
     static let options: [OptionSpec] = []

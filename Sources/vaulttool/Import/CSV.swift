@@ -8,63 +8,58 @@ enum CSV {
     static func parse(_ bytes: [UInt8]) throws -> [[String]] {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard let text = String(validating: body, as: UTF8.self) else { throw ImportProblem("not UTF-8 text") }
+        guard String(validating: body, as: UTF8.self) != nil else { throw ImportProblem("not UTF-8 text") }
+        // Byte by byte: the delimiters are ASCII, and no byte of a multi-byte UTF-8 sequence
+        // is ASCII, so splitting bytes splits the same fields as splitting characters (and is
+        // several times faster). Each field is decoded once, when it ends.
         var rows = [[String]]()
         var row = [String]()
-        var field = ""
+        var field = [UInt8]()
         var quoted = false
-        var chars = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        func next() -> Unicode.Scalar? {
-            if let scalar = pending {
-                pending = nil
-                return scalar
-            }
-            return chars.next()
-        }
         var atFieldStart = true
-        while let c = next() {
+        func endField() {
+            row.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+        }
+        var index = body.startIndex
+        while index < body.endIndex {
+            let c = body[index]
+            index += 1
             if quoted {
-                if c == "\"" {
-                    if let following = next() {
-                        if following == "\"" {
-                            field.unicodeScalars.append("\"")
-                        } else {
-                            quoted = false
-                            pending = following
-                        }
+                if c == 0x22 {
+                    if index < body.endIndex && body[index] == 0x22 {
+                        field.append(0x22)
+                        index += 1
                     } else {
                         quoted = false
                     }
                 } else {
-                    field.unicodeScalars.append(c)
+                    field.append(c)
                 }
                 continue
             }
             switch c {
-            case "\"" where atFieldStart:
+            case 0x22 where atFieldStart:
                 quoted = true
                 atFieldStart = false
-            case ",":
-                row.append(field)
-                field = ""
+            case 0x2C:
+                endField()
                 atFieldStart = true
-            case "\r":
+            case 0x0D:
                 continue
-            case "\n":
-                row.append(field)
+            case 0x0A:
+                endField()
                 rows.append(row)
                 row = []
-                field = ""
                 atFieldStart = true
             default:
-                field.unicodeScalars.append(c)
+                field.append(c)
                 atFieldStart = false
             }
         }
         if quoted { throw ImportProblem("a quoted field is not closed") }
         if !field.isEmpty || !row.isEmpty {
-            row.append(field)
+            endField()
             rows.append(row)
         }
         return rows.filter { $0 != [""] }

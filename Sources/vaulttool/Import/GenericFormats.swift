@@ -69,25 +69,56 @@ enum GenericCSV {
             batch.notes.append("column '\(column)' ignored")
         }
         for (number, row) in rows.enumerated() {
-            var object = [String: Any]()
-            for (key, value) in row where columns.contains(key) && !value.isEmpty {
-                switch key {
-                case "port": object[key] = Int(value) ?? -1
-                case "synchronizable": object[key] = ["true", "1", "yes"].contains(value.lowercased())
-                default: object[key] = value
-                }
-            }
             let name = "row \(number + 2)"
             do {
-                let data = try JSONSerialization.data(withJSONObject: object)
-                batch.add(try JSONDecoder().decode(ItemRecord.self, from: data), name: name)
+                batch.add(try record(row), name: name)
             } catch let problem as ImportProblem {
                 batch.skipped.append((name, problem.reason))
-            } catch {
-                batch.skipped.append((name, BitwardenJSON.describe(error)))
             }
         }
         return batch
+    }
+
+    /// The item of one row: the same rules as the JSON layout's keys (empty cells are absent).
+    ///
+    /// Read directly, not through a JSON round trip (JSONSerialization, then JSONDecoder):
+    /// that was 300 ms of an import of 10,000 rows.
+    static func record(_ row: [String: String]) throws -> ItemRecord {
+        func text(_ key: String) -> String? {
+            guard let value = row[key], !value.isEmpty else { return nil }
+            return value
+        }
+        let className = text("class") ?? "genericPassword"
+        guard let itemClass = ItemClass.allCases.first(where: { $0.description == className }) else {
+            throw ImportProblem("unknown class '\(className)'")
+        }
+        let accessName = text("accessibility") ?? "whenUnlocked"
+        guard let accessibility = ProtectionClass(name: accessName) else {
+            throw ImportProblem("unknown accessibility '\(accessName)'")
+        }
+        var a = ItemAttributes(service: text("service") ?? "", account: text("account") ?? "")
+        a.accessGroup = text("accessGroup") ?? ""
+        a.label = text("label") ?? ""
+        a.comment = text("comment") ?? ""
+        a.itemDescription = text("description") ?? ""
+        a.server = text("server") ?? ""
+        a.protocol = text("protocol") ?? ""
+        a.path = text("path") ?? ""
+        a.securityDomain = text("securityDomain") ?? ""
+        a.authenticationType = text("authenticationType") ?? ""
+        if let port = text("port") {
+            guard let value = UInt16(port) else {
+                throw ImportProblem("port '\(port)' is not a number from 0 to 65535")
+            }
+            a.port = value
+        }
+        a.synchronizable = text("synchronizable").map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false
+        a.creationDate = try ItemDates.parse(text("created"))
+        a.modificationDate = try ItemDates.parse(text("modified"))
+        var record = ItemRecord(id: text("id"), itemClass: itemClass, accessibility: accessibility, attributes: a)
+        record.secret = text("secret")
+        record.secretBase64 = text("secretBase64")
+        return record
     }
 }
 

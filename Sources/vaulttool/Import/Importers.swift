@@ -14,6 +14,9 @@ struct ImportedItem {
     var secret: [UInt8]
     /// The item ID the source asked for (only the generic layouts carry one).
     var id: ItemID?
+    /// The group path (KeePassXC) or folder (Bitwarden) the entry was in; used to tell apart
+    /// entries that would otherwise share a primary key.
+    var folder = ""
 }
 
 /// What an importer read: items, entries it skipped and why, and notes about fields it dropped.
@@ -90,7 +93,8 @@ enum EntryMapping {
             name: name,
             itemClass: itemClass,
             attributes: attributes,
-            secret: Array(password.utf8)
+            secret: Array(password.utf8),
+            folder: folder
         )
     }
 

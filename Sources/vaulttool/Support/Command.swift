@@ -22,6 +22,8 @@ struct OptionSpec {
     var help: String
     /// Whether the option may repeat.
     var repeats = false
+    /// What shells offer for the value.
+    var completion = Completion.automatic
 }
 
 /// A positional argument.
@@ -32,6 +34,23 @@ struct ArgumentSpec {
     var help: String
     /// Whether it may be left out.
     var optional = false
+    /// What shells offer for it.
+    var completion = Completion.automatic
+}
+
+/// What a shell completes for an option's value or an argument. `completions` derives its
+/// scripts from these declarations, so new commands and options are picked up.
+enum Completion: Equatable {
+    /// File names for arguments and for values named `<file>`; nothing for other values.
+    case automatic
+    /// Nothing (free text such as a service name).
+    case none
+    /// File names.
+    case files
+    /// One of these words.
+    case values([String])
+    /// A subcommand name.
+    case subcommands
 }
 
 /// A subcommand of `vaulttool`: one type per command, one file per type.

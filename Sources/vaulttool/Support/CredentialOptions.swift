@@ -10,8 +10,16 @@ import VaultIO
 /// Spec: Spec/cli.md, "Credentials".
 struct CredentialOptions {
     static let specs = [
-        OptionSpec(names: ["--password-file"], valueName: "file", help: "Read the password from a file."),
-        OptionSpec(names: ["--password-stdin"], valueName: nil, help: "Read the password from standard input."),
+        OptionSpec(
+            names: ["--password-file"],
+            valueName: "file",
+            help: "Read the password from a file (one trailing newline dropped)."
+        ),
+        OptionSpec(
+            names: ["--password-stdin"],
+            valueName: nil,
+            help: "Read the password from standard input (one trailing newline dropped)."
+        ),
         OptionSpec(
             names: ["--password-env"],
             valueName: "name",

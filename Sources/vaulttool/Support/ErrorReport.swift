@@ -10,8 +10,20 @@ import VaultIO
 func report(_ error: any Error) -> Int32 {
     if let code = error as? ExitCode { return code.rawValue }
     let (message, exitCode) = describe(error)
-    Output.err("Error: \(message)\n")
+    Output.err(errorLine(message))
     return exitCode.rawValue
+}
+
+/// `Error: <message>` in the one style of every error vaulttool prints, usage errors
+/// included: the sentence starts with a capital letter and has no final period
+/// (`Error: Unknown option '--foo'`, `Error: Wrong password or key file`).
+///
+/// Spec: Spec/cli.md, "Error messages".
+func errorLine(_ message: String) -> String {
+    var text = message
+    while text.hasSuffix(".") { text.removeLast() }
+    if let first = text.first, first.isLowercase { text = first.uppercased() + text.dropFirst() }
+    return "Error: \(text)\n"
 }
 
 /// The sentence and exit status for an error.

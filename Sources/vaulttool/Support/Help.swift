@@ -26,6 +26,9 @@ enum Help {
         var out = "OVERVIEW: \(configuration.abstract)\n"
         if !configuration.discussion.isEmpty { out += "\n\(configuration.discussion)\n" }
         out += "\nUSAGE: \(usage(command))\n"
+        if !configuration.aliases.isEmpty {
+            out += "\nALIASES: \(configuration.aliases.joined(separator: ", "))\n"
+        }
         if !command.arguments.isEmpty {
             out += "\nARGUMENTS:\n"
             for argument in command.arguments { out += row("<\(argument.name)>", argument.help) }
@@ -35,8 +38,25 @@ enum Help {
             let names = option.names.sorted { $0.count < $1.count }.joined(separator: ", ")
             out += row(option.valueName.map { "\(names) <\($0)>" } ?? names, option.help)
         }
+        if let examples = Examples.byCommand[configuration.commandName], !examples.isEmpty {
+            out += "\nEXAMPLES:\n"
+            for example in examples { out += "  \(example)\n" }
+        }
         return out
     }
+
+    /// The exit statuses, for the top-level help. Spec: Spec/cli.md, "Exit status".
+    static let exitStatuses: [(ExitCode, String)] = [
+        (.success, "Success."),
+        (.failure, "Any other failure (the vault exists, several items match, duplicates, ...)."),
+        (.notFound, "The item or keyslot asked for does not exist."),
+        (.wrongCredential, "No keyslot opens with the credential given."),
+        (.damaged, "The file is damaged, tampered with, not a vault, or older than one seen before."),
+        (.unsupported, "The file needs a newer vaulttool."),
+        (.busy, "Another program holds the write lock, or changed the vault meanwhile."),
+        (.ioFailure, "A file-system call failed."),
+        (.usage, "The command line is wrong."),
+    ]
 
     /// One aligned row: two spaces, the label padded to 24 columns, the help.
     static func row(_ label: String, _ help: String) -> String {
@@ -53,7 +73,13 @@ enum Help {
         out += row("--version", "Show the version.")
         out += row("-h, --help", "Show help information.")
         out += "\nSUBCOMMANDS:\n"
-        for command in commands { out += row(command.configuration.commandName, command.configuration.abstract) }
+        for command in commands {
+            let names = [command.configuration.commandName] + command.configuration.aliases
+            out += row(names.joined(separator: ", "), command.configuration.abstract)
+        }
+        out += row("help", VaultTool.helpAbstract)
+        out += "\nEXIT STATUS:\n"
+        for (code, meaning) in exitStatuses { out += row("\(code.rawValue)", meaning) }
         out += "\n  See 'vaulttool help <subcommand>' for detailed help.\n"
         return out
     }

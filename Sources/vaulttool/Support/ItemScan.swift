@@ -20,12 +20,19 @@ extension ItemSelector {
     /// - Throws: The first ``ItemDamage`` unless `salvage`; the source's read error.
     func scan(in snapshot: VaultSnapshot, includeSecrets: Bool, salvage: Bool) throws -> ItemScan {
         try Progress.run("Reading items") {
+            // Every record is read: one read of the records section, not one per record.
+            let snapshot = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
             var out = ItemScan()
             for position in 0..<snapshot.index.count {
                 do {
+                    // The attributes first; the secret only of an item that matches.
                     let item = try snapshot.item(at: position, includeSecret: false)
                     guard matches(item) else { continue }
-                    out.items.append(includeSecrets ? try snapshot.item(at: position, includeSecret: true) : item)
+                    guard includeSecrets else {
+                        out.items.append(item)
+                        continue
+                    }
+                    out.items.append(try item.addingSecret(from: snapshot, at: position))
                 } catch let damage as ItemDamage {
                     guard salvage else { throw damage }
                     if mayMatch(damage) { out.damaged.append(damage) }
@@ -64,5 +71,16 @@ extension ItemSelector {
                 + "('vaulttool device-secret init' creates one)",
             exitCode: .wrongCredential
         )
+    }
+}
+
+extension DecodedItem {
+    /// This item with its secret, decrypted from `snapshot` (damage named as ``ItemDamage``).
+    fileprivate func addingSecret(from snapshot: VaultSnapshot, at position: Int) throws -> DecodedItem {
+        do {
+            return DecodedItem(entry: entry, attributes: attributes, secret: try snapshot.secret(at: position))
+        } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
+            throw ItemDamage(entry: entry, attributes: attributes, error: error)
+        }
     }
 }

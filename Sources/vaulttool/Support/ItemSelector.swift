@@ -12,9 +12,13 @@ struct ItemSelector {
         OptionSpec(names: ["--service"], valueName: "service", help: "The service (generic passwords)."),
         OptionSpec(names: ["--account"], valueName: "account", help: "The account."),
         OptionSpec(names: ["--access-group"], valueName: "group", help: "The access group."),
-        OptionSpec(names: ["--server"], valueName: "server", help: "The server (internet passwords)."),
+        OptionSpec(
+            names: ["--server"],
+            valueName: "server",
+            help: "The server (internet passwords; compared without case)."
+        ),
         OptionSpec(names: ["--protocol"], valueName: "protocol", help: "The protocol, such as https."),
-        OptionSpec(names: ["--port"], valueName: "port", help: "The port."),
+        OptionSpec(names: ["--port"], valueName: "port", help: "The port (0: none)."),
         OptionSpec(names: ["--path"], valueName: "path", help: "The path on the server."),
         OptionSpec(names: ["--security-domain"], valueName: "domain", help: "The security domain."),
         OptionSpec(names: ["--authentication-type"], valueName: "type", help: "The authentication type."),
@@ -22,7 +26,12 @@ struct ItemSelector {
     /// Options only filters take.
     static let filterSpecs = [
         OptionSpec(names: ["--label"], valueName: "label", help: "The label."),
-        OptionSpec(names: ["--class"], valueName: "class", help: "generic or internet."),
+        OptionSpec(
+            names: ["--class"],
+            valueName: "class",
+            help: "generic or internet.",
+            completion: .values(["generic", "internet"])
+        ),
         OptionSpec(names: ["--id"], valueName: "id", help: "The item ID (32 hex digits)."),
     ]
 
@@ -41,15 +50,16 @@ struct ItemSelector {
         service = parsed.value("--service")
         account = parsed.value("--account")
         accessGroup = parsed.value("--access-group")
-        server = parsed.value("--server")
+        // Host names are case-insensitive (RFC 4343): stored and compared in lower case.
+        server = parsed.value("--server")?.lowercased()
         `protocol` = parsed.value("--protocol")
         path = parsed.value("--path")
         securityDomain = parsed.value("--security-domain")
         authenticationType = parsed.value("--authentication-type")
         label = parsed.value("--label")
         if let text = parsed.value("--port") {
-            guard let value = UInt16(text), value > 0 else {
-                throw UsageError("'--port' needs a number from 1 to 65535")
+            guard let value = UInt16(text) else {
+                throw UsageError("'--port' needs a number from 0 (no port) to 65535")
             }
             port = value
         }
@@ -93,7 +103,7 @@ struct ItemSelector {
         let a = item.attributes
         func ok(_ wanted: String?, _ actual: String) -> Bool { wanted == nil || wanted == actual }
         return ok(service, a.service) && ok(account, a.account) && ok(accessGroup, a.accessGroup)
-            && ok(server, a.server) && ok(`protocol`, a.protocol) && ok(path, a.path)
+            && (server == nil || server == a.server.lowercased()) && ok(`protocol`, a.protocol) && ok(path, a.path)
             && ok(securityDomain, a.securityDomain) && ok(authenticationType, a.authenticationType)
             && ok(label, a.label) && (port == nil || port == a.port)
             && (itemClass == nil || itemClass == item.entry.itemClass) && (id == nil || id == item.entry.itemID)
@@ -201,14 +211,47 @@ enum ItemTable {
     }
 
     /// The aligned table, sorted by service/server then account.
-    static func text(_ items: [DecodedItem]) -> String {
-        let rows = [header] + items.map(row).sorted { ($0[2], $0[3]) < ($1[2], $1[3]) }
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
-        return rows.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
-            }.joined()
-        }.joined(separator: "\n") + "\n"
+    static func text(_ items: [DecodedItem]) -> String { String(decoding: bytes(items), as: UTF8.self) }
+
+    /// The table's UTF-8 bytes: one pass to escape cells and measure columns, one to write.
+    static func bytes(_ items: [DecodedItem]) -> [UInt8] {
+        // Cells in one flat array (row-major), escaped (TerminalText) and measured in display
+        // columns once; no array per row.
+        let columns = header.count
+        var cells = [String]()
+        cells.reserveCapacity(items.count * columns)
+        var cellWidths = [Int]()
+        cellWidths.reserveCapacity(items.count * columns)
+        var widths = header.map(TerminalText.width)
+        for item in items {
+            for (column, raw) in row(item).enumerated() {
+                let cell = TerminalText.escaped(raw)
+                let width = TerminalText.width(cell)
+                cells.append(cell)
+                cellWidths.append(width)
+                if width > widths[column] { widths[column] = width }
+            }
+        }
+        let order = items.indices.sorted { x, y in
+            (cells[x * columns + 2], cells[x * columns + 3]) < (cells[y * columns + 2], cells[y * columns + 3])
+        }
+        var out = [UInt8]()
+        out.reserveCapacity((items.count + 1) * (widths.reduce(0, +) + 2 * columns + 1))
+        let spaces = [UInt8](repeating: 0x20, count: (widths.max() ?? 0) + 2)
+        func append(_ cell: String, column: Int, width: Int) {
+            out.append(contentsOf: cell.utf8)
+            if column == columns - 1 {
+                out.append(0x0A)
+            } else {
+                out.append(contentsOf: spaces[0..<max(0, widths[column] + 2 - width)])
+            }
+        }
+        for column in 0..<columns { append(header[column], column: column, width: TerminalText.width(header[column])) }
+        for index in order {
+            for column in 0..<columns {
+                append(cells[index * columns + column], column: column, width: cellWidths[index * columns + column])
+            }
+        }
+        return out
     }
 }

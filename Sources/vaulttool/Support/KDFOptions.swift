@@ -11,7 +11,8 @@ struct KDFOptions {
         OptionSpec(
             names: ["--kdf"],
             valueName: "preset",
-            help: "interactive (default), moderate or sensitive."
+            help: "interactive (default), moderate or sensitive.",
+            completion: .values(KDFParameters.presets.map(\.name))
         ),
         OptionSpec(names: ["--kdf-memory"], valueName: "KiB", help: "Argon2id memory in KiB (at least 19456)."),
         OptionSpec(names: ["--kdf-iterations"], valueName: "n", help: "Argon2id passes (2 to 16)."),
@@ -19,7 +20,7 @@ struct KDFOptions {
         OptionSpec(
             names: ["--kdf-target-ms"],
             valueName: "ms",
-            help: "Raise passes until one unlock takes about <ms> here."
+            help: "Raise passes until one unlock takes about <ms> here (measured)."
         ),
     ]
 
@@ -76,30 +77,13 @@ struct KDFOptions {
         return parameters
     }
 
-    /// Raises the number of passes until one derivation takes about `targetMilliseconds` on
-    /// this machine, as KeePassXC's benchmark does. Memory and lanes never change: the
-    /// weakest machine that must open the vault bounds them, not this one.
+    /// Raises the number of passes until one unlock takes about `targetMilliseconds` on this
+    /// machine: medians of whole unlocks, fitted to a fixed part plus a part per pass
+    /// (``KDFCalibration``). Memory and lanes never change.
     static func calibrate(_ parameters: KDFParameters, targetMilliseconds: Int) throws -> KDFParameters {
-        let seconds = try Progress.run("Measuring Argon2id on this machine") { () throws -> Double in
-            let salt = [UInt8](repeating: 0x5A, count: 16)
-            let probe = KDFParameters(memoryKiB: parameters.memoryKiB, iterations: 1, lanes: parameters.lanes)
-            var best = Double.infinity
-            for _ in 0..<2 {
-                let start = ContinuousClock.now
-                _ = try Argon2id.deriveKey(password: Array("calibration".utf8), salt: salt, parameters: probe)
-                let elapsed = ContinuousClock.now - start
-                best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            }
-            return best
+        try Progress.run("Measuring Argon2id on this machine") {
+            try KDFCalibration.calibrate(parameters, targetSeconds: Double(targetMilliseconds) / 1000)
         }
-        let perPass = max(seconds, 0.000_001)
-        let wanted = Int((Double(targetMilliseconds) / 1000 / perPass).rounded(.down))
-        let ceiling = min(
-            Int(KDFParameters.maximumIterations),
-            Int(KDFParameters.maximumWork / UInt64(parameters.memoryKiB))
-        )
-        let passes = min(max(Int(parameters.iterations), wanted), ceiling)
-        return KDFParameters(memoryKiB: parameters.memoryKiB, iterations: UInt32(passes), lanes: parameters.lanes)
     }
 
     /// `64 MiB, 3 passes, 2 lanes`.

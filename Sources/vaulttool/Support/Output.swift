@@ -1,13 +1,28 @@
 // vaulttool: writing to stdout and stderr.
 
 import Foundation
+import Glibc
 
 /// Where the tool's text goes. Library code never prints; commands do, through here.
 enum Output {
     /// Writes `text` to standard output as is.
     static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
-    /// Writes raw bytes to standard output (for `get`).
-    static func outBytes(_ bytes: [UInt8]) { FileHandle.standardOutput.write(Data(bytes)) }
+    /// Writes raw bytes to standard output (for `get` and `list --json`), without copying them.
+    ///
+    /// The corresponding C function is `write`.
+    static func outBytes(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
     /// Writes `text` to standard error.
     static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 

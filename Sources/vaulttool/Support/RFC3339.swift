@@ -18,13 +18,36 @@ enum RFC3339 {
         var time = time_t(wholeSeconds)
         var parts = tm()
         guard gmtime_r(&time, &parts) != nil else { return "\(milliseconds)" }
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        // Digits written into one buffer: this runs twice per item in `list --json`.
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(24)
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            if width == 4 && value > 9999 { bytes.append(contentsOf: String(value).utf8); return }
+            while divisor > 0 {
+                bytes.append(0x30 + UInt8(truncatingIfNeeded: rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        var text = pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2)
-        text += "T" + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2)
-        if fractionalSeconds { text += "." + pad(Int32(millis), 3) }
-        return text + "Z"
+        digits(parts.tm_year + 1900, 4)
+        bytes.append(0x2D)  // -
+        digits(parts.tm_mon + 1, 2)
+        bytes.append(0x2D)
+        digits(parts.tm_mday, 2)
+        bytes.append(0x54)  // T
+        digits(parts.tm_hour, 2)
+        bytes.append(0x3A)  // :
+        digits(parts.tm_min, 2)
+        bytes.append(0x3A)
+        digits(parts.tm_sec, 2)
+        if fractionalSeconds {
+            bytes.append(0x2E)  // .
+            digits(Int32(millis), 3)
+        }
+        bytes.append(0x5A)  // Z
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

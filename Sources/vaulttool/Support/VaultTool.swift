@@ -8,6 +8,9 @@ enum VaultTool {
     /// The version printed by `--version`.
     static let version = "0.1.0"
 
+    /// The abstract of the `help` pseudo-command, listed with the subcommands.
+    static let helpAbstract = "Show help information for a subcommand."
+
     /// Every subcommand, in help order.
     static var commands: [any Command.Type] {
         [
@@ -67,7 +70,7 @@ enum VaultTool {
     }
 
     static func usageError(_ message: String, _ command: (any Command.Type)?) -> Int32 {
-        var text = "Error: \(message)\n"
+        var text = errorLine(message)
         if let command {
             text += "Usage: \(Help.usage(command))\n"
             text += "  See 'vaulttool \(command.configuration.commandName) --help' for more information.\n"

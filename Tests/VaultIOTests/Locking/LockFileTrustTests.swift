@@ -12,12 +12,21 @@ struct LockFileTrustTests {
         try vault.write { try $0.set(makeDraft(service: service)) }
     }
 
+    /// Creates `<vault>.lock` as someone who got there first would: writers remove their own
+    /// lock file when they finish, so none is left by `makeVault`.
+    private func precreateLockFile(_ path: String) {
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+        #expect(descriptor >= 0)
+        close(descriptor)
+    }
+
     /// Another user pre-creates `<vault>.lock` (here: root gives it away to uid 54321).
     @Test(.enabled(if: geteuid() == 0, "chown needs root"))
     func lockFileOfAnotherUser_isRefused_andVaultUntouched() throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             let lockPath = vault.path + ".lock"
+            precreateLockFile(lockPath)
             #expect(chown(lockPath, 54321, 54321) == 0)
             let before = try Data(contentsOf: URL(fileURLWithPath: vault.path))
             let error = try #require(throws: VaultIOError.self) { try addItem(vault, "blocked") }
@@ -34,6 +43,7 @@ struct LockFileTrustTests {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             #expect(chown(vault.path, 54321, 54321) == 0)
+            precreateLockFile(vault.path + ".lock")
             #expect(chown(vault.path + ".lock", 54321, 54321) == 0)
             try addItem(vault, "allowed")
             #expect(try vault.read { try $0.items(includeSecrets: false).count } == 1)
@@ -44,6 +54,7 @@ struct LockFileTrustTests {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             let lockPath = vault.path + ".lock"
+            precreateLockFile(lockPath)
             #expect(chmod(lockPath, 0o644) == 0)
             let error = try #require(throws: VaultIOError.self) { try addItem(vault, "blocked") }
             #expect(error.code == .untrustedLockFile)
@@ -58,7 +69,6 @@ struct LockFileTrustTests {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             let lockPath = vault.path + ".lock"
-            #expect(unlink(lockPath) == 0)
             #expect(mkfifo(lockPath, 0o600) == 0)
             #expect(throws: VaultIOError(.untrustedLockFile)) { try addItem(vault, "blocked") }
         }

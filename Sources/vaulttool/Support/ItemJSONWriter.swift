@@ -1,0 +1,218 @@
+// vaulttool: writing items as JSON without JSONEncoder, for `list --json`.
+
+import Foundation
+import VaultFormat
+
+/// Writes ``ItemRecord``s as JSON with the same bytes as `Output.json` (JSONEncoder with
+/// `.prettyPrinted`, `.sortedKeys`, `.withoutEscapingSlashes`): two-space indentation,
+/// `"key" : value`, keys in byte order, `/` not escaped.
+///
+/// JSONEncoder builds a tree of boxed values and sorts every object's keys; at 10,000 items
+/// that was 190 ms of `list --json`'s 320 ms. This writer appends bytes directly, with
+/// the keys already in order. Spec: Spec/cli.md, "list --json".
+struct ItemJSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(Self.chunkSize + 4096) }
+
+    /// Writes `{"items": [...], "unavailable": n}` and a newline, as `list --json` prints it,
+    /// to `sink` in chunks of about 64 KiB: every item without its secret, in `order`.
+    ///
+    /// - Parameters:
+    ///   - items: The items.
+    ///   - ids: Each item's ID as text (already computed to sort by).
+    ///   - order: The positions in `items` to write, in order.
+    static func writeListReport(
+        _ items: [DecodedItem],
+        ids: [String],
+        order: [Int],
+        unavailable: Int,
+        to sink: ([UInt8]) -> Void
+    ) {
+        var writer = ItemJSONWriter()
+        writer.raw("{\n  \"items\" : [")
+        if order.isEmpty {
+            writer.raw("\n\n  ]")
+        } else {
+            for (index, position) in order.enumerated() {
+                writer.raw(index == 0 ? "\n" : ",\n")
+                writer.indent(2)
+                let entry = items[position].entry
+                writer.item(
+                    items[position].attributes,
+                    id: ids[position],
+                    itemClass: entry.itemClass,
+                    accessibility: entry.protectionClass,
+                    version: entry.version,
+                    secretLength: entry.secretLength,
+                    depth: 2
+                )
+                if writer.bytes.count >= Self.chunkSize {
+                    sink(writer.bytes)
+                    writer.bytes.removeAll(keepingCapacity: true)
+                }
+            }
+            writer.raw("\n  ]")
+        }
+        writer.raw(",\n  \"unavailable\" : \(unavailable)\n}\n")
+        sink(writer.bytes)
+    }
+
+    /// Output is handed to the sink in pieces of about this size.
+    static let chunkSize = 1 << 16
+
+    /// One item object at `depth` (the caller wrote the indentation before it).
+    mutating func item(_ record: ItemRecord, depth: Int) {
+        item(
+            record.attributes,
+            id: record.id,
+            itemClass: record.itemClass,
+            accessibility: record.accessibility,
+            version: record.version,
+            secretLength: record.secretLength,
+            secret: record.secret,
+            secretBase64: record.secretBase64,
+            depth: depth
+        )
+    }
+
+    /// One item object, from its parts (the keys of ``ItemRecord``).
+    mutating func item(
+        _ a: ItemAttributes,
+        id: String?,
+        itemClass: ItemClass,
+        accessibility: ProtectionClass,
+        version: UInt64?,
+        secretLength: Int?,
+        secret: String? = nil,
+        secretBase64: String? = nil,
+        depth: Int
+    ) {
+        let d = depth + 1
+        raw("{")
+        // Keys in byte order (as `.sortedKeys` orders them); "accessGroup" is always first.
+        member("accessGroup", d, first: true); string(a.accessGroup)
+        member("accessibility", d); string(accessibility.description)
+        member("account", d); string(a.account)
+        member("authenticationType", d); string(a.authenticationType)
+        member("class", d); string(itemClass.description)
+        member("comment", d); string(a.comment)
+        member("created", d); optionalString(ItemDates.format(a.creationDate))
+        member("creator", d); number(UInt64(a.creator))
+        member("description", d); string(a.itemDescription)
+        member("generic", d)
+        if a.generic.isEmpty { raw("\"\"") } else { string(Data(a.generic).base64EncodedString()) }
+        member("id", d); optionalString(id)
+        member("invisible", d); bool(a.isInvisible)
+        member("label", d); string(a.label)
+        member("modified", d); optionalString(ItemDates.format(a.modificationDate))
+        member("negative", d); bool(a.isNegative)
+        member("path", d); string(a.path)
+        member("port", d); number(UInt64(a.port))
+        member("preserved", d); preserved(a.preserved, depth: d)
+        member("protocol", d); string(a.protocol)
+        if let secret { member("secret", d); string(secret) }
+        if let secretBase64 { member("secretBase64", d); string(secretBase64) }
+        if let secretLength { member("secretLength", d); number(UInt64(secretLength)) }
+        member("securityDomain", d); string(a.securityDomain)
+        member("server", d); string(a.server)
+        member("service", d); string(a.service)
+        member("synchronizable", d); bool(a.synchronizable)
+        member("type", d); number(UInt64(a.type))
+        if let version { member("version", d); number(version) }
+        raw("\n")
+        indent(depth)
+        raw("}")
+    }
+
+    private mutating func preserved(_ values: [PreservedAttribute], depth: Int) {
+        guard !values.isEmpty else {
+            raw("[\n\n")
+            indent(depth)
+            raw("]")
+            return
+        }
+        raw("[")
+        for (index, value) in values.enumerated() {
+            raw(index == 0 ? "\n" : ",\n")
+            indent(depth + 1)
+            raw("{\n")
+            indent(depth + 2)
+            raw("\"tag\" : ")
+            number(UInt64(value.tag))
+            raw(",\n")
+            indent(depth + 2)
+            raw("\"value\" : ")
+            string(Data(value.value).base64EncodedString())
+            raw("\n")
+            indent(depth + 1)
+            raw("}")
+        }
+        raw("\n")
+        indent(depth)
+        raw("]")
+    }
+
+    // MARK: - Values
+
+    /// `,\n`, the indentation and `"name" : `.
+    mutating func member(_ name: StaticString, _ depth: Int, first: Bool = false) {
+        if !first { bytes.append(0x2C) }
+        bytes.append(0x0A)
+        indent(depth)
+        bytes.append(0x22)
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(0x22)
+        bytes.append(0x20)
+        bytes.append(0x3A)
+        bytes.append(0x20)
+    }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    private static let spaces = [UInt8](repeating: 0x20, count: 64)
+
+    mutating func indent(_ depth: Int) {
+        bytes.append(contentsOf: Self.spaces[0..<min(depth * 2, 64)])
+    }
+
+    mutating func number(_ value: UInt64) { raw(String(value)) }
+
+    mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
+
+    mutating func optionalString(_ value: String?) {
+        if let value { string(value) } else { raw("null") }
+    }
+
+    /// A JSON string: `"` and `\` escaped, `\b \f \n \r \t`, other controls below 0x20 as
+    /// `\u00xx`; everything else (`/`, DEL, non-ASCII) as is, as JSONEncoder writes it.
+    mutating func string(_ value: String) {
+        bytes.append(0x22)
+        // Most attribute text needs no escape at all.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(0x22)
+            return
+        }
+        for byte in value.utf8 {
+            switch byte {
+            case 0x22: bytes.append(0x5C); bytes.append(0x22)
+            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+            case 0x08: bytes.append(0x5C); bytes.append(0x62)
+            case 0x0C: bytes.append(0x5C); bytes.append(0x66)
+            case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
+            case 0x0D: bytes.append(0x5C); bytes.append(0x72)
+            case 0x09: bytes.append(0x5C); bytes.append(0x74)
+            case 0x00..<0x20:
+                let digits: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+    }
+}
