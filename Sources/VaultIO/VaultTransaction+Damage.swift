@@ -3,15 +3,16 @@
 import VaultFormat
 
 extension VaultTransaction {
-    /// Runs `body`, which looks up `primaryKey`; when a record it decrypts is damaged, throws
-    /// ``ItemDamage`` naming that record instead of a bare `recordCorrupt`, so that the caller
-    /// can remove it by ID (Spec/library-semantics.md, L-DMG-1).
-    func namingDamage<T>(for primaryKey: PrimaryKey, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
-            throw damagedRecord(withTagOf: primaryKey) ?? error
-        }
+    /// The error to throw for `error`, met while looking up `primaryKey`: when a record it
+    /// decrypted is damaged, ``ItemDamage`` naming that record instead of a bare
+    /// `recordCorrupt`, so that the caller can remove it by ID (Spec/library-semantics.md, L-DMG-1).
+    ///
+    /// It takes the error rather than wrapping the lookup in a closure: a closure that mutates
+    /// `writer` inside a method that reads `self` would keep a second reference to the writer's
+    /// storage, and every `put` would copy it (quadratic time for a large write).
+    func namingDamage(_ error: any Error, for primaryKey: PrimaryKey) -> any Error {
+        guard let formatError = error as? VaultFormatError, ItemDamage.isDamage(formatError) else { return error }
+        return damagedRecord(withTagOf: primaryKey) ?? formatError
     }
 
     /// The first record whose lookup tag is `primaryKey`'s and whose attributes do not open.

@@ -83,7 +83,12 @@ public struct VaultTransaction: Sendable {
     /// - Throws: ``ItemDamage`` when a record with a matching lookup tag is damaged;
     ///   ``VaultFormatError`` when one cannot be decrypted here (`keyUnavailable`, `foreignDevice`).
     public func item(for primaryKey: PrimaryKey) throws -> Item? {
-        let id = try namingDamage(for: primaryKey) { try writer.itemID(for: primaryKey) }
+        let id: ItemID?
+        do {
+            id = try writer.itemID(for: primaryKey)
+        } catch {
+            throw namingDamage(error, for: primaryKey)
+        }
         guard let id, let record = writer.record(for: id) else { return nil }
         let attributes = try RecordCodec.openAttributes(
             record.bytes[...],
@@ -152,7 +157,11 @@ public struct VaultTransaction: Sendable {
             )
         }
         // R11-DEV-1: in a 1.1 vault a device-bound item is stored under its device-tagged ID.
-        try namingDamage(for: draft.primaryKey) { try writer.put(draft, now: now) }
+        do {
+            try writer.put(draft, now: now)
+        } catch {
+            throw namingDamage(error, for: draft.primaryKey)
+        }
         hasChanges = true
     }
 
