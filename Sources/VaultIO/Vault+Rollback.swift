@@ -41,16 +41,18 @@ extension Vault {
                 ? (snapshot, try rollbackGuard.observe(snapshot)) : try rollbackGuard.observeNewest(snapshot, at: path)
         }
         if policy == .accept {
+            // Accepting changes the record only through a write that commits (L-RB-4): the
+            // committed generation replaces it in `recordCommit`. A read, or a write that changes
+            // nothing, leaves the record as it was, so the rollback is still reported next time.
             let checked: (VaultSnapshot, RollbackFinding?)
             do {
                 checked = try check()
             } catch let error as VaultIOError where error.code == .rollbackStateInvalid {
-                try rollbackGuard.accept(snapshot)
-                return Screened(snapshot: snapshot, finding: nil, accepted: true)
+                // The write that commits replaces the unusable file; a read goes on without it.
+                return Screened(snapshot: snapshot, finding: nil, accepted: forWriting)
             }
             guard checked.1 != nil else { return Screened(snapshot: checked.0, finding: nil, accepted: false) }
-            try rollbackGuard.accept(checked.0)
-            return Screened(snapshot: checked.0, finding: checked.1, accepted: true)
+            return Screened(snapshot: checked.0, finding: checked.1, accepted: forWriting)
         }
         let (checked, finding) = try check()
         guard let finding else { return Screened(snapshot: checked, finding: nil, accepted: false) }

@@ -189,8 +189,11 @@ struct RollbackTests {
             let error = try #require(throws: VaultIOError.self) { try open(vault.path, guarded(directory + "/state")) }
             #expect(error.code == .rollbackStateInvalid)
             #expect(error.path == statePath)
-            _ = try open(vault.path, guarded(directory + "/state", .accept))
-            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 1)
+            // Accepting replaces the file through a write that commits, not by opening (L-RB-4).
+            let accepting = try open(vault.path, guarded(directory + "/state", .accept))
+            #expect(throws: VaultIOError(.rollbackStateInvalid)) { try state.recorded(vaultID: vault.vaultID) }
+            try accepting.write { try $0.set(makeDraft(service: "after")) }
+            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 2)
             // A state file others can write is not trusted either.
             #expect(chmod(statePath, 0o666) == 0)
             #expect(throws: VaultIOError(.rollbackStateInvalid)) { try open(vault.path, guarded(directory + "/state")) }

@@ -66,6 +66,16 @@ struct RollbackCommandTests {
         #expect(seen["file"] as? String == "same")
     }
 
+    /// Accepting needs a write: a command that writes nothing leaves the record, and the
+    /// rollback is still reported.
+    @Test func acceptRollback_withoutAWrite_keepsTheRecord() throws {
+        let w = try rolledBackWorkspace()
+        let rm = try w.run(["rm", "--accept-rollback", "--password-file", "pw", "--service", "nothing", "v.vault"])
+        #expect(rm.status == 2)
+        let list = try w.run(["list", "--password-file", "pw", "v.vault"])
+        #expect(list.stderr.hasPrefix("Warning: 'v.vault' may have been rolled back"), "\(list.stderr)")
+    }
+
     @Test func sameGeneration_differentHeader_isRolledBack() throws {
         let w = try Workspace()
         try w.makeVault()
