@@ -1,6 +1,7 @@
 // vaulttool tests: where `set` takes the secret from, and the empty-secret rule.
 
 import Foundation
+import Glibc
 import Testing
 
 @Suite("set: the secret")
@@ -64,5 +65,25 @@ struct SetSecretTests {
         #expect(result.stdout.hasPrefix("Password: \r\nSecret: \r\nRetype secret: "), "\(result.stdout)")
         let get = try w.run(["get", "--password-file", "pw", "--service", "s", "--account", "a", "v.vault"])
         #expect(get.stdout == "typed-secret")
+    }
+
+    /// In format 1.1 a ThisDeviceOnly item is stored under a device-tagged ID: `set` prints
+    /// that one, so that `rm --id` finds it.
+    @Test func deviceBoundItem_printsTheIDItIsStoredUnder() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: w.file("ds")))
+        #expect(chmod(w.file("ds"), 0o600) == 0)
+        let set = try w.run(
+            [
+                "set", "--password-file", "pw", "--device-secret-file", "ds", "--service", "s", "--account", "a",
+                "--accessibility", "whenUnlockedThisDeviceOnly", "v.vault",
+            ],
+            stdin: "bound"
+        )
+        #expect(set.status == 0, "\(set.stderr)")
+        let id = String(set.stdout.dropFirst("Added item ".count).dropLast(2))
+        let rm = try w.run(["rm", "--id", id, "--password-file", "pw", "--device-secret-file", "ds", "v.vault"])
+        #expect(rm.status == 0, "\(rm.stderr)")
     }
 }

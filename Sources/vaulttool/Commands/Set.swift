@@ -145,7 +145,9 @@ struct SetItem: Command {
                 secret: SecretBytes(bytes: secret, protection: .guarded)
             )
             try txn.set(draft, expecting: existing.map { .version($0.version) } ?? .absent)
-            return (draft.id, existing == nil)
+            // In format 1.1 a device-bound item is stored under its device-tagged ID (R11-DEV-1).
+            let stored = try txn.item(for: draft.primaryKey)?.id ?? draft.id
+            return (stored, existing == nil)
         }
         Output.out("\(added ? "Added" : "Updated") item \(id).\n")
     }
