@@ -191,4 +191,42 @@ struct AgentCommandTests {
         #expect(items.count == writers * perWriter)
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }
+
+    /// After a rekey the agent holds the new keys, not the revoked ones.
+    @Test func rekey_givesTheAgentTheNewKeys() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("s3cret", ["--service", "db", "--account", "app"])
+        let agent = try RunningAgent(in: w)
+        let env = agent.environment
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: env).status == 0)
+        let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"], environment: env)
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(rekey.stderr.contains("the agent dropped the old keys"))
+        let get = try w.run(["get", "--service", "db", "v.vault"], environment: env)
+        #expect(get.stdout == "s3cret", "\(get.stderr)")
+        #expect(!get.stderr.contains("no longer open"))
+    }
+
+    /// A device secret asked for that the agent's keys lack: the credentials are used instead.
+    @Test func deviceSecretOption_withKeysWithoutIt_usesTheCredentials() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: w.file("ds")))
+        #expect(chmod(w.file("ds"), 0o600) == 0)
+        try w.set("bound", ["--service", "b", "--account", "a", "--device-secret-file", "ds",
+                            "--accessibility", "whenUnlockedThisDeviceOnly"])
+        let agent = try RunningAgent(in: w)
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        let get = try w.run(
+            ["get", "--password-file", "pw", "--device-secret-file", "ds", "--service", "b", "v.vault"],
+            environment: agent.environment
+        )
+        #expect(get.stdout == "bound", "\(get.stderr)")
+        let viaAgent = try w.run(
+            ["get", "--device-secret-file", "ds", "--service", "b", "v.vault"],
+            environment: agent.environment
+        )
+        #expect(viaAgent.stderr.contains("without a device secret"), "\(viaAgent.stderr)")
+    }
 }

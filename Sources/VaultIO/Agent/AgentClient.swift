@@ -18,11 +18,15 @@ package struct AgentClient {
 
     /// Hands the keys of `vault` (opened with credentials) to the agent.
     package func add(_ vault: VaultSnapshot, path: String) throws {
-        let keys = vault.keys
+        try add(vault.keys, vaultID: vault.header.vaultID, path: path)
+    }
+
+    /// Hands `keys` of the vault `vaultID` at the resolved `path` to the agent.
+    package func add(_ keys: VaultKeys, vaultID: [UInt8], path: String) throws {
         var request = AgentMessage(
             .add,
             [
-                Array(path.utf8), vault.header.vaultID, keys.master?.secret.copyBytes() ?? [],
+                Array(path.utf8), vaultID, keys.master?.secret.copyBytes() ?? [],
                 keys.base.secret.copyBytes(), keys.deviceSecret?.secret.copyBytes() ?? [],
             ]
         )

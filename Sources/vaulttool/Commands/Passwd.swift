@@ -165,6 +165,7 @@ struct Passwd: Command {
             throw error
         }
         if rekeys {
+            VaultAccess.refreshAgent(after: vault)
             message +=
                 "\nCopies made before this change (backups, synced copies) still open with the old "
                 + "credential and show what they hold; delete them."

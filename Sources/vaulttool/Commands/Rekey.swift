@@ -45,6 +45,7 @@ struct Rekey: Command {
             acceptRollback: credentialOptions.acceptRollback
         )
         let report = try VaultAccess.write(vault) { txn in try txn.rekey(options) }
+        VaultAccess.refreshAgent(after: vault)
         let summary = RekeyFlags.summary(report)
         Output.out("Rekeyed \(path): \(summary.prefix(1).uppercased() + summary.dropFirst()).\n")
     }

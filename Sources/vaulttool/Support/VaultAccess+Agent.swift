@@ -32,7 +32,30 @@ extension VaultAccess {
         guard !options.hasPasswordSource && options.keyFile == nil, let socket = agentSocket,
             let (keys, snapshot) = agentKeys(path, socket: socket)
         else { return nil }
+        // A device secret asked for (option or VAULTTOOL_DEVICE_SECRET_FILE) that the agent's keys
+        // lack: the ThisDeviceOnly items would be out of reach, so the credentials are used.
+        if options.deviceSecretFile != nil && keys.deviceSecret == nil {
+            Output.err(
+                "vaulttool: note: the agent holds \(path) without a device secret; using the credentials "
+                    + "(unlock it with --device-secret-file to use the agent)\n"
+            )
+            return nil
+        }
         return .agent(keys, snapshot)
+    }
+
+    /// After a rekey: an agent that held the vault's old keys gets the new ones, so that it
+    /// neither keeps a revoked master key nor stops working (Spec/agent.md, section 1).
+    static func refreshAgent(after vault: Vault) {
+        guard let socket = agentSocket, let resolved = try? AgentClient.resolvedPath(vault.path) else { return }
+        let client = AgentClient(socketPath: socket)
+        guard let dropped = try? client.lock(path: resolved), dropped > 0 else { return }
+        do {
+            try client.add(vault.heldKeys, vaultID: vault.vaultID, path: resolved)
+            Output.err("vaulttool: the agent dropped the old keys of \(vault.path) and holds the new ones\n")
+        } catch {
+            Output.err("vaulttool: the agent dropped the old keys of \(vault.path); run 'vaulttool unlock' again\n")
+        }
     }
 
     /// Asks the agent, and checks that its keys open the newest generation; `nil` (fall back
@@ -49,7 +72,7 @@ extension VaultAccess {
             }
             keys = held
         } catch {
-            Output.err("vaulttool: note: no vault agent at VAULT_AGENT_SOCK (\(error)); using credentials\n")
+            Output.err("vaulttool: note: the vault agent at VAULT_AGENT_SOCK cannot be reached; using credentials\n")
             return nil
         }
         guard let snapshot = try? reader.open(keys: keys) else {
