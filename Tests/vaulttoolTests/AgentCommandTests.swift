@@ -214,8 +214,13 @@ struct AgentCommandTests {
         try w.makeVault()
         try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: w.file("ds")))
         #expect(chmod(w.file("ds"), 0o600) == 0)
-        try w.set("bound", ["--service", "b", "--account", "a", "--device-secret-file", "ds",
-                            "--accessibility", "whenUnlockedThisDeviceOnly"])
+        try w.set(
+            "bound",
+            [
+                "--service", "b", "--account", "a", "--device-secret-file", "ds",
+                "--accessibility", "whenUnlockedThisDeviceOnly",
+            ]
+        )
         let agent = try RunningAgent(in: w)
         #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
         let get = try w.run(

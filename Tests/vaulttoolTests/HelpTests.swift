@@ -10,7 +10,7 @@ struct HelpTests {
         #expect(result.stderr == "")
         #expect(
             result.stdout == #"""
-                OVERVIEW: A portable, file-backed keychain (vault 0.1.0).
+                OVERVIEW: A portable, file-backed keychain (vault 0.2.0).
 
                 USAGE: vaulttool <subcommand>
 

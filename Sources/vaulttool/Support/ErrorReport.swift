@@ -92,7 +92,11 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
             .busy
         )
     case .conflict:
-        return ("vault was changed by another program; run again", .busy)
+        return (
+            "the keys held no longer open the vault: another program re-keyed or replaced it, or its header "
+                + "was altered; run the command again with the vault's credentials",
+            .busy
+        )
     case .system:
         var text = "\(error.operation.isEmpty ? "file operation" : error.operation) failed"
         if !error.path.isEmpty { text += " on '\(error.path)'" }
@@ -105,7 +109,11 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
     case .invalidDeviceSecret:
         return ("the device secret '\(error.path)' is refused: \(error.reason)", .failure)
     case .credentialsRequired:
-        return ("vault was changed by another program; run again", .busy)
+        return (
+            "the keys held no longer open the vault: another program re-keyed or replaced it, or its header "
+                + "was altered; run the command again with the vault's credentials",
+            .busy
+        )
     case .rolledBack:
         return (RollbackOption.refusal(error), .damaged)
     case .rollbackStateInvalid:

@@ -6,7 +6,7 @@ import VaultFormat
 /// The tool: its commands, `--help`, `--version`, and error reporting.
 enum VaultTool {
     /// The version printed by `--version`.
-    static let version = "0.1.0"
+    static let version = "0.2.0"
 
     /// The abstract of the `help` pseudo-command, listed with the subcommands.
     static let helpAbstract = "Show help information for a subcommand."
