@@ -102,6 +102,7 @@ struct Migrate: Command {
             acceptRollback: credentialOptions.acceptRollback
         )
         var plan = Plan(vault: vault.path, fromFormat: from, toFormat: to, dryRun: dryRun)
+        var planned = header.keyslots
         for (index, slot) in header.keyslots.enumerated() {
             guard let kdf = slot.kdf else { continue }
             let wanted = kdfOptions.isGiven ? target : Self.raise(kdf, to: target)
@@ -118,7 +119,11 @@ struct Migrate: Command {
                     to: KDFOptions.describe(wanted)
                 )
             )
+            planned[index].kdf = wanted
         }
+        // R-KS-8: the raised slots together must stay within the work of one open; refused here,
+        // in the plan (and in --dry-run), before any backup or write.
+        try KDFParameters.validateTotal(of: planned)
         // R11-PW-1: a password that is not in NFC form opened its 1.0 keyslots as typed; in 1.1
         // the reader normalizes it, so those keyslots are rewrapped with the NFC form.
         if header.minor < 1, let password = credentials.password, !PasswordNormalization.isNormalized(password) {
