@@ -16,10 +16,9 @@ public enum KeyFileGenerator {
 
     /// Writes a new key file of 32 random bytes at `path` and returns its digest.
     ///
-    /// The steps, in order: (1) create `path` with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode
-    /// `0600`, so an existing file or symbolic link is never overwritten or followed; (2) write
-    /// the bytes and `fsync` the file; (3) `fsync` the directory, so the name survives a crash.
-    /// When a step after (1) fails, the new file is removed again.
+    /// The file is written by ``DurableFile/create(at:contents:mode:)``: created exclusively
+    /// (an existing file or symbolic link is never overwritten or followed) with mode `0600`,
+    /// written and `fsync`ed with its directory, and removed again when a step fails.
     ///
     /// - Parameter path: Where the key file goes; nothing may exist there.
     /// - Returns: The new key file's digest, ready for ``Credentials/init(password:keyFileDigest:deviceSecret:)``.
@@ -27,48 +26,31 @@ public enum KeyFileGenerator {
     ///   ``VaultIOError`` naming the step (`"open directory"`, `"create key file"`,
     ///   `"write key file"`, `"fsync key file"`, `"fsync directory"`) otherwise.
     public static func generate(at path: String) throws -> KeyFileDigest {
-        let (directory, name) = split(path)
-        let dir = try step("open directory", directory) { () throws(Errno) in
-            try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
-        }
-        return try dir.closeAfter {
-            let file: FileDescriptor
-            do throws(Errno) {
-                file = try dir.createExclusive(name, mode: 0o600)
-            } catch  where error == .fileExists {
-                throw VaultIOError(
-                    .alreadyExists,
-                    operation: "create key file",
-                    errno: error,
-                    path: path,
-                    reason: "a key file is never overwritten"
-                )
-            } catch {
-                throw VaultIOError.system("create key file", error, path: path)
-            }
-            let secret = SecretBytes.random(count: byteCount)
-            do {
-                try file.closeAfter {
-                    try step("write key file", path) { () throws(Errno) in
-                        try secret.withUnsafeBytes { buffer in
-                            Result { () throws(Errno) in try file.writeAll(buffer) }
-                        }
-                        .get()
-                    }
-                    try step("fsync key file", path) { () throws(Errno) in try file.sync() }
-                }
-                try step("fsync directory", directory) { () throws(Errno) in try dir.sync() }
-            } catch {
-                try? dir.unlink(name)
-                throw error
-            }
-            return KeyFileDigest(contents: secret)
+        let secret = SecretBytes.random(count: byteCount)
+        var bytes = secret.copyBytes()
+        defer { wipe(&bytes) }
+        try create(at: path, bytes)
+        return KeyFileDigest(contents: secret)
+    }
+
+    /// ``DurableFile/create(at:contents:mode:)``, with the message for an existing file.
+    private static func create(at path: String, _ bytes: [UInt8]) throws {
+        do {
+            try DurableFile.create(at: path, contents: bytes, mode: 0o600)
+        } catch  where error.code == .alreadyExists {
+            throw VaultIOError(
+                .alreadyExists,
+                operation: "create key file",
+                errno: error.errno,
+                path: path,
+                reason: "a key file is never overwritten"
+            )
         }
     }
 
-    private static func split(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let directory = String(path[..<slash])
-        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+        }
     }
 }
