@@ -13,9 +13,11 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .target(name: "CVaultSys", cSettings: [.define("_GNU_SOURCE")]),
+        // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's.
+        .target(name: "CVaultTool"),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
-        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultFormat"]),
+        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultFormat", "CVaultTool"]),
         .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
         .executableTarget(
             name: "vault-fixturegen",

@@ -144,7 +144,8 @@ struct DockerCredentialProtocol {
 
     private func list() throws {
         var accounts = [String: String]()
-        for item in try store().find(withSecrets: false, exact: nil) { $0.accessGroup == Self.accessGroup }.reversed() {
+        let items = try store().find(withSecrets: false, exact: nil) { $0.accessGroup == Self.accessGroup }
+        for item in items.reversed() {
             accounts[DockerServer(item.attributes).url] = item.attributes.account
         }
         var out = Array("{".utf8)

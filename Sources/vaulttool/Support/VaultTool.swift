@@ -1,6 +1,6 @@
 // vaulttool: dispatching to subcommands.
 
-import CVaultSys
+import CVaultTool
 import VaultFormat
 
 /// The tool: its commands, `--help`, `--version`, and error reporting.
