@@ -9,6 +9,8 @@ tool="$(swift build -c release --static-swift-stdlib --show-bin-path)/vaulttool"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 umask 077
+# The rollback record (Spec/rollback.md) of this throwaway vault stays in the throwaway folder.
+export XDG_STATE_HOME="$work/state"
 printf '%s' 'demo password: correct horse battery staple' >"$work/password"
 vault="$work/demo.vault"
 "$tool" create --password-file "$work/password" "$vault"
