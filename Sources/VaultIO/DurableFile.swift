@@ -77,10 +77,28 @@ public enum DurableFile {
         }
     }
 
+    /// Moves `source` over `target` in one atomic rename, then `fsync`s the directory. Both
+    /// must be in the same directory (a backup next to its vault).
+    ///
+    /// The corresponding C function is `renameat2`.
+    package static func replace(_ target: String, with source: String) throws(VaultIOError) {
+        let (directoryPath, targetName) = split(target)
+        let (sourceDirectory, sourceName) = split(source)
+        guard sourceDirectory == directoryPath else {
+            throw VaultIOError(.invalidPath, operation: "rename", path: source, reason: "not beside '\(target)'")
+        }
+        let directory = try step("open directory", directoryPath) { () throws(Errno) in
+            try FileDescriptor.open(directoryPath, O_RDONLY | O_DIRECTORY)
+        }
+        defer { try? directory.close() }
+        try step("rename", source) { () throws(Errno) in try directory.rename(sourceName, to: targetName) }
+        try step("fsync directory", directoryPath) { () throws(Errno) in try directory.sync() }
+    }
+
     /// Removes `path` (best effort is the caller's choice).
     ///
     /// The corresponding C function is `unlinkat`.
-    static func remove(_ path: String) throws(VaultIOError) {
+    package static func remove(_ path: String) throws(VaultIOError) {
         let (directoryPath, name) = split(path)
         let directory = try step("open directory", directoryPath) { () throws(Errno) in
             try FileDescriptor.open(directoryPath, O_RDONLY | O_DIRECTORY)
