@@ -489,40 +489,17 @@ struct CredentialHelperIntegrationTests {
         in w: Workspace,
         environment: [String: String] = [:]
     ) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git"] + arguments
         var env = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": w.file("home"),
             "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C",
         ]
         env.merge(environment) { $1 }
-        process.environment = env
-        process.currentDirectoryURL = URL(fileURLWithPath: w.path)
-        let input = Pipe()
-        let output = Pipe()
-        let error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = error.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self),
-            stdoutBytes: Array(outData)
+        return try Tool.runProgram(
+            "/usr/bin/env",
+            ["git"] + arguments,
+            stdin: Array(stdin.utf8),
+            environment: env,
+            in: w.path
         )
     }
 

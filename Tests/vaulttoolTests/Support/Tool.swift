@@ -66,14 +66,26 @@ enum Tool {
         environment: [String: String] = [:],
         in directory: String? = nil
     ) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         // The rollback state (Spec/cli.md, "Rollback") goes to the workspace, never the real home.
         env["XDG_STATE_HOME"] = stateHome(directory)
         for (key, value) in environment { env[key] = value }
-        process.environment = env
+        return try runProgram(path, arguments, stdin: stdin, environment: env, in: directory)
+    }
+
+    /// Runs `executable arguments` with exactly `environment`, `stdin` (bytes, or /dev/null)
+    /// and `directory`, reading stdout and stderr to their ends.
+    static func runProgram(
+        _ executable: String,
+        _ arguments: [String],
+        stdin: [UInt8]?,
+        environment: [String: String],
+        in directory: String?
+    ) throws -> RunResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle(forReadingAtPath: "/dev/null") : input
