@@ -149,22 +149,13 @@ extension VaultWriter {
                 for index in range {
                     let entry = entries[index]
                     let record = bytes[index]
-                    let secret: SecretBytes
-                    let attributes: ItemAttributes
+                    let draft: ItemDraft
                     do throws(VaultFormatError) {
-                        secret = try RecordCodec.openSecret(record, entry: entry, vaultID: vaultID, keys: old)
-                        attributes = try RecordCodec.openAttributes(record, entry: entry, vaultID: vaultID, keys: old)
+                        draft = try RecordCodec.openDraft(record, entry: entry, vaultID: vaultID, keys: old)
                     } catch  where error.code == .foreignDevice {
                         foreign.append(entry.itemID)
                         continue
                     }
-                    let draft = ItemDraft(
-                        id: entry.itemID,
-                        itemClass: entry.itemClass,
-                        protectionClass: entry.protectionClass,
-                        attributes: attributes,
-                        secret: secret
-                    )
                     sealed.append(
                         try RecordCodec.seal(draft, version: version, vaultID: vaultID, keys: new, random: nonces)
                     )

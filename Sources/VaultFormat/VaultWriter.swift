@@ -289,21 +289,9 @@ public struct VaultWriter: Sendable {
         guard header.followsVersion11Rules else { return report }
         for entry in entries where entry.protectionClass.isDeviceBound && !keys.isOwnDeviceItem(entry.itemID) {
             let record = self.record(for: entry.itemID)!
-            let secret: SecretBytes
-            let attributes: ItemAttributes
+            let draft: ItemDraft
             do {
-                secret = try RecordCodec.openSecret(
-                    record.bytes[...],
-                    entry: entry,
-                    vaultID: header.vaultID,
-                    keys: keys
-                )
-                attributes = try RecordCodec.openAttributes(
-                    record.bytes[...],
-                    entry: entry,
-                    vaultID: header.vaultID,
-                    keys: keys
-                )
+                draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
             } catch  where error.code == .foreignDevice {
                 report.foreign += 1
                 continue
@@ -311,13 +299,6 @@ public struct VaultWriter: Sendable {
                 report.pending += 1
                 continue
             }
-            let draft = ItemDraft(
-                id: entry.itemID,
-                itemClass: entry.itemClass,
-                protectionClass: entry.protectionClass,
-                attributes: attributes,
-                secret: secret
-            )
             try put(draft, now: now, random: random)
             report.retagged += 1
         }

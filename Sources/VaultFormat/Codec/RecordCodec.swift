@@ -227,6 +227,24 @@ public enum RecordCodec {
         return SecretBytes(bytes: plain)
     }
 
+    /// Decrypts a whole record (secret, then attributes) into the draft that would seal it again
+    /// under other keys: the same ID, classes, attributes and secret (rekey, re-tagging).
+    public static func openDraft(
+        _ record: ArraySlice<UInt8>,
+        entry: IndexEntry,
+        vaultID: [UInt8],
+        keys: VaultKeys
+    ) throws(VaultFormatError) -> ItemDraft {
+        let secret = try openSecret(record, entry: entry, vaultID: vaultID, keys: keys)
+        return ItemDraft(
+            id: entry.itemID,
+            itemClass: entry.itemClass,
+            protectionClass: entry.protectionClass,
+            attributes: try openAttributes(record, entry: entry, vaultID: vaultID, keys: keys),
+            secret: secret
+        )
+    }
+
     /// Opens one of a record's two ciphertexts and strips its padding, which must be zero (R-REC-1).
     ///
     /// - Returns: The first `length` bytes of the plaintext; the caller wipes them.
