@@ -154,7 +154,12 @@ run_failing no-match "$tool" get --password-file "$work/pw" --service nothing "$
 run_failing unknown-option "$tool" get --password-file "$work/pw" --bogus "$secret" "$vault"
 cp "$vault" "$work/tampered.vault"
 size=$(stat -c %s "$work/tampered.vault")
-printf '\xff' | dd of="$work/tampered.vault" bs=1 seek=$((size - 5)) conv=notrunc status=none
+# Flip every bit of one byte near the end (inside the file MAC); writing a fixed value would
+# leave the file unchanged whenever that byte already held it.
+byte=$(od -An -tu1 -j $((size - 5)) -N1 "$work/tampered.vault" | tr -d ' ')
+printf "\\$(printf '%03o' $((byte ^ 255)))" |
+    dd of="$work/tampered.vault" bs=1 seek=$((size - 5)) conv=notrunc status=none
+if cmp -s "$vault" "$work/tampered.vault"; then fail "the tampered copy equals the original"; fi
 run_failing tampered-verify "$tool" verify --password-file "$work/pw" "$work/tampered.vault"
 run_failing tampered-get "$tool" get --password-file "$work/pw" --service "$service" "$work/tampered.vault"
 run_failing missing-vault "$tool" get --password-file "$work/pw" --service "$service" "$work/none.vault"
