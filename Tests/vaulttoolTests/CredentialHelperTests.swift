@@ -657,8 +657,7 @@ struct CredentialHelperIntegrationTests {
             process.standardOutput = output
             process.standardError = output
             try process.run()
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
+            input.feed(stdin.utf8)
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             let text = String(decoding: data, as: UTF8.self)
@@ -696,8 +695,7 @@ struct CredentialHelperIntegrationTests {
             process.standardOutput = stdout
             process.standardError = FileHandle.nullDevice
             try process.run()
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
+            stdin.feed(input.utf8)
             let data = stdout.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return RunResult(

@@ -94,10 +94,7 @@ enum Tool {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(Data(stdin))
-            try input.fileHandleForWriting.close()
-        }
+        if let stdin { input.feed(stdin) }
         // Read both pipes concurrently so that a full pipe never blocks the child.
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
@@ -139,6 +136,20 @@ enum Tool {
             stderr: "",
             stdoutBytes: Array(data)
         )
+    }
+}
+
+/// Ignoring SIGPIPE for the whole test process, once: the process runs many tests at a time.
+private let brokenPipesIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+extension Pipe {
+    /// Writes `bytes` to a child's stdin and closes it. A child that exits without reading all
+    /// of its input (a refused command) is behaviour under test: the write then fails with EPIPE,
+    /// which is ignored here, instead of SIGPIPE killing the test process.
+    func feed(_ bytes: some Sequence<UInt8>) {
+        brokenPipesIgnored
+        try? fileHandleForWriting.write(contentsOf: Data(bytes))
+        try? fileHandleForWriting.close()
     }
 }
 
