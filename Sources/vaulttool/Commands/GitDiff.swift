@@ -33,10 +33,16 @@ struct GitDiff: Command {
 
     let path: String
     let credentialOptions: CredentialOptions
+    /// Whether a credential other than the device secret was named on the command line (any of
+    /// the credential options, so that one added later counts too).
+    let explicitCredential: Bool
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         credentialOptions = try CredentialOptions(parsed)
+        explicitCredential = Self.credentialSpecs.contains {
+            $0.names[0] != "--device-secret-file" && parsed.value($0.names[0]) != nil
+        }
     }
 
     func run() throws {
@@ -59,7 +65,7 @@ struct GitDiff: Command {
     /// this ID; the device secret alone. Never prompts (Spec/cli.md, R-GD-2).
     private func open(_ reader: VaultFileReader, _ header: VaultHeader) -> Result<VaultSnapshot, VaultTextView.Locked> {
         let options = credentialOptions
-        if options.hasPasswordSource || options.keyFile != nil {
+        if explicitCredential {
             return openWithCredentials(reader)
         }
         if let socket = VaultAccess.agentSocket, var keys = Self.agentKeys(socket: socket, path: path, header: header) {

@@ -66,10 +66,8 @@ struct GitSetup: Command {
                 "The pattern '\(pattern)' cannot be written to .gitattributes; use one without spaces, quotes or '#'"
             )
         }
-        var options = try CredentialOptions(parsed)
-        // Only a device secret named here is written, not one from VAULTTOOL_DEVICE_SECRET_FILE.
-        options.deviceSecretFile = parsed.value("--device-secret-file")
-        driverOptions = Self.driverOptions(options, base: FileManager.default.currentDirectoryPath)
+        _ = try CredentialOptions(parsed)  // refuses two password sources, as every command does
+        driverOptions = Self.driverOptions(parsed, base: FileManager.default.currentDirectoryPath)
     }
 
     // MARK: - What is written
@@ -98,18 +96,19 @@ struct GitSetup: Command {
         ]
     }
 
-    /// The credential options to pass to the drivers, with file paths made absolute (git runs
-    /// drivers from the top of the work tree, not from where git-setup ran).
-    static func driverOptions(_ options: CredentialOptions, base: String) -> [String] {
+    /// The credential options given on this command line, to pass to the drivers, in the order
+    /// of their declaration, with `<file>` values made absolute (git runs drivers from the top of
+    /// the work tree, not from where git-setup ran). Only options given here count: a device
+    /// secret from `VAULTTOOL_DEVICE_SECRET_FILE` is not written.
+    static func driverOptions(_ parsed: ParsedArguments, base: String) -> [String] {
         func absolute(_ path: String) -> String {
             path.hasPrefix("/") ? path : URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: base + "/")).path
         }
         var out = [String]()
-        if let file = options.passwordFile { out += ["--password-file", absolute(file)] }
-        if let name = options.passwordEnv { out += ["--password-env", name] }
-        if let name = options.passwordFileEnv { out += ["--password-file-env", name] }
-        if let file = options.keyFile { out += ["--key-file", absolute(file)] }
-        if let file = options.deviceSecretFile { out += ["--device-secret-file", absolute(file)] }
+        for spec in GitDiff.credentialSpecs where spec.valueName != nil {
+            guard let value = parsed.value(spec.names[0]) else { continue }
+            out += [spec.names[0], spec.valueName == "file" ? absolute(value) : value]
+        }
         return out
     }
 
