@@ -207,4 +207,49 @@ struct GitDriverTests {
         )
         #expect(!diff.stdout.contains("items locked"))
     }
+
+    @Test func gitDiff_itemsOfThisOrAnotherDevice_areListedAsUnreadable() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        #expect(try w.run(["device-secret", "init", "ds"]).status == 0)
+        #expect(try w.run(["device-secret", "init", "other"]).status == 0)
+        try w.set(
+            "device-only",
+            [
+                "--service", "db", "--account", "here", "--accessibility", "whenUnlockedThisDeviceOnly",
+                "--device-secret-file", "ds",
+            ]
+        )
+        try w.set("shared", ["--service", "db", "--account", "everywhere"])
+        func view(_ extra: [String]) throws -> String {
+            let result = try w.run(["git-diff", "--password-file", "pw"] + extra + ["v.vault"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout
+        }
+        let noSecret = try view([])
+        #expect(noSecret.contains("  unreadable here: whenUnlockedThisDeviceOnly needs this machine's device secret\n"))
+        #expect(noSecret.contains("  account: \"everywhere\""))
+        #expect(!noSecret.contains("\"here\""))
+        let other = try view(["--device-secret-file", "other"])
+        #expect(other.contains("  unreadable here: another device's item\n"), "\(other)")
+        let own = try view(["--device-secret-file", "ds"])
+        #expect(own.contains("  account: \"here\"") && !own.contains("unreadable here"))
+    }
+
+    @Test(.enabled(if: Git.hasGit)) func gitSetup_pathsWithSpaces_areQuotedForTheShellGitUses() throws {
+        let w = try Workspace()
+        try Self.committedVault(w)
+        try w.write("my pw", Workspace.password + "\n")
+        try w.write(".git/info/exclude", "pw\nmy pw\n.state/\nhome/\nrun/\n")
+        let setup = try w.run(["git-setup", "--password-file", "my pw"])
+        #expect(setup.status == 0, "\(setup.stderr)")
+        #expect(
+            try Self.git(["config", "--get", "diff.vault.textconv"], in: w).stdout.hasSuffix(
+                " git-diff --password-file '\(w.file("my pw"))'\n"
+            )
+        )
+        try w.set("NEW-db-Secret-3333", ["--service", "db", "--account", "app"])
+        let diff = try Self.git(["diff"], in: w).stdout
+        #expect(diff.contains("+  secret: fingerprint "), "\(diff)")
+    }
 }
