@@ -36,12 +36,14 @@ enum VaultTextView {
     }
 
     /// The whole view of an opened snapshot: every item sorted by ID, then the deletion records.
-    static func opened(_ snapshot: VaultSnapshot) -> String {
+    static func opened(_ opened: VaultSnapshot) -> String {
+        // Every record is read: one read of the records section, not one per record.
+        let snapshot = (try? opened.withRecordsLoaded()) ?? opened
         var out = header(snapshot.header, authenticated: true)
-        let order = (0..<snapshot.index.count).sorted {
-            snapshot.index.entry(at: $0).itemID < snapshot.index.entry(at: $1).itemID
-        }
-        for position in order { out += "\n" + item(at: position, in: snapshot) }
+        let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
+        let order = ids.indices.sorted { ids[$0] < ids[$1] }
+        let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
+        for position in order { out += "\n" + item(at: position, in: snapshot, fingerprinter) }
         let deletions = snapshot.index.deletions.sorted { $0.itemID < $1.itemID }
         if !deletions.isEmpty { out += "\n" }
         for deletion in deletions {
@@ -51,7 +53,7 @@ enum VaultTextView {
     }
 
     /// One item's block; an item that cannot be read here says why, and a damaged one says so.
-    static func item(at position: Int, in snapshot: VaultSnapshot) -> String {
+    static func item(at position: Int, in snapshot: VaultSnapshot, _ fingerprinter: SecretFingerprinter) -> String {
         let entry = snapshot.index.entry(at: position)
         var out = "item \(entry.itemID)\n"
         out += "  class: \(entry.itemClass)\n"
@@ -68,11 +70,10 @@ enum VaultTextView {
         out += fields(attributes, itemClass: entry.itemClass)
         do {
             let secret = try snapshot.secret(at: position)
-            let fingerprint = try snapshot.keys.secretFingerprint(
+            let fingerprint = try fingerprinter.fingerprint(
                 of: secret,
                 itemID: entry.itemID,
-                protection: entry.protectionClass,
-                vaultID: snapshot.header.vaultID
+                protection: entry.protectionClass
             )
             out += "  secret: fingerprint \(Hex.encode(fingerprint))\n"
         } catch {

@@ -17,7 +17,11 @@ import Testing
         func fingerprint(_ secret: String, _ id: ItemID, _ k: VaultKeys, _ c: ProtectionClass = .whenUnlocked) throws
             -> [UInt8]
         {
-            try k.secretFingerprint(of: SecretBytes(utf8: secret), itemID: id, protection: c, vaultID: vaultID)
+            try SecretFingerprinter(keys: k, vaultID: vaultID).fingerprint(
+                of: SecretBytes(utf8: secret),
+                itemID: id,
+                protection: c
+            )
         }
         let first = try fingerprint("hunter2", item, keys)
         #expect(first.count == secretFingerprintByteCount)
@@ -36,11 +40,10 @@ import Testing
     @Test func classKeyNotHeld_throws() throws {
         let keys = makeKeys(random.key())
         #expect(throws: VaultFormatError(.foreignDevice)) {
-            try keys.secretFingerprint(
+            try SecretFingerprinter(keys: keys, vaultID: [UInt8](repeating: 7, count: 16)).fingerprint(
                 of: SecretBytes(utf8: "x"),
                 itemID: ItemID(random: random),
-                protection: .whenUnlockedThisDeviceOnly,
-                vaultID: [UInt8](repeating: 7, count: 16)
+                protection: .whenUnlockedThisDeviceOnly
             )
         }
     }
