@@ -225,6 +225,9 @@ struct GitSetup: Command {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
+        if process.terminationStatus == 127 {
+            throw ToolError("cannot run git: it is not installed or not on PATH", exitCode: .ioFailure)
+        }
         guard process.terminationStatus == 0 else {
             let detail = String(decoding: errorData, as: UTF8.self).split(separator: "\n").first.map(String.init)
             throw ToolError(failure + (detail.map { " (git: \($0))" } ?? ""))
