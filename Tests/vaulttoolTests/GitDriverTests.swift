@@ -107,6 +107,7 @@ struct GitDriverTests {
         try commit("vault", in: w)
     }
 
+    /// Spec/cli.md R-GD-1, R-GD-3: item-level changes, secrets only as fingerprints.
     @Test(.enabled(if: Git.hasGit)) func gitDiff_showsAccountAndSecretChanges_neverTheSecrets() throws {
         let w = try Workspace()
         try Self.committedVault(w)
@@ -139,6 +140,7 @@ struct GitDriverTests {
         }
     }
 
+    /// Spec/cli.md R-GD-4: without a credential, the header facts and exit status 0.
     @Test(.enabled(if: Git.hasGit)) func gitDiff_withoutCredentials_stillShowsHeaderChanges() throws {
         let w = try Workspace()
         try Self.committedVault(w)
@@ -157,6 +159,7 @@ struct GitDriverTests {
 
     // MARK: - git-diff on its own
 
+    /// Spec/cli.md R-GD-2, R-GD-4: never a prompt, never a failing exit status for a readable file.
     @Test func gitDiff_wrongPasswordOrNotAVault_exitsZeroAndSaysWhy() throws {
         let w = try Workspace()
         try w.makeVault()
@@ -173,6 +176,7 @@ struct GitDriverTests {
         #expect(none.status == 0 && none.stdout.contains("items locked: no credential"))
     }
 
+    /// Spec/cli.md R-GD-1, R-GD-3.
     @Test func gitDiff_itemsSortedByID_valuesQuoted_fingerprintFollowsTheSecret() throws {
         let w = try Workspace()
         try w.makeVault()
@@ -191,6 +195,7 @@ struct GitDriverTests {
         #expect(prints(try w.run(["git-diff", "--password-file", "pw", "v.vault"]).stdout) == prints(first.stdout))
     }
 
+    /// Spec/cli.md R-GD-2: the agent's keys, found by vault ID for git's temporary copies.
     @Test(.enabled(if: Git.hasGit)) func gitDiff_agentHoldingTheVault_opensOldVersionsToo() throws {
         let w = try Workspace()
         try Self.committedVault(w)
@@ -208,6 +213,7 @@ struct GitDriverTests {
         #expect(!diff.stdout.contains("items locked"))
     }
 
+    /// Spec/cli.md R-GD-4: items the keys cannot read are listed with the reason.
     @Test func gitDiff_itemsOfThisOrAnotherDevice_areListedAsUnreadable() throws {
         let w = try Workspace()
         try w.makeVault()
