@@ -34,8 +34,8 @@ struct GitDriverTests {
         try w.write(".gitignore", "build/\n")
         let first = try w.run(["git-setup", "--repo", w.path])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains(".gitattributes: *.vault merge=vault diff=vault"))
-        #expect(Self.text(w, ".gitattributes") == "*.png binary\n*.vault merge=vault diff=vault\n")
+        #expect(first.stdout.contains(".gitattributes: *.vault -text merge=vault diff=vault"))
+        #expect(Self.text(w, ".gitattributes") == "*.png binary\n*.vault -text merge=vault diff=vault\n")
         #expect(Self.text(w, ".gitignore") == "build/\n*.vault.lock\n.*.vault.tmp-*\n")
         func config(_ key: String) throws -> String {
             try Self.git(["config", "--local", "--get", key], in: w).stdout
@@ -60,7 +60,7 @@ struct GitDriverTests {
         #expect(try config("diff.vault.textconv") == "vaulttool git-diff\n")
         #expect(
             Self.text(w, ".gitattributes").hasSuffix(
-                "secrets/*.vault merge=vault diff=vault\nprod.kc merge=vault diff=vault\n"
+                "secrets/*.vault -text merge=vault diff=vault\nprod.kc -text merge=vault diff=vault\n"
             )
         )
         #expect(
@@ -257,5 +257,23 @@ struct GitDriverTests {
         try w.set("NEW-db-Secret-3333", ["--service", "db", "--account", "app"])
         let diff = try Self.git(["diff"], in: w).stdout
         #expect(diff.contains("+  secret: fingerprint "), "\(diff)")
+    }
+
+    /// A repository that marks every file as text with CRLF endings must still check a vault out byte for byte.
+    @Test(.enabled(if: Git.hasGit)) func gitSetup_keepsLineEndingConversionAwayFromVaults() throws {
+        let w = try Workspace()
+        try Self.git(["init", "-q"], in: w)
+        try w.write(".git/info/exclude", "pw\n.state/\nhome/\nrun/\n")
+        try w.write(".gitattributes", "* text eol=crlf\n")
+        #expect(try w.run(["git-setup"]).status == 0)
+        try w.makeVault()
+        for index in 0..<20 { try w.set("secret \(index)\n", ["--service", "s\(index)", "--account", "a"]) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        #expect(before.contains(0x0A), "the test needs a vault holding a LF byte")
+        try Self.commit("vault", in: w)
+        try FileManager.default.removeItem(atPath: w.file("v.vault"))
+        try Self.git(["checkout", "--", "v.vault"], in: w)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 
 /// `vaulttool git-setup [--repo <dir>] [--dry-run] [--use-path] [<credential options>] [<pattern>...]`.
 ///
-/// Writes `.gitattributes` (`<pattern> merge=vault diff=vault`), the repository's local git config
+/// Writes `.gitattributes` (`<pattern> -text merge=vault diff=vault`), the repository's local git config
 /// (the merge driver, the textconv driver, no textconv cache) and `.gitignore` lines for a killed
 /// writer's leftovers. Every step is idempotent: a line or value already there is left alone,
 /// and existing lines are never removed or reordered.
@@ -16,7 +16,7 @@ struct GitSetup: Command {
         commandName: "git-setup",
         abstract: "Set a git repository up to merge and diff vault files with vaulttool.",
         discussion: """
-            For each pattern (default *.vault) adds '<pattern> merge=vault diff=vault' to .gitattributes
+            For each pattern (default *.vault) adds '<pattern> -text merge=vault diff=vault' to .gitattributes
             and '<pattern>.lock' and the atomic writer's '.<name>.tmp-*' to .gitignore, and sets the
             repository's own config: merge.vault.name, merge.vault.driver ('vaulttool git-merge %O %A %B'),
             diff.vault.textconv ('vaulttool git-diff') and diff.vault.cachetextconv false. Lines and
@@ -73,7 +73,7 @@ struct GitSetup: Command {
     // MARK: - What is written
 
     /// The `.gitattributes` line of a pattern.
-    static func attributesLine(_ pattern: String) -> String { "\(pattern) merge=vault diff=vault" }
+    static func attributesLine(_ pattern: String) -> String { "\(pattern) -text merge=vault diff=vault" }
 
     /// The `.gitignore` lines of a pattern: its lock file and the atomic writer's temporary files
     /// (`.<vault>.tmp-<random>` next to the vault; Spec/cli.md section 8.1).
