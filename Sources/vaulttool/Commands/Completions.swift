@@ -183,7 +183,8 @@ struct Completions: Command {
             }
             for (index, argument) in entry.arguments.enumerated() {
                 let colon = argument.optional ? "::" : ":"
-                specs.append("'\(index + 1)\(colon)\(argument.name):\(zshAction(resolved(argument)))'")
+                let position = argument.variadic ? "*:" : "\(index + 1)\(colon)"
+                specs.append("'\(position)\(argument.name):\(zshAction(resolved(argument)))'")
             }
             cases += "        (\(entry.names.joined(separator: "|")))\n"
             cases += "            _arguments -s \\\n"

@@ -34,6 +34,8 @@ struct ArgumentSpec {
     var help: String
     /// Whether it may be left out.
     var optional = false
+    /// Whether it may repeat (the last argument only): `[<name> ...]`.
+    var variadic = false
     /// What shells offer for it.
     var completion = Completion.automatic
 }

@@ -76,5 +76,13 @@ enum Examples {
             "vaulttool lock app.vault",
             "vaulttool lock",
         ],
+        "git-diff": [
+            "git config diff.vault.textconv 'vaulttool git-diff --password-file ~/.config/vault/pw'",
+            "vaulttool git-diff --password-file pw app.vault",
+        ],
+        "git-setup": [
+            "vaulttool git-setup",
+            "vaulttool git-setup --dry-run --password-file ~/.config/vault/pw 'secrets/*.vault'",
+        ],
     ]
 }

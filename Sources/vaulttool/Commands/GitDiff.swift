@@ -1,0 +1,114 @@
+// vaulttool git-diff: the textconv driver that lets git show a vault's changes item by item.
+
+import Foundation
+import VaultFormat
+import VaultIO
+
+/// `vaulttool git-diff [<credential options>] <file>`, run by git as `diff.vault.textconv`.
+///
+/// Prints ``VaultTextView``: header facts always, items when a credential or the agent opens the
+/// file, secrets only as keyed fingerprints. It never prompts, never consults or raises the
+/// rollback record (git hands it old versions in temporary files), and exits 0 whenever the file
+/// can be read, because a failing textconv makes `git diff` fail.
+///
+/// Spec: Spec/cli.md, "git-diff".
+struct GitDiff: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "git-diff",
+        abstract: "Print a vault as sorted item-level text for git diff (a textconv driver).",
+        discussion: """
+            Shows the header (format, vault ID, generation, keyslots, counts) and, when the vault opens,
+            one block per item sorted by item ID: class, accessibility, version, service or server
+            fields, account, access group, label and dates. A secret is never shown: only a keyed
+            fingerprint that changes when the secret changes and that only holders of the key can test.
+            Nothing is prompted for: the credential options, VAULTTOOL_DEVICE_SECRET_FILE, or an agent
+            (VAULT_AGENT_SOCK) holding this vault open it; without any, the items are reported locked
+            and the exit status is still 0. 'vaulttool git-setup' installs it as diff.vault.textconv.
+            """
+    )
+    /// The credential options without `--password-stdin`: git gives a textconv driver no input.
+    static let credentialSpecs = CredentialOptions.specs.filter { $0.names[0] != "--password-stdin" }
+    static let options = credentialSpecs
+    static let arguments = [ArgumentSpec(name: "file", help: "The vault file (git passes a temporary copy).")]
+
+    let path: String
+    let credentialOptions: CredentialOptions
+    /// Whether a credential other than the device secret was named on the command line (any of
+    /// the credential options, so that one added later counts too).
+    let explicitCredential: Bool
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)!
+        credentialOptions = try CredentialOptions(parsed)
+        explicitCredential = Self.credentialSpecs.contains {
+            $0.names[0] != "--device-secret-file" && parsed.value($0.names[0]) != nil
+        }
+    }
+
+    func run() throws {
+        let reader = try VaultFileReader(path: path)
+        let header: VaultHeader
+        do {
+            header = try VaultHeader.decode(try reader.headerBytes(), fileLength: reader.fileLength)
+        } catch let error as VaultFormatError {
+            // Not a vault, or a damaged header: say so, and let git show it.
+            Output.out("vault file: unreadable header: \(describe(error).0)\n")
+            return
+        }
+        switch open(reader, header) {
+        case .success(let snapshot): Output.out(VaultTextView.opened(snapshot))
+        case .failure(let locked): Output.out(VaultTextView.locked(header, locked))
+        }
+    }
+
+    /// Opens the file with, in order: the credential options; the agent's keys for a vault of
+    /// this ID; the device secret alone. Never prompts (Spec/cli.md, R-GD-2).
+    private func open(_ reader: VaultFileReader, _ header: VaultHeader) -> Result<VaultSnapshot, VaultTextView.Locked> {
+        let options = credentialOptions
+        if explicitCredential {
+            return openWithCredentials(reader)
+        }
+        if let socket = VaultAccess.agentSocket, var keys = Self.agentKeys(socket: socket, path: path, header: header) {
+            if keys.deviceSecret == nil, let file = options.deviceSecretFile,
+                let secret = try? CredentialOptions.loadDeviceSecret(file)
+            {
+                keys = KeyHierarchy.keys(from: keys, deviceSecret: secret, vaultID: header.vaultID)
+            }
+            if let snapshot = try? reader.open(keys: keys) { return .success(snapshot) }
+            // Keys of a later generation do not open a version from before a rekey: the
+            // credentials may still do.
+            if options.deviceSecretFile == nil {
+                return .failure(.init(reason: "the agent's keys do not open this version (re-keyed since?)"))
+            }
+        }
+        if options.deviceSecretFile != nil { return openWithCredentials(reader) }
+        return .failure(
+            .init(
+                reason: "no credential (give git-diff a credential option in diff.vault.textconv, "
+                    + "or 'vaulttool unlock' the vault in an agent)"
+            )
+        )
+    }
+
+    private func openWithCredentials(_ reader: VaultFileReader) -> Result<VaultSnapshot, VaultTextView.Locked> {
+        do {
+            let credentials = try credentialOptions.credentials()
+            return .success(try reader.open(with: credentials))
+        } catch {
+            return .failure(.init(reason: describe(error).0))
+        }
+    }
+
+    /// The agent's keys for this vault: those held for this very file, else those held for any
+    /// file with the same vault ID (git passes old versions as temporary copies).
+    static func agentKeys(socket: String, path: String, header: VaultHeader) -> VaultKeys? {
+        let client = AgentClient(socketPath: socket)
+        var paths = [String]()
+        if let resolved = try? AgentClient.resolvedPath(path) { paths.append(resolved) }
+        if let held = try? client.status() { paths += held.map(\.path).filter { !paths.contains($0) } }
+        for candidate in paths {
+            if let keys = try? client.keys(path: candidate, vaultID: header.vaultID) { return keys }
+        }
+        return nil
+    }
+}
