@@ -47,7 +47,7 @@ extension KeyHierarchy {
     }
 
     /// The master key in `stanza` when `identity` is its recipient, else `nil` (R12-RCP-3).
-    static func openRecipientStanza(_ stanza: RecipientStanza, identity: RecipientIdentity, vaultID: [UInt8])
+    package static func openRecipientStanza(_ stanza: RecipientStanza, identity: RecipientIdentity, vaultID: [UInt8])
         -> MasterKey?
     {
         guard let shared = X25519.sharedSecret(identity.secret, stanza.ephemeralKey) else { return nil }
