@@ -63,6 +63,10 @@ struct RecipientCommandTests {
             ])
             #expect(added.status == 0, "\(added.stderr)")
         }
+        let inspect = try w.run(["inspect", "--identity", "alice.id", "v.vault"])
+        #expect(inspect.stdout.contains("Recipients:  2 (keys and names encrypted)\n"))
+        #expect(inspect.stdout.contains("checked with the credential"), "\(inspect.stdout)")
+        #expect(!inspect.stdout.contains("alice@laptop") && !inspect.stdout.contains(alice))
         let list = try w.run(["recipients", "ls", "--identity", "bob.id", "v.vault"])
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.stdout == "\(alice)  alice@laptop\n\(bob)  ci-deploy\n")

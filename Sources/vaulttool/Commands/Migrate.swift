@@ -14,7 +14,8 @@ struct Migrate: Command {
             removed once the new file verifies. A format 1.0 vault is upgraded to 1.1: this
             device's ThisDeviceOnly items move to device-tagged IDs (give the device secret and the
             password). Password keyslots below the target cost (the interactive preset unless --kdf
-            options say otherwise) are raised to it. A vault in a newer format than this vaulttool
+            options say otherwise) are raised to it. '--to 1.2' upgrades to format 1.2, which can hold
+            recipients (older vaulttools then open the vault read-only). A vault in a newer format than this vaulttool
             is refused (no downgrade). With --from and a source file, imports instead (see
             'vaulttool import').
             """

@@ -47,6 +47,8 @@ struct CredentialOptions {
     var deviceSecretFile: String?
     /// `--identity` or `VAULTTOOL_IDENTITY_FILE`: a recipient's identity file (Spec/format-v1.2.md).
     var identityFile: String?
+    /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
+    var identityOptionGiven = false
     /// The options to name when there is no terminal to ask on.
     var promptAlternatives = "--password-file, --password-stdin, --password-env or --password-file-env"
     /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
@@ -61,6 +63,7 @@ struct CredentialOptions {
         keyFile = parsed.value("--key-file")
         deviceSecretFile =
             parsed.value("--device-secret-file") ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
+        identityOptionGiven = parsed.value("--identity") != nil
         identityFile =
             parsed.value("--identity")
             ?? ProcessInfo.processInfo.environment["VAULTTOOL_IDENTITY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
