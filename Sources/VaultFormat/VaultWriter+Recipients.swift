@@ -6,9 +6,18 @@ extension VaultWriter {
     /// A 1.0 file must be raised to 1.1 first (``upgradeToVersion11()``).
     ///
     /// - Returns: Whether the version changed.
+    /// - Throws: `invalidParameter` when the file holds an unknown field of type `0x0001` (written
+    ///   by another program): in a 1.2 file it would be read as a recipient stanza (R12-MIG-1).
     @discardableResult
-    package mutating func upgradeToVersion12() -> Bool {
+    package mutating func upgradeToVersion12() throws(VaultFormatError) -> Bool {
         guard header.major == 1, header.minor == 1 else { return false }
+        guard !header.unknownFields.contains(where: { $0.type == RecipientStanza.fieldType }) else {
+            throw VaultFormatError(
+                .invalidParameter,
+                "the vault holds a header field 0x0001 written by another program; in format 1.2 it would "
+                    + "read as a recipient stanza, so the vault is not upgraded"
+            )
+        }
         header.minor = 2
         return true
     }

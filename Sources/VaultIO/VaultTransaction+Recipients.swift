@@ -21,13 +21,14 @@ extension VaultTransaction {
     /// keys, keyslots and records stay.
     ///
     /// - Returns: Whether the version changed (`false` for a vault already in format 1.2).
-    /// - Throws: ``VaultFormatError`` `unsupportedVersion` for a 1.0 vault.
+    /// - Throws: ``VaultFormatError`` `unsupportedVersion` for a 1.0 vault; `invalidParameter` when
+    ///   the vault holds an unknown header field of type `0x0001` (R12-MIG-1).
     @discardableResult
     public mutating func upgradeToVersion12() throws -> Bool {
         if writer.header.minor < 1 {
             throw VaultFormatError(.unsupportedVersion, "a format 1.0 vault is upgraded to 1.1 before 1.2")
         }
-        guard writer.upgradeToVersion12() else { return false }
+        guard try writer.upgradeToVersion12() else { return false }
         hasChanges = true
         return true
     }

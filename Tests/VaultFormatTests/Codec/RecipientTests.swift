@@ -142,7 +142,7 @@ struct RecipientTests {
         let recipient = Recipient(key: RecipientIdentity.generate().recipient, name: "x")
         let refused = Result { () throws(VaultFormatError) in try writer.addRecipient(recipient) }
         #expect(throws: VaultFormatError(.unsupportedVersion)) { try refused.get() }
-        let raised = writer.upgradeToVersion12()
+        let raised = try writer.upgradeToVersion12()
         #expect(raised)
         try writer.addRecipient(recipient)
         let twice = Result { () throws(VaultFormatError) in try writer.addRecipient(recipient) }
@@ -164,7 +164,7 @@ struct RecipientTests {
             vaultID: Self.vaultID
         )
         var writer = try VaultWriter(vaultID: Self.vaultID, created: 0, keyslots: [slot], keys: keys)
-        writer.upgradeToVersion12()
+        try writer.upgradeToVersion12()
         let alice = RecipientIdentity.generate()
         let bob = RecipientIdentity.generate()
         try writer.addRecipient(Recipient(key: alice.recipient, name: "alice"))

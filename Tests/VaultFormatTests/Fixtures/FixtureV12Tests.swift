@@ -109,6 +109,19 @@ struct FixtureV12Tests {
         }
     }
 
+    /// R12-MIG-1: a 1.1 file with an unknown 0x0001 field is not raised to 1.2, where the field
+    /// would be read as a stanza.
+    @Test func migration_refusesAnUnknownField0x0001() throws {
+        let file = try FixtureRunner.bytes("v11_stanza_field_ignored.vault", version: Self.version)
+        var writer = try VaultWriter(
+            updating: try VaultSnapshot.open(file, with: .password(FixtureCatalogV12.password))
+        )
+        #expect(writer.header.unknownFields.map(\.type) == [RecipientStanza.fieldType])
+        let result = Result { () throws(VaultFormatError) in try writer.upgradeToVersion12() }
+        #expect(throws: VaultFormatError(.invalidParameter)) { try result.get() }
+        #expect(writer.header.minor == 1)
+    }
+
     /// The old-copy attack (issue 9 §1) with an identity: alice kept generation 1 and her identity;
     /// after her removal and the rekey, the keys of her old copy open nothing of the new file.
     @Test func removedRecipient_oldCopyAttack_readsNothingNew() throws {
