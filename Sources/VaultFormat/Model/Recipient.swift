@@ -101,9 +101,11 @@ public struct RecipientIdentity: Sendable {
                 while let first = body.first, first == 0x20 || first == 0x09 { body = body.dropFirst() }
                 if body.isEmpty || body.first == UInt8(ascii: "#") { continue }
                 lines += 1
+                var line = Array(body)
+                defer { Sodium.wipe(&line) }
                 guard
                     var key = RecipientText.decode(
-                        Array(body),
+                        line,
                         prefix: Self.textPrefix,
                         checksumContext: "VLT12ick"
                     )
@@ -128,14 +130,16 @@ public struct RecipientIdentity: Sendable {
     /// The contents of an identity file: two comment lines (one with the recipient key) and the
     /// identity line, in guarded memory.
     public var fileContents: SecretBytes {
-        let line = RecipientText.encode(secret, prefix: Self.textPrefix, checksumContext: "VLT12ick")
+        var line = RecipientText.encode(secret, prefix: Self.textPrefix, checksumContext: "VLT12ick")
+        defer { Sodium.wipe(&line) }
         var text = Array(
             "# vault identity: keep this file secret; anyone holding it opens the vaults that name it\n".utf8
         )
         text += Array("# recipient: \(recipient)\n".utf8)
-        text += line + [0x0A]
-        var copy = line
-        Sodium.wipe(&copy)
+        // Room for all of it up front, so that no partial copy of the secret is left when it grows.
+        text.reserveCapacity(text.count + line.count + 1)
+        text += line
+        text.append(0x0A)
         defer { Sodium.wipe(&text) }
         return SecretBytes(bytes: text, protection: .guarded)
     }
@@ -150,8 +154,15 @@ enum RecipientText {
 
     static func encode(_ key: some ContiguousBytes, prefix: String, checksumContext: StaticString) -> [UInt8] {
         var payload = key.withUnsafeBytes { Array($0) } + checksum(key, context: checksumContext)
-        defer { Sodium.wipe(&payload) }
-        return Array(prefix.utf8) + Base64URL.encode(payload)
+        var encoded = Base64URL.encode(payload)
+        defer {
+            Sodium.wipe(&payload)
+            Sodium.wipe(&encoded)
+        }
+        var out = Array(prefix.utf8)
+        out.reserveCapacity(out.count + encoded.count + 1)
+        out += encoded
+        return out
     }
 
     static func decode(_ text: [UInt8], prefix: String, checksumContext: StaticString) -> [UInt8]? {

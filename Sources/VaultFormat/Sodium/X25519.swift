@@ -61,7 +61,10 @@ enum Base64URL {
                 b.count,
                 Int32(sodium_base64_VARIANT_URLSAFE_NO_PADDING)
             )
-            return out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            let text = out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            // The buffer may hold an encoded secret key (an identity line).
+            out.withUnsafeMutableBytes { Sodium.zero($0) }
+            return text
         }
     }
 
@@ -70,7 +73,8 @@ enum Base64URL {
     /// The corresponding C function is `sodium_base642bin`.
     static func decode(_ text: some Collection<UInt8>, maximumByteCount: Int) -> [UInt8]? {
         Sodium.ensure()
-        let characters = text.map { CChar(bitPattern: $0) }
+        var characters = text.map { CChar(bitPattern: $0) }
+        defer { characters.withUnsafeMutableBytes { Sodium.zero($0) } }
         var out = [UInt8](repeating: 0, count: maximumByteCount)
         var length = 0
         // sodium_base642bin stops at the first character outside the alphabet; all must be used.
