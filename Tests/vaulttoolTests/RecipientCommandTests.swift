@@ -98,6 +98,22 @@ struct RecipientCommandTests {
         #expect(missing.status == 2)
     }
 
+    /// R12-RCP-6: a plain `vaulttool rekey` keeps every recipient without their identities.
+    @Test func rekey_keepsEveryRecipient() throws {
+        let (w, alice, _) = try team()
+        let added = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", alice, "--name", "a", "v.vault",
+        ])
+        #expect(added.status == 0, "\(added.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        let after = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        #expect(before != after)
+        let get = try w.run(["get", "--identity", "alice.id", "--service", "db", "--account", "app", "v.vault"])
+        #expect(get.stdout == "s3cret", "\(get.stderr)")
+    }
+
     /// Bad input gets a clear usage error; an identity file readable by others is refused.
     @Test func badInput_isAUsageError() throws {
         let (w, alice, _) = try team()
