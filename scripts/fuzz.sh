@@ -13,6 +13,8 @@ targets=(FuzzHeader FuzzIndex FuzzAttributes FuzzOpen FuzzAgent)
 work="${FUZZ_WORK:-$(mktemp -d)}"
 (cd Fuzz && swift build -c release --product FuzzSeeds >&2)
 "$(cd Fuzz && swift build -c release --show-bin-path)/FuzzSeeds" "$work/seeds" Fixtures/v1 >&2
+# Format 1.2 headers (recipient stanzas) seed the header target too; their file names differ from v1's.
+"$(cd Fuzz && swift build -c release --show-bin-path)/FuzzSeeds" "$work/seeds" Fixtures/v1.2 >&2
 status=0
 printf '%-16s %12s %8s %s\n' target executions seconds result
 for target in "${targets[@]}"; do

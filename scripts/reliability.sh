@@ -79,6 +79,7 @@ for suite in "${suites[@]}"; do
     tamper)
         run tamper "$bin" tamper "$flag" --fixtures Fixtures/v1
         run tamper-v1.1 "$bin" tamper "$flag" --fixtures Fixtures/v1.1
+        run tamper-v1.2 "$bin" tamper "$flag" --fixtures Fixtures/v1.2
         ;;
     fuzz)
         seconds="${FUZZ_SECONDS:-$([ "$mode" = full ] && echo 600 || echo 10)}"

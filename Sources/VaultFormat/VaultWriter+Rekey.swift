@@ -85,6 +85,14 @@ extension VaultWriter {
                     + "(another device's, or no device secret given)"
             )
         }
+        // Format 1.2: every recipient stanza is rewrapped from the public key it stores (R12-RCP-6).
+        let stanzas = try KeyHierarchy.rewrapRecipientStanzas(
+            header.recipientStanzas,
+            from: keys.master!,
+            to: newKeys.master!,
+            vaultID: header.vaultID,
+            random: random
+        )
         let previousSlots = header.keyslots
         header.keyslots = keyslots
         do {
@@ -94,6 +102,7 @@ extension VaultWriter {
             throw error
         }
         // Commit: the previous generation's bytes are no longer copied; every record is fresh.
+        header.recipientStanzas = stanzas
         keys = newKeys
         base = nil
         dropped = []

@@ -31,6 +31,8 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let invalidPath = Code("invalidPath")
         /// The device-secret file is not exactly 32 bytes.
         public static let invalidDeviceSecret = Code("invalidDeviceSecret")
+        /// The identity file is not a private regular file holding one `VAULT-IDENTITY-1:` line.
+        public static let invalidIdentity = Code("invalidIdentity")
         /// The vault is locked (``Vault/lock()`` or the idle timeout), or was opened with a
         /// keyslot that does not reach the item's protection class: unlock it with a
         /// password or key file. Reads of `whenUnlocked` items throw this; they never return `nil`.

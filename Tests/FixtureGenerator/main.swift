@@ -2,6 +2,7 @@
 //
 // Usage: swift run vault-fixturegen Fixtures/v1      (format 1.0, frozen)
 //        swift run vault-fixturegen Fixtures/v1.1    (format 1.1)
+//        swift run vault-fixturegen Fixtures/v1.2    (format 1.2, recipients)
 // Landed fixtures are frozen; run this only to add new cases, and say why in the commit.
 
 import Foundation
@@ -15,7 +16,11 @@ guard arguments.count == 1, let folder = arguments.first else {
 do {
     // The folder's last component picks the catalog.
     let output =
-        folder.split(separator: "/").last == "v1.1" ? try FixtureCatalogV11.generate() : try FixtureCatalog.generate()
+        switch folder.split(separator: "/").last {
+        case "v1.1": try FixtureCatalogV11.generate()
+        case "v1.2": try FixtureCatalogV12.generate()
+        default: try FixtureCatalog.generate()
+        }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     for (name, bytes) in output.files.sorted(by: { $0.key < $1.key }) {
         try Data(bytes).write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))

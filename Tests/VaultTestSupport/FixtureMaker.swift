@@ -190,6 +190,38 @@ final class FixtureMaker {
         return try writer.retagDeviceItems(now: time, random: random)
     }
 
+    /// Adds a recipient stanza to the next generation (format 1.2, R12-RCP-2).
+    func addRecipient(_ key: RecipientKey, name: String) throws {
+        try writer.addRecipient(Recipient(key: key, name: name), random: random)
+    }
+
+    /// Writes a recipient stanza into a file of a lower minor version, where it is an unknown field.
+    func addRecipientIgnoringVersion(_ key: RecipientKey, name: String) throws {
+        let minor = writer.header.minor
+        writer.setVersion(major: 1, minor: 2)
+        try addRecipient(key, name: name)
+        writer.setVersion(major: 1, minor: minor)
+    }
+
+    /// Removes the recipient at `index` and rekeys under a fresh master key (R12-RCP-6); every
+    /// keyslot is a password slot of `password` and is rewrapped.
+    func removeRecipientAndRekey(at index: Int, password: String, at time: Int64) throws {
+        try writer.removeRecipient(at: index)
+        let master: MasterKey = random.key()
+        let newKeys = KeyHierarchy.keys(master: master, deviceSecret: writer.keys.deviceSecret, vaultID: vaultID)
+        var slots = [Keyslot]()
+        for slot in writer.header.keyslots {
+            let kek = try KeyHierarchy.keyEncryptionKey(
+                opening: slot,
+                with: .password(password),
+                vaultID: vaultID,
+                normalizingPassword: true
+            )!
+            slots.append(KeyHierarchy.rewrap(slot, key: master.secret, using: kek, vaultID: vaultID, random: random))
+        }
+        try writer.rekey(to: newKeys, keyslots: slots, droppingForeign: false, now: time, random: random)
+    }
+
     func setUnknownFields(_ fields: [VaultHeader.UnknownField]) { writer.setUnknownFields(fields) }
     func setVersion(major: UInt16, minor: UInt16) { writer.setVersion(major: major, minor: minor) }
 

@@ -57,12 +57,15 @@ public struct FixtureCredentials: Codable, Equatable, Sendable {
     public var keyFile: String?
     /// The device secret, 64 hex digits.
     public var deviceSecret: String?
+    /// An identity file next to the manifest (format 1.2 recipients).
+    public var identity: String?
 
     /// Creates credentials.
-    public init(password: String? = nil, keyFile: String? = nil, deviceSecret: String? = nil) {
+    public init(password: String? = nil, keyFile: String? = nil, deviceSecret: String? = nil, identity: String? = nil) {
         self.password = password
         self.keyFile = keyFile
         self.deviceSecret = deviceSecret
+        self.identity = identity
     }
 }
 

@@ -38,6 +38,9 @@ public enum FixtureRunner {
         if let hex = fixture.credentials.deviceSecret, let device = Hex.decode(hex) {
             credentials.deviceSecret = DeviceSecret(secret: SecretBytes(bytes: device))
         }
+        if let identity = fixture.credentials.identity {
+            credentials.identity = try RecipientIdentity(fileContents: try bytes(identity, version: version))
+        }
         return credentials
     }
 

@@ -291,6 +291,6 @@ struct CommandTests {
 
     @Test func version() throws {
         let result = try Tool.run(["--version"])
-        #expect(result.stdout == "vaulttool 0.2.0 (vault format 1.1)\n")
+        #expect(result.stdout == "vaulttool 0.2.0 (vault format 1.2)\n")
     }
 }

@@ -36,6 +36,8 @@ struct HelpTests {
                   completions             Print a shell completion script (bash or zsh).
                   backup                  Copy a vault to a new file, and check the copy.
                   device-secret           Create this machine's device secret, or print where it is.
+                  keygen                  Create an identity file for opening vaults as a recipient.
+                  recipients              List, add or remove the public keys that open a vault.
                   agent                   Run the vault agent, which holds unlocked keys for this user's commands.
                   unlock                  Unlock a vault once and hand its keys to the vault agent.
                   lock                    Make the vault agent drop the keys of one vault, or of every vault.
@@ -90,6 +92,7 @@ struct HelpTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --identity <file>       An identity file (format 1.2 recipients).
                   -h, --help              Show help information.
 
                 EXAMPLES:
@@ -146,6 +149,7 @@ struct HelpTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --identity <file>       An identity file (format 1.2 recipients).
                   -h, --help              Show help information.
 
                 EXAMPLES:
@@ -213,6 +217,7 @@ struct HelpTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --identity <file>       An identity file (format 1.2 recipients).
                   --accept-rollback       Write even when the vault is older than one seen before here, and record it as the newest.
                   -h, --help              Show help information.
 
@@ -296,6 +301,7 @@ struct HelpTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --identity <file>       An identity file (format 1.2 recipients).
                   --kdf <preset>          interactive (default), moderate or sensitive.
                   --kdf-memory <KiB>      Argon2id memory in KiB (at least 19456).
                   --kdf-iterations <n>    Argon2id passes (2 to 16).

@@ -38,6 +38,7 @@ struct RecoveryHelpTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --identity <file>       An identity file (format 1.2 recipients).
                   -h, --help              Show help information.
 
                 EXAMPLES:

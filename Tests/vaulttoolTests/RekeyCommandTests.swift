@@ -194,6 +194,7 @@ struct RekeyCommandTests {
                   --key-file <file>       Use a key file as (part of) the credential.
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
+                  --identity <file>       An identity file (format 1.2 recipients).
                   --accept-rollback       Write even when the vault is older than one seen before here, and record it as the newest.
                   -h, --help              Show help information.
 

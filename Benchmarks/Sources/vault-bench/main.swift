@@ -57,6 +57,17 @@ do {
         for n in sizes {
             try InProcess(n: n, runs: runs, directory: directory, password: password).run()
         }
+    case "recipients":
+        guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
+        let runs = Int(option("--runs", in: arguments) ?? "7") ?? 7
+        for n in (option("--sizes", in: arguments) ?? "1000").split(separator: ",").compactMap({ Int($0) }) {
+            try RecipientBench.run(
+                n: n,
+                runs: runs,
+                directory: directory,
+                password: readPassword(option("--password-file", in: arguments))
+            )
+        }
     case "profile":
         guard arguments.count > 1, let n = option("--n", in: arguments).flatMap(Int.init),
             let directory = option("--dir", in: arguments)

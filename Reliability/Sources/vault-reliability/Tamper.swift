@@ -45,6 +45,7 @@ enum Tamper {
                 var password: String?
                 var keyFile: String?
                 var deviceSecret: String?
+                var identity: String?
             }
             var name: String
             var file: String
@@ -120,12 +121,14 @@ enum Tamper {
             tally.fail("tamper: cannot read \(fixtures)/manifest.json")
             return tally
         }
-        let suiteName = fixtures.hasSuffix("v1.1") ? "tamper-v1.1" : "tamper"
+        let suiteName =
+            fixtures.hasSuffix("v1.1") ? "tamper-v1.1" : fixtures.hasSuffix("v1.2") ? "tamper-v1.2" : "tamper"
         // One case per file: the one that reads every item, with the most credentials.
         var chosen: [String: Manifest.Case] = [:]
         for c in manifest.cases where c.expect == "success" && (c.unavailable ?? 0) == 0 {
             func weight(_ c: Manifest.Case) -> Int {
-                [c.credentials.password, c.credentials.keyFile, c.credentials.deviceSecret].compactMap { $0 }.count
+                [c.credentials.password, c.credentials.keyFile, c.credentials.deviceSecret, c.credentials.identity]
+                    .compactMap { $0 }.count
             }
             if let existing = chosen[c.file], weight(existing) >= weight(c) { continue }
             chosen[c.file] = c
@@ -156,6 +159,9 @@ enum Tamper {
             }
             if let hex = c.credentials.deviceSecret {
                 credentials.deviceSecret = DeviceSecret(secret: SecretBytes(bytes: decodeHex(hex)))
+            }
+            if let i = c.credentials.identity, let text = readBytes(fixtures + "/" + i) {
+                credentials.identity = try? RecipientIdentity(fileContents: text)
             }
             let counts = matrix(file: file, bytes: bytes, credentials: credentials, mode: mode, tally: tally)
             total.add(counts)

@@ -66,6 +66,7 @@ extension VaultHeader {
         var keyslots: [Keyslot] = []
         var index: ArraySlice<UInt8>?
         var unknown: [UnknownField] = []
+        var recipients: [RecipientStanza] = []
         func once<T>(_ current: T?, _ name: String) throws(VaultFormatError) {
             if current != nil { throw VaultFormatError(.structure, "header field \(name) appears twice") }
         }
@@ -102,6 +103,12 @@ extension VaultHeader {
                 try once(index, "index")
                 try exact(value, 40, "index")
                 index = value
+            case RecipientStanza.fieldType where major == 1 && minor >= 2:
+                // Format 1.2 (R12-RCP-1); in a file of a lower minor the type is unknown (R-FLD-3).
+                guard recipients.count < RecipientStanza.maximumCount else {
+                    throw VaultFormatError(.limit, "more than \(RecipientStanza.maximumCount) recipient stanzas")
+                }
+                recipients.append(try RecipientStanza.decode(value))
             default:
                 guard type & FieldType.critical == 0 else {
                     throw VaultFormatError(
@@ -140,6 +147,7 @@ extension VaultHeader {
         header.major = major
         header.minor = minor
         header.unknownFields = unknown
+        header.recipientStanzas = recipients
         let expectedFileLength = length + header.indexLength + header.recordsLength
         guard fileLength >= expectedFileLength else {
             throw VaultFormatError(
@@ -181,6 +189,7 @@ extension VaultHeader {
         v.u32(UInt32(deletionCount))
         v.u64(UInt64(recordsLength))
         field(FieldType.index, v.bytes)
+        for stanza in recipientStanzas { field(RecipientStanza.fieldType, stanza.encoded) }
         for extra in unknownFields { field(extra.type, extra.value) }
         let length = w.bytes.count + Self.trailerByteCount
         for shift in 0..<4 { w.bytes[12 + shift] = UInt8(truncatingIfNeeded: length >> (8 * shift)) }

@@ -15,6 +15,9 @@ public struct Credentials: Sendable {
     public var keyFileDigest: KeyFileDigest?
     /// This machine's device secret.
     public var deviceSecret: DeviceSecret?
+    /// A recipient identity: opens a format 1.2 vault whose header names its public key
+    /// (Spec/format-v1.2.md, R12-RCP-3).
+    public var identity: RecipientIdentity?
 
     /// Creates a set of credentials.
     public init(password: SecretBytes? = nil, keyFile: SecretBytes? = nil, deviceSecret: DeviceSecret? = nil) {
@@ -35,6 +38,13 @@ public struct Credentials: Sendable {
 
     /// The offered key file's digest: ``keyFile`` hashed, or else ``keyFileDigest``.
     public var resolvedKeyFile: KeyFileDigest? { keyFile.map(KeyFileDigest.init(contents:)) ?? keyFileDigest }
+
+    /// An identity alone, for a vault of which it is a recipient (format 1.2).
+    public static func identity(_ identity: RecipientIdentity, deviceSecret: DeviceSecret? = nil) -> Credentials {
+        var credentials = Credentials(deviceSecret: deviceSecret)
+        credentials.identity = identity
+        return credentials
+    }
 
     /// A password given as a string.
     public static func password(_ text: String, deviceSecret: DeviceSecret? = nil) -> Credentials {

@@ -6,10 +6,13 @@
 public struct VaultHeader: Sendable {
     /// The major version this library reads and writes.
     public static let currentMajor: UInt16 = 1
-    /// The minor version this library writes for new vaults (format 1.1).
+    /// The highest minor version this library reads and writes (format 1.2, recipients).
     ///
-    /// Spec: Spec/format-v1.1.md. A 1.0 file keeps minor 0 when rewritten (R-HDR-7) until migrated.
-    public static let currentMinor: UInt16 = 1
+    /// Spec: Spec/format-v1.2.md. A file keeps its minor version when rewritten (R-HDR-7) until migrated.
+    public static let currentMinor: UInt16 = 2
+    /// The minor version of a new vault (format 1.1): a vault becomes 1.2 only by an explicit
+    /// migration, so that 1.1 implementations keep writing new vaults (R12-VER-1).
+    public static let newVaultMinor: UInt16 = 1
     /// `\x89VLT\r\n\x1A\n`.
     public static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Bytes before the fields: magic, major, minor, header length.
@@ -40,7 +43,7 @@ public struct VaultHeader: Sendable {
     /// Format major version.
     public var major: UInt16 = currentMajor
     /// Format minor version.
-    public var minor: UInt16 = currentMinor
+    public var minor: UInt16 = newVaultMinor
     /// The vault's random identifier.
     public var vaultID: [UInt8]
     /// Creation time, milliseconds since the Unix epoch.
@@ -59,6 +62,11 @@ public struct VaultHeader: Sendable {
     public var recordsLength: Int
     /// Non-critical fields from a newer writer.
     public var unknownFields: [UnknownField] = []
+    /// The recipient stanzas (format 1.2, field `0x0001`), in file order.
+    package var recipientStanzas: [RecipientStanza] = []
+
+    /// How many recipients the header names (format 1.2). Their keys and names are encrypted.
+    public var recipientCount: Int { recipientStanzas.count }
 
     /// Creates a header value.
     public init(
@@ -89,13 +97,18 @@ public struct VaultHeader: Sendable {
 
     /// The length of this header once encoded, checksum and MAC included.
     public var encodedByteCount: Int {
-        let fields = [16, 8, 8, 40] + keyslots.map(\.encoded.count) + unknownFields.map(\.value.count)
+        let fields =
+            [16, 8, 8, 40] + keyslots.map(\.encoded.count)
+            + recipientStanzas.map { _ in RecipientStanza.byteCount } + unknownFields.map(\.value.count)
         return Self.preambleByteCount + fields.reduce(0) { $0 + 6 + $1 } + Self.trailerByteCount
     }
 
     /// Whether the file follows the rules of format 1.1: NFC passwords (R11-PW-1) and
     /// device-tagged item IDs for device-bound items (R11-DEV-1).
     public var followsVersion11Rules: Bool { major == 1 && minor >= 1 }
+
+    /// Whether the file may hold recipient stanzas (format 1.2, R12-VER-1).
+    public var followsVersion12Rules: Bool { major == 1 && minor >= 2 }
 
     /// Whether this library may rewrite the file (R-HDR-3).
     public var isWritable: Bool { major == Self.currentMajor && minor <= Self.currentMinor }

@@ -290,9 +290,14 @@ public enum KeyHierarchy {
         return (slot, kek)
     }
 
-    /// Opens the first keyslot that `credentials` unlock, trying every slot (R-KS-3).
+    /// The slot index ``unlock(_:with:)`` reports when a recipient stanza opened the vault.
+    public static let openedByRecipient = -1
+
+    /// Opens the first keyslot that `credentials` unlock, trying every slot (R-KS-3), after the
+    /// recipient stanzas when an identity is offered (format 1.2, R12-RCP-3).
     ///
-    /// - Returns: The index of the slot that opened, and the keys.
+    /// - Returns: The index of the slot that opened (``openedByRecipient`` for a recipient stanza),
+    ///   and the keys.
     /// - Throws: `kdfRejected` when a password slot's parameters break R-KS-2;
     ///   `wrongCredential` when no slot opens.
     public static func unlock(_ header: VaultHeader, with credentials: Credentials) throws(VaultFormatError)
@@ -302,6 +307,22 @@ public enum KeyHierarchy {
         for slot in header.keyslots where slot.kind.usesPassword { try slot.kdf?.validateForReading() }
         // ...and their sum, so that 32 slots at the ceiling cannot cost 32 times as much (R-KS-8).
         try KDFParameters.validateTotal(of: header.keyslots)
+        // Format 1.2: an identity tries every recipient stanza first; they wrap the master key
+        // and cost one X25519 each (R12-RCP-3, R-KS-7).
+        if let identity = credentials.identity, header.followsVersion12Rules {
+            for stanza in header.recipientStanzas {
+                guard let master = openRecipientStanza(stanza, identity: identity, vaultID: header.vaultID) else {
+                    continue
+                }
+                let keys = VaultKeys(
+                    master: master,
+                    base: baseKey(from: master),
+                    deviceSecret: credentials.deviceSecret,
+                    vaultID: header.vaultID
+                )
+                return (openedByRecipient, keys)
+            }
+        }
         // Master-scope slots first (they give the most access), and among those the cheap
         // ones (device, key file) before the ones that run Argon2; file order breaks ties.
         let order = header.keyslots.indices.sorted { a, b in

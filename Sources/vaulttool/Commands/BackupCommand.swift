@@ -41,7 +41,7 @@ struct BackupCommand: Command {
         // A credential is optional here: without one the header and layout are still checked.
         let given =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-            || credentialOptions.deviceSecretFile != nil
+            || credentialOptions.deviceSecretFile != nil || credentialOptions.identityFile != nil
         let credentials = given ? try credentialOptions.credentials() : nil
         let backup = try Progress.run("Copying \(path)") {
             try Vault.backup(of: path, to: destination, credentials: credentials)

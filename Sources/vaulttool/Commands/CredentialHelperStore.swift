@@ -78,6 +78,7 @@ struct VaultFileStore: HelperStore {
     /// Whether no credential option was given at all (then the per-user device secret is used).
     var usesDefaultCredentials: Bool {
         !options.hasPasswordSource && options.keyFile == nil && options.deviceSecretFile == nil
+            && options.identityFile == nil
     }
 
     /// Whether a missing vault file means "no credentials" rather than an error.

@@ -37,7 +37,9 @@ struct Inspect: Command {
     }
 
     /// Whether a credential was named on the command line (then the header MAC is checked).
-    private var credentialGiven: Bool { credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil }
+    private var credentialGiven: Bool {
+        credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil || credentialOptions.identityOptionGiven
+    }
 
     func run() throws {
         var report = try InspectReport.make(path: path)
@@ -113,6 +115,8 @@ struct InspectReport: Encodable {
     var created: String?
     var generation: UInt64?
     var keyslots: [Slot] = []
+    /// Format 1.2: how many recipient stanzas the header holds (their keys and names are encrypted).
+    var recipients: Int?
     var items: Int?
     var deletions: Int?
     var sizes: Sizes?
@@ -138,6 +142,7 @@ struct InspectReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
         case authenticated, warnings, entries, unavailableItems, damagedItems, seen
+        case recipients
     }
 
     /// Reads the header of `path` and checks the file's structure.
@@ -162,6 +167,7 @@ struct InspectReport: Encodable {
         vaultID = Hex.encode(header.vaultID)
         created = Output.date(header.created)
         generation = header.generation
+        if header.followsVersion12Rules { recipients = header.recipientCount }
         items = header.recordCount
         deletions = header.deletionCount
         // The format must allow writing and this user must be able to replace the file.
@@ -241,6 +247,7 @@ struct InspectReport: Encodable {
             }
             out += line + "\n"
         }
+        if let recipients { out += Output.field("Recipients:", "\(recipients) (keys and names encrypted)") }
         out += Output.field("Items:", Output.count(items ?? 0))
         out += Output.field("Deletions:", Output.count(deletions ?? 0))
         out += Output.field(

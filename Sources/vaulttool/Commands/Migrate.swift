@@ -14,14 +14,20 @@ struct Migrate: Command {
             removed once the new file verifies. A format 1.0 vault is upgraded to 1.1: this
             device's ThisDeviceOnly items move to device-tagged IDs (give the device secret and the
             password). Password keyslots below the target cost (the interactive preset unless --kdf
-            options say otherwise) are raised to it. A vault in a newer format than this vaulttool
+            options say otherwise) are raised to it. '--to 1.2' upgrades to format 1.2, which can hold
+            recipients (older vaulttools then open the vault read-only). A vault in a newer format than this vaulttool
             is refused (no downgrade). With --from and a source file, imports instead (see
             'vaulttool import').
             """
     )
     static let options =
         [
-            OptionSpec(names: ["--keep-backup"], valueName: nil, help: "Keep the backup after a successful migration.")
+            OptionSpec(names: ["--keep-backup"], valueName: nil, help: "Keep the backup after a successful migration."),
+            OptionSpec(
+                names: ["--to"],
+                valueName: "format",
+                help: "The format to reach: 1.1 (default) or 1.2 (recipients)."
+            ),
         ] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [
         ArgumentSpec(name: "source", help: "With --from: the export to import.", optional: true),
@@ -29,6 +35,8 @@ struct Migrate: Command {
     ]
 
     let path: String
+    /// `--to`: the minor version to reach (format 1.2 only by this explicit choice, R12-MIG-1).
+    let targetMinor: UInt16?
     let runner: ImportRunner?
     let keepBackup, dryRun, json: Bool
     let kdfOptions: KDFOptions
@@ -40,6 +48,12 @@ struct Migrate: Command {
         keepBackup = parsed.flag("--keep-backup")
         dryRun = parsed.flag("--dry-run")
         json = parsed.flag("--json")
+        switch parsed.value("--to") {
+        case nil: targetMinor = nil
+        case "1.1": targetMinor = 1
+        case "1.2": targetMinor = 2
+        case let other?: throw UsageError("'--to' is 1.1 or 1.2, not '\(other)'")
+        }
         if parsed.positionals.count == 2 {
             path = parsed.positional(1)!
             runner = try ImportRunner(parsed, source: parsed.positional(0)!, vault: path)
@@ -86,13 +100,16 @@ struct Migrate: Command {
         if let runner { return try runner.run(credentials: credentialOptions) }
         let header = try VaultFileReader(path: path).header()
         let from = "\(header.major).\(header.minor)"
-        let to = "\(VaultHeader.currentMajor).\(VaultHeader.currentMinor)"
+        let to = "\(VaultHeader.currentMajor).\(targetMinor ?? max(header.minor, VaultHeader.newVaultMinor))"
         // R-HDR-3: a newer minor is read-only here; rewriting it would drop what it added.
         if (header.major, header.minor) > (VaultHeader.currentMajor, VaultHeader.currentMinor) {
             throw ToolError(
                 "vault format \(from) is newer than this vaulttool (\(to)); migrate never downgrades: install a newer vaulttool",
                 exitCode: .unsupported
             )
+        }
+        if let targetMinor, header.major == VaultHeader.currentMajor, targetMinor < header.minor {
+            throw ToolError("vault \(path) is already format \(from); migrate never downgrades", exitCode: .unsupported)
         }
         let target = kdfOptions.isGiven ? try kdfOptions.resolve() : KDFParameters.default
         let credentials = try credentialOptions.credentials()
@@ -175,6 +192,8 @@ struct Migrate: Command {
         let report = try VaultAccess.write(vault) { txn in
             // First the format, so that rewrapped keyslots take the NFC password (R11-PW-1).
             let report = try txn.upgradeToVersion11()
+            // Format 1.2 only when asked for: tools of format 1.1 then open the vault read-only.
+            if targetMinor == 2 { try txn.upgradeToVersion12() }
             for change in plan.keyslots {
                 let slot = txn.keyslots[change.index]
                 let kdf =

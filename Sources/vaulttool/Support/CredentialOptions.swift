@@ -36,6 +36,7 @@ struct CredentialOptions {
             valueName: "file",
             help: "This machine's 32-byte device secret."
         ),
+        OptionSpec(names: ["--identity"], valueName: "file", help: "An identity file (format 1.2 recipients)."),
     ]
 
     var passwordFile: String?
@@ -44,6 +45,10 @@ struct CredentialOptions {
     var passwordFileEnv: String?
     var keyFile: String?
     var deviceSecretFile: String?
+    /// `--identity` or `VAULTTOOL_IDENTITY_FILE`: a recipient's identity file (Spec/format-v1.2.md).
+    var identityFile: String?
+    /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
+    var identityOptionGiven = false
     /// The options to name when there is no terminal to ask on.
     var promptAlternatives = "--password-file, --password-stdin, --password-env or --password-file-env"
     /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
@@ -58,6 +63,10 @@ struct CredentialOptions {
         keyFile = parsed.value("--key-file")
         deviceSecretFile =
             parsed.value("--device-secret-file") ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
+        identityOptionGiven = parsed.value("--identity") != nil
+        identityFile =
+            parsed.value("--identity")
+            ?? ProcessInfo.processInfo.environment["VAULTTOOL_IDENTITY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         try Self.checkOneSource(
             [passwordFile != nil, passwordStdin, passwordEnv != nil, passwordFileEnv != nil],
             names: ["--password-file", "--password-stdin", "--password-env", "--password-file-env"]
@@ -102,11 +111,12 @@ struct CredentialOptions {
             // Hashed as a stream: the key file's bytes are never held in memory all at once.
             credentials.keyFileDigest = try KeyFiles.read(keyFile)
         }
-        // A device secret alone opens device keyslots: then there is nothing to prompt for.
-        if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil) {
+        // A device secret or an identity alone opens the vault: then there is nothing to prompt for.
+        if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil && identityFile == nil) {
             credentials.password = try password(confirm: confirm, prompt: prompt)
         }
         if let deviceSecretFile { credentials.deviceSecret = try Self.loadDeviceSecret(deviceSecretFile) }
+        if let identityFile { credentials.identity = try Self.loadIdentity(identityFile) }
         return credentials
     }
 
@@ -125,6 +135,26 @@ struct CredentialOptions {
         } catch let error as VaultIOError where error.code == .system {
             throw ToolError(
                 "cannot read the device secret '\(path)': \(error.errno.map { "\($0)" } ?? error.description)",
+                exitCode: .ioFailure
+            )
+        }
+    }
+
+    /// Reads an identity file through the library, which refuses a file that is not a regular file
+    /// of this user with mode 0600 or holds no identity line (Spec/cli.md, "Recipients").
+    static func loadIdentity(_ path: String) throws -> RecipientIdentity {
+        do {
+            return try IdentityFile.load(at: path)
+        } catch let error as VaultIOError where error.code == .invalidIdentity {
+            throw ToolError("the identity file '\(path)' is refused: \(error.reason)", exitCode: .usage)
+        } catch let error as VaultIOError where error.errno == Errno(rawValue: ELOOP) {
+            throw ToolError(
+                "the identity file '\(path)' is refused: it is a symbolic link; give the file it points to",
+                exitCode: .usage
+            )
+        } catch let error as VaultIOError where error.code == .system {
+            throw ToolError(
+                "cannot read the identity file '\(path)': \(error.errno.map { "\($0)" } ?? error.description)",
                 exitCode: .ioFailure
             )
         }

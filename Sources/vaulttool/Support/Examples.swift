@@ -33,6 +33,15 @@ enum Examples {
             "vaulttool passwd --password-file old-pw --new-password-file new-pw app.vault",
             "vaulttool passwd --password-file pw --add-key-file app.key app.vault",
         ],
+        "keygen": [
+            "vaulttool keygen ~/.config/vault/identity",
+            "vaulttool keygen --recipient-of ~/.config/vault/identity",
+        ],
+        "recipients": [
+            "vaulttool recipients add --password-file pw --recipient VAULT-RECIPIENT-1:... --name ci team.vault",
+            "vaulttool recipients rm --password-file pw --name ci team.vault",
+            "vaulttool get --identity ~/.config/vault/identity --service db --account app team.vault",
+        ],
         "migrate": [
             "vaulttool migrate --password-file pw --dry-run app.vault",
             "vaulttool migrate --password-file pw --from keepassxc-xml export.xml app.vault",

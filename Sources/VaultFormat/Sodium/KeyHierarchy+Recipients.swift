@@ -1,0 +1,148 @@
+// vault: wrapping the master key to recipients' X25519 public keys (format 1.2).
+
+extension KeyHierarchy {
+    /// Builds the stanza that lets `recipient` open the vault: a fresh ephemeral key pair,
+    /// `KEK = BLAKE2b(32, X25519(e, R), "VLT12rcp" || E || R)`, the master key sealed under it,
+    /// and the recipient's key and name sealed under `RIK = Derive(MK, 2, "VLTrcpnt")`.
+    ///
+    /// - Throws: `invalidParameter` for a name longer than 64 UTF-8 bytes or with control characters.
+    ///
+    /// Spec: Spec/format-v1.2.md, "Recipient stanzas" (R12-RCP-1, R12-RCP-2).
+    package static func makeRecipientStanza(
+        for recipient: Recipient,
+        master: MasterKey,
+        vaultID: [UInt8],
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> RecipientStanza {
+        try checkRecipientName(recipient.name)
+        let ephemeral = SecretBytes(count: X25519.keyByteCount, protection: .guarded) { random.fill($0) }
+        let ephemeralKey = X25519.publicKey(of: ephemeral)
+        guard let shared = X25519.sharedSecret(ephemeral, recipient.key.bytes) else {
+            throw VaultFormatError(.invalidParameter, "this recipient key is a low-order point and cannot be used")
+        }
+        var stanza = RecipientStanza(
+            ephemeralKey: ephemeralKey,
+            nonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
+            wrapped: [],
+            infoNonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
+            info: []
+        )
+        let kek = recipientKEK(shared: shared, ephemeralKey: ephemeralKey, recipientKey: recipient.key.bytes)
+        stanza.wrapped = XChaCha20Poly1305.seal(
+            master.secret,
+            using: kek,
+            nonce: stanza.nonce,
+            authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
+        )
+        var plain = recipient.key.bytes + [UInt8(recipient.name.utf8.count)] + Array(recipient.name.utf8)
+        plain += [UInt8](repeating: 0, count: RecipientStanza.infoPlaintextByteCount - plain.count)
+        defer { Sodium.wipe(&plain) }
+        stanza.info = XChaCha20Poly1305.seal(
+            plain,
+            using: recipientInfoKey(master),
+            nonce: stanza.infoNonce,
+            authenticating: recipientInfoAssociatedData(stanza, vaultID: vaultID)
+        )
+        return stanza
+    }
+
+    /// The master key in `stanza` when `identity` is its recipient, else `nil` (R12-RCP-3).
+    package static func openRecipientStanza(_ stanza: RecipientStanza, identity: RecipientIdentity, vaultID: [UInt8])
+        -> MasterKey?
+    {
+        guard let shared = X25519.sharedSecret(identity.secret, stanza.ephemeralKey) else { return nil }
+        let kek = recipientKEK(
+            shared: shared,
+            ephemeralKey: stanza.ephemeralKey,
+            recipientKey: identity.recipient.bytes
+        )
+        guard
+            var plain = XChaCha20Poly1305.open(
+                stanza.wrapped,
+                using: kek,
+                nonce: stanza.nonce,
+                authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
+            )
+        else { return nil }
+        defer { Sodium.wipe(&plain) }
+        return MasterKey(secret: SecretBytes(bytes: plain, protection: .guarded))
+    }
+
+    /// The recipient a stanza names, decrypted with the master key (R12-RCP-4).
+    ///
+    /// - Throws: `headerAuthentication` when the info does not open under this master key;
+    ///   `structure` when it opens but is malformed (a name over 64 bytes, non-zero padding, bad UTF-8).
+    package static func recipient(of stanza: RecipientStanza, master: MasterKey, vaultID: [UInt8])
+        throws(VaultFormatError) -> Recipient
+    {
+        guard
+            var plain = XChaCha20Poly1305.open(
+                stanza.info,
+                using: recipientInfoKey(master),
+                nonce: stanza.infoNonce,
+                authenticating: recipientInfoAssociatedData(stanza, vaultID: vaultID)
+            )
+        else {
+            throw VaultFormatError(.headerAuthentication, "a recipient stanza does not open with the master key")
+        }
+        defer { Sodium.wipe(&plain) }
+        let length = Int(plain[32])
+        guard length <= RecipientStanza.maximumNameByteCount,
+            plain[(33 + length)...].allSatisfy({ $0 == 0 }),
+            let name = String(validating: plain[33..<33 + length], as: UTF8.self)
+        else {
+            throw VaultFormatError(.structure, "a recipient stanza's name is malformed")
+        }
+        return Recipient(key: try RecipientKey(bytes: Array(plain[0..<32])), name: name)
+    }
+
+    /// The stanzas again around `newMaster`: each recipient read with `oldMaster` gets a new
+    /// stanza (fresh ephemeral key and nonces), in the same order (R12-RCP-6).
+    package static func rewrapRecipientStanzas(
+        _ stanzas: [RecipientStanza],
+        from oldMaster: MasterKey,
+        to newMaster: MasterKey,
+        vaultID: [UInt8],
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> [RecipientStanza] {
+        var out = [RecipientStanza]()
+        for stanza in stanzas {
+            let recipient = try recipient(of: stanza, master: oldMaster, vaultID: vaultID)
+            out.append(try makeRecipientStanza(for: recipient, master: newMaster, vaultID: vaultID, random: random))
+        }
+        return out
+    }
+
+    /// Refuses a name a stanza cannot hold or a terminal would misprint.
+    package static func checkRecipientName(_ name: String) throws(VaultFormatError) {
+        guard name.utf8.count <= RecipientStanza.maximumNameByteCount else {
+            throw VaultFormatError(
+                .invalidParameter,
+                "a recipient name is at most \(RecipientStanza.maximumNameByteCount) UTF-8 bytes"
+            )
+        }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw VaultFormatError(.invalidParameter, "a recipient name must not contain control characters")
+        }
+    }
+
+    // MARK: - Derivations
+
+    static func recipientKEK(shared: SecretBytes, ephemeralKey: [UInt8], recipientKey: [UInt8]) -> KeyEncryptionKey {
+        KeyEncryptionKey(
+            secret: BLAKE2b.keyedKey(key: shared, message: [Array("VLT12rcp".utf8), ephemeralKey, recipientKey])
+        )
+    }
+
+    static func recipientInfoKey(_ master: MasterKey) -> KeyEncryptionKey {
+        KeyEncryptionKey(secret: BLAKE2b.deriveKey(from: master.secret, id: 2, context: "VLTrcpnt"))
+    }
+
+    static func recipientAssociatedData(_ stanza: RecipientStanza, vaultID: [UInt8]) -> [UInt8] {
+        Array("VLT12rcp".utf8) + vaultID + stanza.prefix
+    }
+
+    static func recipientInfoAssociatedData(_ stanza: RecipientStanza, vaultID: [UInt8]) -> [UInt8] {
+        Array("VLT12inf".utf8) + vaultID + stanza.prefix
+    }
+}

@@ -1,0 +1,86 @@
+// vault: the recipients of the next generation (format 1.2).
+
+extension VaultWriter {
+    /// Raises a 1.1 file to format 1.2 so that it may hold recipient stanzas (R12-MIG-1).
+    ///
+    /// A 1.0 file must be raised to 1.1 first (``upgradeToVersion11()``).
+    ///
+    /// - Returns: Whether the version changed.
+    /// - Throws: `invalidParameter` when the file holds an unknown field of type `0x0001` (written
+    ///   by another program): in a 1.2 file it would be read as a recipient stanza (R12-MIG-1).
+    @discardableResult
+    package mutating func upgradeToVersion12() throws(VaultFormatError) -> Bool {
+        guard header.major == 1, header.minor == 1 else { return false }
+        guard !header.unknownFields.contains(where: { $0.type == RecipientStanza.fieldType }) else {
+            throw VaultFormatError(
+                .invalidParameter,
+                "the vault holds a header field 0x0001 written by another program; in format 1.2 it would "
+                    + "read as a recipient stanza, so the vault is not upgraded"
+            )
+        }
+        header.minor = 2
+        return true
+    }
+
+    /// The recipients of the next generation, in stanza order, decrypted with the master key.
+    ///
+    /// - Throws: `keyUnavailable` without the master key; `headerAuthentication` or `structure`
+    ///   for a stanza whose info does not open or is malformed (R12-RCP-4).
+    package func recipients() throws(VaultFormatError) -> [Recipient] {
+        guard let master = keys.master else {
+            throw VaultFormatError(.keyUnavailable, "the recipients are readable only with the master key")
+        }
+        var out = [Recipient]()
+        for stanza in header.recipientStanzas {
+            out.append(try KeyHierarchy.recipient(of: stanza, master: master, vaultID: header.vaultID))
+        }
+        return out
+    }
+
+    /// Adds a stanza wrapping the master key to `recipient` (R12-RCP-2, R12-RCP-5). Records and
+    /// keyslots are untouched.
+    ///
+    /// - Throws: `unsupportedVersion` when the file is not format 1.2 (migrate it first);
+    ///   `keyUnavailable` without the master key; `invalidParameter` when the key is already a
+    ///   recipient or the name is unusable; `limit` past 32 recipients or a full header.
+    package mutating func addRecipient(_ recipient: Recipient, random: some RandomSource = SystemRandom())
+        throws(VaultFormatError)
+    {
+        guard header.followsVersion12Rules else {
+            throw VaultFormatError(
+                .unsupportedVersion,
+                "recipients need vault format 1.2; this vault is \(header.major).\(header.minor)"
+            )
+        }
+        guard let master = keys.master else {
+            throw VaultFormatError(.keyUnavailable, "adding a recipient needs the master key")
+        }
+        if try recipients().contains(where: { $0.key == recipient.key }) {
+            throw VaultFormatError(.invalidParameter, "this key is already a recipient of the vault")
+        }
+        guard header.recipientStanzas.count < RecipientStanza.maximumCount else {
+            throw VaultFormatError(.limit, "a vault has at most \(RecipientStanza.maximumCount) recipients")
+        }
+        let stanza = try KeyHierarchy.makeRecipientStanza(
+            for: recipient,
+            master: master,
+            vaultID: header.vaultID,
+            random: random
+        )
+        header.recipientStanzas.append(stanza)
+        guard header.encodedByteCount <= VaultHeader.maximumByteCount else {
+            header.recipientStanzas.removeLast()
+            throw VaultFormatError(.limit, "the header would exceed \(VaultHeader.maximumByteCount) bytes")
+        }
+    }
+
+    /// Removes the stanza at `index`, without a rekey: the caller rekeys (R12-RCP-6).
+    ///
+    /// - Throws: `invalidParameter` for an index out of range.
+    package mutating func removeRecipient(at index: Int) throws(VaultFormatError) {
+        guard header.recipientStanzas.indices.contains(index) else {
+            throw VaultFormatError(.invalidParameter, "there is no recipient \(index)")
+        }
+        header.recipientStanzas.remove(at: index)
+    }
+}

@@ -1,0 +1,90 @@
+// vault: identity files: a recipient's X25519 private key on disk (format 1.2).
+
+import Glibc
+public import VaultFormat
+
+/// Reads and writes identity files, the private half of a recipient (Spec/format-v1.2.md, R12-TXT-2).
+///
+/// ```swift
+/// let identity = try IdentityFile.generate(at: "/home/me/.config/vault/identity")
+/// print(identity.recipient)          // VAULT-RECIPIENT-1:…, to share
+/// let again = try IdentityFile.load(at: "/home/me/.config/vault/identity")
+/// let vault = try Vault(path: "team.vault", credentials: .identity(again))
+/// ```
+public enum IdentityFile {
+    /// The largest identity file read; a real one is under 300 bytes.
+    static let maximumByteCount = 4096
+
+    /// Creates a new random identity and writes it at `path`.
+    ///
+    /// The file is written by ``DurableFile/create(at:contents:mode:)``: created exclusively (an
+    /// existing file or symbolic link is never overwritten or followed) with mode `0600`, and
+    /// `fsync`ed with its directory.
+    ///
+    /// - Returns: The identity; its ``RecipientIdentity/recipient`` is the public key to share.
+    /// - Throws: ``VaultIOError/Code/alreadyExists`` when something is at `path`; a ``VaultIOError``
+    ///   naming the failed step otherwise.
+    public static func generate(at path: String) throws -> RecipientIdentity {
+        let identity = RecipientIdentity.generate()
+        var bytes = identity.fileContents.copyBytes()
+        defer { wipe(&bytes) }
+        try create(at: path, bytes)
+        return identity
+    }
+
+    /// Reads the identity file at `path`.
+    ///
+    /// - Throws: ``VaultIOError/Code/invalidIdentity`` when the file is not a regular file owned by
+    ///   this user with no permission for group or others, or does not hold one identity line;
+    ///   a ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
+    public static func load(at path: String) throws -> RecipientIdentity {
+        let descriptor = try step("open", path) { () throws(Errno) in
+            try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        }
+        var bytes = try descriptor.closeAfter { () throws -> [UInt8] in
+            let status = try step("fstat", path) { () throws(Errno) in try descriptor.status() }
+            guard status.isRegularFile, status.user == geteuid(), status.permissions & 0o077 == 0 else {
+                throw VaultIOError(
+                    .invalidIdentity,
+                    operation: "open",
+                    path: path,
+                    reason: "an identity file must be a regular file owned by this user with mode 0600"
+                )
+            }
+            return try step("read", path) { () throws(Errno) in
+                try descriptor.read(count: maximumByteCount + 1, at: 0)
+            }
+        }
+        defer { wipe(&bytes) }
+        guard bytes.count <= maximumByteCount else {
+            throw VaultIOError(.invalidIdentity, operation: "read", path: path, reason: "the file is too large")
+        }
+        let parsed = Result { () throws(VaultFormatError) in try RecipientIdentity(fileContents: bytes) }
+        switch parsed {
+        case .success(let identity): return identity
+        case .failure(let error):
+            throw VaultIOError(.invalidIdentity, operation: "read", path: path, reason: error.reason)
+        }
+    }
+
+    /// ``DurableFile/create(at:contents:mode:)``, with the message for an existing file.
+    private static func create(at path: String, _ bytes: [UInt8]) throws {
+        do {
+            try DurableFile.create(at: path, contents: bytes, mode: 0o600)
+        } catch  where error.code == .alreadyExists {
+            throw VaultIOError(
+                .alreadyExists,
+                operation: "create identity file",
+                errno: error.errno,
+                path: path,
+                reason: "an identity file is never overwritten"
+            )
+        }
+    }
+
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+        }
+    }
+}

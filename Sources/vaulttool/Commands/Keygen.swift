@@ -1,0 +1,45 @@
+// vaulttool keygen: create a recipient identity (format 1.2) and print its public key.
+
+import VaultFormat
+import VaultIO
+
+/// `vaulttool keygen <identity>` and `vaulttool keygen --recipient-of <identity>`.
+struct Keygen: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen",
+        abstract: "Create an identity file for opening vaults as a recipient.",
+        discussion: """
+            Writes a new X25519 identity to <identity> (created with mode 0600; an existing file is never
+            replaced) and prints its public key, VAULT-RECIPIENT-1:..., on standard output. Share the
+            public key: 'vaulttool recipients add --recipient <key>' lets its holder open a vault with
+            '--identity <identity>'. With --recipient-of, prints the public key of an existing identity.
+            """
+    )
+    static let options = [
+        OptionSpec(names: ["--recipient-of"], valueName: nil, help: "Print the public key of an existing identity.")
+    ]
+    static let arguments = [ArgumentSpec(name: "identity", help: "The identity file.")]
+
+    let path: String
+    let show: Bool
+
+    init(_ parsed: ParsedArguments) throws {
+        path = parsed.positional(0)!
+        show = parsed.flag("--recipient-of")
+    }
+
+    func run() throws {
+        if show {
+            Output.out("\(try CredentialOptions.loadIdentity(path).recipient)\n")
+            return
+        }
+        let identity: RecipientIdentity
+        do {
+            identity = try IdentityFile.generate(at: path)
+        } catch let error as VaultIOError where error.code == .alreadyExists {
+            throw ToolError("a file already exists at '\(path)'; an identity file is never overwritten")
+        }
+        Output.err("vaulttool: created the identity \(path) (mode 0600); keep it secret. Its public key:\n")
+        Output.out("\(identity.recipient)\n")
+    }
+}

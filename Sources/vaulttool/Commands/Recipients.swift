@@ -1,0 +1,145 @@
+// vaulttool recipients: list, add and remove the X25519 recipients of a vault (format 1.2).
+
+import VaultFormat
+import VaultIO
+
+/// `vaulttool recipients ls|add|rm [options] <vault>`.
+struct Recipients: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "recipients",
+        abstract: "List, add or remove the public keys that open a vault.",
+        discussion: """
+            A recipient opens the vault with its identity file (--identity), made by 'vaulttool keygen'.
+            Recipients need vault format 1.2: upgrade a vault with 'vaulttool migrate --to 1.2' first.
+            Their public keys and names are stored encrypted, so every action needs a credential.
+            'ls' prints one line per recipient: its key and name. 'add' adds --recipient <key> under
+            --name. 'rm' removes the recipient given by --recipient or --name and then replaces the
+            master key (a rekey, as 'vaulttool rekey'), so that the removed identity does not open
+            what is written afterwards, even with an old copy of the file: every other recipient is
+            kept, and every keyslot needs its credential as for 'rekey'.
+            """
+    )
+    static let options =
+        [
+            OptionSpec(names: ["--recipient"], valueName: "key", help: "A public key, VAULT-RECIPIENT-1:..."),
+            OptionSpec(names: ["--name"], valueName: "name", help: "The recipient's name (up to 64 bytes)."),
+            OptionSpec(names: ["--json"], valueName: nil, help: "ls: print machine-readable output."),
+        ] + RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
+    static let arguments = [
+        ArgumentSpec(name: "action", help: "ls, add or rm."),
+        ArgumentSpec(name: "vault", help: "The vault file."),
+    ]
+
+    let action: String
+    let path: String
+    let key: RecipientKey?
+    let name: String?
+    let json: Bool
+    let flags: RekeyFlags
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        action = parsed.positional(0)!
+        path = parsed.positional(1)!
+        name = parsed.value("--name")
+        json = parsed.flag("--json")
+        flags = RekeyFlags(parsed)
+        credentialOptions = try CredentialOptions(parsed)
+        key = try parsed.value("--recipient").map { text in
+            do {
+                return try RecipientKey(text: text)
+            } catch let error as VaultFormatError {
+                throw UsageError("'--recipient' \(error.reason)")
+            }
+        }
+        switch action {
+        case "ls":
+            if key != nil || name != nil { throw UsageError("'ls' takes no '--recipient' or '--name'") }
+        case "add":
+            guard key != nil, name != nil else {
+                throw UsageError("'add' needs '--recipient <key>' and '--name <name>'")
+            }
+        case "rm":
+            guard (key != nil) != (name != nil) else {
+                throw UsageError("'rm' needs one of '--recipient' and '--name'")
+            }
+        default:
+            throw UsageError("The action is 'ls', 'add' or 'rm', not '\(action)'")
+        }
+        if action != "rm" && flags.isGiven {
+            throw UsageError("'--keep-password-file', '--drop-keyslots' and '--drop-foreign' apply only to 'rm'")
+        }
+    }
+
+    private struct Listing: Encodable {
+        struct Entry: Encodable {
+            var key: String
+            var name: String
+        }
+        var vault: String
+        var recipients: [Entry]
+    }
+
+    func run() throws {
+        let credentials = try credentialOptions.credentials()
+        let vault = try VaultAccess.vault(
+            path,
+            credentials: credentials,
+            acceptRollback: credentialOptions.acceptRollback
+        )
+        switch action {
+        case "ls":
+            let recipients = try Self.list(vault)
+            if json {
+                let entries = recipients.map { Listing.Entry(key: $0.key.description, name: $0.name) }
+                Output.out(try Output.json(Listing(vault: vault.path, recipients: entries)))
+            } else if recipients.isEmpty {
+                Output.out("No recipients.\n")
+            } else {
+                for recipient in recipients {
+                    Output.out("\(recipient.key)  \(TerminalText.escaped(recipient.name))\n")
+                }
+            }
+        case "add":
+            try VaultAccess.write(vault) { txn in
+                guard txn.formatVersion.minor >= 2 else {
+                    throw ToolError(
+                        "recipients need vault format 1.2 and \(path) is \(txn.formatVersion.major).\(txn.formatVersion.minor): "
+                            + "upgrade it first with 'vaulttool migrate --to 1.2 \(path)' "
+                            + "(tools older than format 1.2 then open it read-only)",
+                        exitCode: .unsupported
+                    )
+                }
+                try txn.addRecipient(key!, name: name!)
+            }
+            Output.out("Added recipient \(TerminalText.escaped(name!)) to \(path): \(key!)\n")
+        default:
+            let options = try flags.options(current: credentials)
+            var removed: Recipient?
+            let report = try VaultAccess.write(vault) { txn in
+                let all = try txn.recipients()
+                let matches = all.filter { recipient in
+                    if let key { return recipient.key == key }
+                    return recipient.name == name
+                }
+                guard matches.count == 1, let match = matches.first else {
+                    throw ToolError(
+                        matches.isEmpty
+                            ? "no recipient of \(path) matches; see 'vaulttool recipients ls'"
+                            : "\(matches.count) recipients are named so; remove one by --recipient <key>",
+                        exitCode: .notFound
+                    )
+                }
+                removed = match
+                return try txn.removeRecipient(match.key, rekey: options)
+            }
+            VaultAccess.refreshAgent(after: vault)
+            let summary = report.map(RekeyFlags.summary) ?? ""
+            Output.out("Removed recipient \(TerminalText.escaped(removed!.name)) from \(path); \(summary).\n")
+        }
+    }
+
+    private static func list(_ vault: Vault) throws -> [Recipient] {
+        try vault.read { snapshot in try snapshot.recipients() }
+    }
+}

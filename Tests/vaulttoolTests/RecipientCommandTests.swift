@@ -1,0 +1,153 @@
+// vaulttool tests: keygen, recipients ls|add|rm, --identity and migrate --to 1.2, driving the binary.
+
+import Foundation
+import Testing
+
+@Suite("Recipients CLI")
+struct RecipientCommandTests {
+    /// A workspace with `v.vault` (one item) raised to format 1.2, and identities `alice.id`, `bob.id`.
+    func team() throws -> (w: Workspace, alice: String, bob: String) {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("s3cret", ["--service", "db", "--account", "app"])
+        let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(migrate.stdout.contains("vault 1.1 -> 1.2"))
+        var keys = [String]()
+        for name in ["alice", "bob"] {
+            let made = try w.run(["keygen", "\(name).id"])
+            #expect(made.status == 0, "\(made.stderr)")
+            keys.append(made.stdout.trimmingCharacters(in: .newlines))
+        }
+        return (w, keys[0], keys[1])
+    }
+
+    /// keygen: a private, never-overwritten identity file; the public key on stdout only.
+    @Test func keygen_writesPrivateIdentity_printsItsKey() throws {
+        let w = try Workspace()
+        let made = try w.run(["keygen", "me.id"])
+        #expect(made.status == 0)
+        #expect(made.stdout.hasPrefix("VAULT-RECIPIENT-1:") && made.stdout.count == 18 + 48 + 1)
+        let attributes = try FileManager.default.attributesOfItem(atPath: w.file("me.id"))
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let contents = try String(contentsOfFile: w.file("me.id"), encoding: .utf8)
+        let secretLine = try #require(contents.split(separator: "\n").first { $0.hasPrefix("VAULT-IDENTITY-1:") })
+        #expect(!made.stdout.contains(secretLine) && !made.stderr.contains(secretLine), "the secret is never printed")
+        let again = try w.run(["keygen", "me.id"])
+        #expect(again.status == 1)
+        #expect(try String(contentsOfFile: w.file("me.id"), encoding: .utf8) == contents, "never overwritten")
+        let shown = try w.run(["keygen", "--recipient-of", "me.id"])
+        #expect(shown.stdout == made.stdout)
+    }
+
+    /// R12-VER-1: add on a 1.1 vault is refused with exit 5 and names the migration command.
+    @Test func add_onVersion11_namesMigrate() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let key = try w.run(["keygen", "a.id"]).stdout.trimmingCharacters(in: .newlines)
+        let refused = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", key, "--name", "a", "v.vault",
+        ])
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("vaulttool migrate --to 1.2 v.vault"))
+        let inspect = try w.run(["inspect", "v.vault"])
+        #expect(inspect.stdout.contains("vault 1.1"))
+    }
+
+    /// The team workflow: add, ls, open with --identity, rm (with a rekey) locks the removed one out.
+    @Test func addListOpenRemove() throws {
+        let (w, alice, bob) = try team()
+        for (key, name) in [(alice, "alice@laptop"), (bob, "ci-deploy")] {
+            let added = try w.run([
+                "recipients", "add", "--password-file", "pw", "--recipient", key, "--name", name, "v.vault",
+            ])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let inspect = try w.run(["inspect", "--identity", "alice.id", "v.vault"])
+        #expect(inspect.stdout.contains("Recipients:  2 (keys and names encrypted)\n"))
+        #expect(inspect.stdout.contains("checked with the credential"), "\(inspect.stdout)")
+        #expect(!inspect.stdout.contains("alice@laptop") && !inspect.stdout.contains(alice))
+        let list = try w.run(["recipients", "ls", "--identity", "bob.id", "v.vault"])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout == "\(alice)  alice@laptop\n\(bob)  ci-deploy\n")
+        let json = try w.run(["recipients", "ls", "--json", "--password-file", "pw", "v.vault"]).json()
+        #expect((json["recipients"] as? [[String: String]])?.map { $0["name"] } == ["alice@laptop", "ci-deploy"])
+
+        let get = try w.run(["get", "--identity", "alice.id", "--service", "db", "--account", "app", "v.vault"])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "s3cret")
+        let env = try w.run(
+            ["get", "--service", "db", "--account", "app", "v.vault"],
+            environment: ["VAULTTOOL_IDENTITY_FILE": w.file("bob.id")]
+        )
+        #expect(env.stdout == "s3cret", "\(env.stderr)")
+
+        // rm by an identity alone cannot rewrap the password keyslot: refused, nothing changed.
+        let refused = try w.run(["recipients", "rm", "--identity", "bob.id", "--name", "alice@laptop", "v.vault"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        let removed = try w.run(["recipients", "rm", "--password-file", "pw", "--name", "alice@laptop", "v.vault"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("replaced the master key"))
+        let locked = try w.run(["get", "--identity", "alice.id", "--service", "db", "--account", "app", "v.vault"])
+        #expect(locked.status == 3)
+        let kept = try w.run(["get", "--identity", "bob.id", "--service", "db", "--account", "app", "v.vault"])
+        #expect(kept.stdout == "s3cret", "\(kept.stderr)")
+        let after = try w.run(["recipients", "ls", "--password-file", "pw", "v.vault"])
+        #expect(after.stdout == "\(bob)  ci-deploy\n")
+        let missing = try w.run(["recipients", "rm", "--password-file", "pw", "--recipient", alice, "v.vault"])
+        #expect(missing.status == 2)
+    }
+
+    /// R12-RCP-6: a plain `vaulttool rekey` keeps every recipient without their identities.
+    @Test func rekey_keepsEveryRecipient() throws {
+        let (w, alice, _) = try team()
+        let added = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", alice, "--name", "a", "v.vault",
+        ])
+        #expect(added.status == 0, "\(added.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        let after = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        #expect(before != after)
+        let get = try w.run(["get", "--identity", "alice.id", "--service", "db", "--account", "app", "v.vault"])
+        #expect(get.stdout == "s3cret", "\(get.stderr)")
+    }
+
+    /// Bad input gets a clear usage error; an identity file readable by others is refused.
+    @Test func badInput_isAUsageError() throws {
+        let (w, alice, _) = try team()
+        let badKey = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", "VAULT-RECIPIENT-1:xyz", "--name", "x",
+            "v.vault",
+        ])
+        #expect(badKey.status == 64)
+        let noName = try w.run(["recipients", "add", "--password-file", "pw", "--recipient", alice, "v.vault"])
+        #expect(noName.status == 64)
+        let action = try w.run(["recipients", "list", "--password-file", "pw", "v.vault"])
+        #expect(action.status == 64)
+        let longName = String(repeating: "n", count: 65)
+        let tooLong = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", alice, "--name", longName, "v.vault",
+        ])
+        #expect(tooLong.status != 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: w.file("alice.id"))
+        let open = try w.run(["get", "--identity", "alice.id", "--service", "db", "--account", "app", "v.vault"])
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("mode 0600"))
+        let contents = try String(contentsOfFile: w.file("alice.id"), encoding: .utf8)
+        #expect(!open.stderr.contains(contents.split(separator: "\n").last!))
+    }
+
+    /// R12-MIG-1: migrate never downgrades, and --to takes 1.1 or 1.2 only.
+    @Test func migrateTo_refusesDowngradeAndUnknownVersions() throws {
+        let (w, _, _) = try team()
+        let down = try w.run(["migrate", "--to", "1.1", "--password-file", "pw", "v.vault"])
+        #expect(down.status == 5)
+        let unknown = try w.run(["migrate", "--to", "2.0", "--password-file", "pw", "v.vault"])
+        #expect(unknown.status == 64)
+        let plain = try w.run(["migrate", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdout.contains("vault 1.2 (current)"))
+    }
+}
