@@ -16,7 +16,7 @@
 /// Spec: Spec/merge.md (R-MRG-1 to R-MRG-14).
 public enum VaultMerge {
     /// The attribute tag of a conflict copy's marker: the origin item's ID (16 bytes) and the
-    /// version it had (8 bytes, big-endian). Readers that do not know it preserve it (R-ATT-6).
+    /// version it had (8 bytes, big-endian). Readers that do not know it preserve it (R-ATT-2).
     public static let conflictMarkerTag: UInt8 = 0x70
 
     /// The merged generation, ready to encode, and what the merge decided.
