@@ -34,6 +34,8 @@ struct HelpTests {
                   generate                Print a random password.
                   credential-helper       Serve git's or docker's credential-helper protocol from a vault.
                   completions             Print a shell completion script (bash or zsh).
+                  merge                   Merge other copies of a vault into it.
+                  git-merge               Merge vault files for git (merge driver: vaulttool git-merge %O %A %B).
                   backup                  Copy a vault to a new file, and check the copy.
                   device-secret           Create this machine's device secret, or print where it is.
                   agent                   Run the vault agent, which holds unlocked keys for this user's commands.

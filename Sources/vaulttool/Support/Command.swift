@@ -36,6 +36,8 @@ struct ArgumentSpec {
     var optional = false
     /// What shells offer for it.
     var completion = Completion.automatic
+    /// Whether it takes every remaining word (the last argument only).
+    var repeats = false
 }
 
 /// What a shell completes for an option's value or an argument. `completions` derives its

@@ -14,7 +14,9 @@ enum Help {
             let shown = option.valueName.map { "\(name) <\($0)>" } ?? name
             options.append(option.repeats ? "[\(shown) ...]" : "[\(shown)]")
         }
-        let arguments = command.arguments.map { $0.optional ? "[<\($0.name)>]" : "<\($0.name)>" }
+        let arguments = command.arguments.map {
+            ($0.optional ? "[<\($0.name)>]" : "<\($0.name)>") + ($0.repeats ? " ..." : "")
+        }
         let full = (head + options + arguments).joined(separator: " ")
         if full.count <= 80 { return full }
         return (head + ["[<options>]"] + arguments).joined(separator: " ")

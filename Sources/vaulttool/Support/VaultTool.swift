@@ -16,6 +16,7 @@ enum VaultTool {
         [
             Create.self, Inspect.self, Verify.self, List.self, Get.self, SetItem.self, Remove.self, Passwd.self,
             Rekey.self, Migrate.self, Import.self, Export.self, Generate.self, CredentialHelper.self, Completions.self,
+            MergeCommand.self, GitMerge.self,
             BackupCommand.self, DeviceSecretCommand.self, Agent.self, Unlock.self, Lock.self,
         ]
     }
