@@ -235,9 +235,19 @@ private struct Merger {
     mutating func resolve(_ id: ItemID) throws {
         let a = inputs[0].state(id)
         let b = inputs[1].state(id)
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
+            // The same version on both sides and no deletion recorded (the common case): whatever
+            // the ancestor says, it stays (R-MRG-3, R-MRG-4), and nothing else needs deciding.
+            if deletionTime(of: id) == nil {
+                try settle(id, primary == 0 ? a : b, side: primary, tomb: nil)
+                return
+            }
+        }
         let tomb = deletionTime(of: id)
         let live: Bool
-        if let base, try equal(a, inputs[0], base.state(id), base) {
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
+            live = try settle(id, primary == 0 ? a : b, side: primary, tomb: tomb)
+        } else if let base, try equal(a, inputs[0], base.state(id), base) {
             live = try settle(id, b, side: 1, tomb: tomb)
         } else if let base, try equal(b, inputs[1], base.state(id), base) {
             live = try settle(id, a, side: 0, tomb: tomb)
@@ -251,8 +261,13 @@ private struct Merger {
 
     /// The latest deletion of `id` either side records, under its own ID or its shadow (R-MRG-9).
     func deletionTime(of id: ItemID) -> Int64? {
-        let shadow = VaultMerge.shadowID(of: id)
-        return inputs.flatMap { [$0.tombs[id], $0.tombs[shadow]] }.compactMap { $0 }.max()
+        var latest: Int64? = nil
+        for input in inputs where !input.tombs.isEmpty {
+            for time in [input.tombs[id], input.tombs[VaultMerge.shadowID(of: id)]] {
+                if let time, time > (latest ?? .min) { latest = time }
+            }
+        }
+        return latest
     }
 
     /// Whether two states hold the same version: both without a live item, or the same content.
