@@ -71,6 +71,25 @@ struct MergeCommandTests {
         #expect(again.status != 0)
     }
 
+    @Test func rekeyedCopy_needsKeepKey() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("copy.vault"))
+        let elsewhere = ["XDG_STATE_HOME": w.file(".other-machine")]
+        #expect(try w.run(["rekey", "--password-file", "pw", "copy.vault"], environment: elsewhere).status == 0)
+        let refused = try w.run(["merge", "--password-file", "pw", "v.vault", "copy.vault"])
+        #expect(refused.status == 1 && refused.stderr.contains("--keep-key theirs"))
+        let merged = try w.run(["merge", "--password-file", "pw", "--keep-key", "theirs", "v.vault", "copy.vault"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let copyHeader = try w.run(["inspect", "--json", "copy.vault"]).json()
+        let mergedHeader = try w.run(["inspect", "--json", "v.vault"]).json()
+        #expect((mergedHeader["keyslots"] as? [Any])?.count == (copyHeader["keyslots"] as? [Any])?.count)
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+        #expect(
+            try w.run(["merge", "--password-file", "pw", "--keep-key", "mine", "v.vault", "copy.vault"]).status == 64
+        )
+    }
+
     @Test func differentVaults_refuse() throws {
         let w = try Workspace()
         try w.makeVault()

@@ -61,7 +61,7 @@ public struct MergeReport: Sendable {
     public let generation: UInt64
     /// Whether an ancestor was given (a three-way merge).
     public let threeWay: Bool
-    /// The side whose master key and keyslots the merged file has (R-MRG-11, R-MRG-12).
+    /// The side whose master key the merged file has (R-MRG-11).
     public let keysFrom: MergeSide
     /// The side whose keyslots the merged file has.
     public let keyslotsFrom: MergeSide
@@ -91,10 +91,15 @@ public struct MergeOptions: Sendable {
 
     /// See ``Handling``.
     public var unreadableRecords: Handling
+    /// Which side's master key the merged file keeps when the two differ (one side was rekeyed).
+    /// `nil` (the default): ours when, with an ancestor, only ours changed it; otherwise the merge
+    /// fails with ``VaultMergeError/Code/masterKeysDiffer`` (R-MRG-11).
+    public var masterKey: MergeSide?
 
     /// Creates merge options.
-    public init(unreadableRecords: Handling = .refuse) {
+    public init(unreadableRecords: Handling = .refuse, masterKey: MergeSide? = nil) {
         self.unreadableRecords = unreadableRecords
+        self.masterKey = masterKey
     }
 }
 
@@ -113,6 +118,8 @@ public struct VaultMergeError: Error, Equatable, Sendable, CustomStringConvertib
         public static let differentVaults = Code("differentVaults")
         /// A file was opened without its master key (R-MRG-2).
         public static let masterKeyRequired = Code("masterKeyRequired")
+        /// The files have different master keys and the caller did not say which to keep (R-MRG-11).
+        public static let masterKeysDiffer = Code("masterKeysDiffer")
         /// Records of the side whose master key is not kept cannot be read here (R-MRG-13).
         public static let unreadableRecords = Code("unreadableRecords")
     }

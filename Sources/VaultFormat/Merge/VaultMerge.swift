@@ -168,8 +168,23 @@ private struct Merger {
         inputs = [try MergeInput(ours, keyGroup: 0), try MergeInput(theirs, keyGroup: sameKeys ? 0 : 1)]
         self.base = try base.map { try MergeInput($0, keyGroup: baseGroup!) }
         self.options = options
-        // R-MRG-11: the newer master key wins; on equal keys, ours.
-        primary = sameKeys || ours.header.generation >= theirs.header.generation ? 0 : 1
+        // R-MRG-11: a merge never changes master key on its own judgement, except to keep the key
+        // that ours alone changed since the ancestor (the person merging rekeyed).
+        if sameKeys {
+            primary = 0
+        } else if let choice = options.masterKey {
+            primary = choice == .ours ? 0 : 1
+        } else if baseGroup == 1 {
+            primary = 0
+        } else {
+            throw VaultMergeError(
+                .masterKeysDiffer,
+                baseGroup == 0
+                    ? "the other file was rekeyed (its master key differs from the ancestor's and ours); "
+                        + "choose the key to keep"
+                    : "the two files have different master keys (one was rekeyed); choose the key to keep"
+            )
+        }
         let kept = inputs[primary].snapshot
         hashKey = BLAKE2b.deriveKey(from: kept.keys.master!.secret, id: 1, context: "VLTmerge")
         writer = try VaultWriter(updating: kept)

@@ -8,8 +8,9 @@ extension Vault {
     /// Runs under the write lock, like ``write(_:)``: the newest generation on disk is read
     /// (and screened for rollback, L-RB-5) and is *ours*; `theirs` is merged into it, three-way
     /// when `base` (the common ancestor) is given. The merged generation is one more than the
-    /// newer of the two files. When `theirs` holds a newer master key (a rekey), the merged file
-    /// keeps that key and its keyslots, and this `Vault` adopts the new keys.
+    /// newer of the two files. When the master keys differ (a rekey on one side), the merge keeps
+    /// ours' when the ancestor shows ours alone changed it, else the one `options.masterKey`
+    /// names, else fails (R-MRG-11); when theirs' is kept, this `Vault` adopts it.
     ///
     /// ```swift
     /// let theirs = try VaultFileReader(path: conflictPath).open(with: .password(passphrase))
@@ -22,7 +23,8 @@ extension Vault {
     ///   - base: The common ancestor for a three-way merge, or `nil`.
     ///   - options: What to do with records that cannot be carried (R-MRG-13).
     /// - Returns: What the merge decided. Nothing is written when ours already holds the result.
-    /// - Throws: ``VaultMergeError`` (`differentVaults`, `masterKeyRequired`, `unreadableRecords`);
+    /// - Throws: ``VaultMergeError`` (`differentVaults`, `masterKeyRequired`, `masterKeysDiffer`,
+    ///   `unreadableRecords`);
     ///   ``VaultIOError/Code/lockTimeout``, ``VaultIOError/Code/rolledBack``, a ``VaultIOError``
     ///   from the commit (the old file stays); ``VaultFormatError`` `recordCorrupt`.
     ///
@@ -54,7 +56,7 @@ extension Vault {
             try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
             recordCommit(bytes, accepted: accepted)
             if report.keysFrom == .theirs {
-                // The merged file keeps theirs' newer master key (R-MRG-11): hold it from now on.
+                // The merged file keeps theirs' master key (R-MRG-11): hold it from now on.
                 let keys = result.writer.keys
                 keyState.withLock { state in
                     state.keys = state.isLocked ? keys.locked(dropping: Self.lockedClasses) : keys

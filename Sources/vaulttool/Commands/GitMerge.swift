@@ -72,7 +72,12 @@ struct GitMerge: Command {
         let vault = try Vault(path: ours, credentials: credentials, configuration: configuration)
         // Git gives an empty ancestor when both branches added the file: merge two-way.
         let base = try FileManager.default.attributesOfItem(atPath: ancestor)[.size] as? Int == 0 ? nil : open(ancestor)
-        let report = try MergeOutput.translating(ours, theirs) { try vault.merge(try open(theirs), base: base) }
+        let hint =
+            "the vault was rekeyed on one branch: keep that branch's file and merge the other into it "
+            + "with 'vaulttool merge --keep-key ours'"
+        let report = try MergeOutput.translating(ours, theirs, keyHint: hint) {
+            try vault.merge(try open(theirs), base: base)
+        }
         MergeOutput.print(report, merged: theirs, into: ours, to: Output.err)
     }
 }

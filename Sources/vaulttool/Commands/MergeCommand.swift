@@ -36,6 +36,12 @@ struct MergeCommand: Command {
                 help: "Write the merge of <vault> and one <other> to a new file; both stay as they are."
             ),
             OptionSpec(names: ["--remove-merged"], valueName: nil, help: "Delete each <other> once it is merged."),
+            OptionSpec(
+                names: ["--keep-key"],
+                valueName: "side",
+                help: "ours or theirs: the master key to keep when one copy was rekeyed.",
+                completion: .values(["ours", "theirs"])
+            ),
         ] + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [
         ArgumentSpec(name: "vault", help: "The vault to merge into (ours)."),
@@ -47,6 +53,7 @@ struct MergeCommand: Command {
     let base: String?
     let output: String?
     let removeMerged: Bool
+    let keepKey: MergeSide?
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
@@ -55,6 +62,14 @@ struct MergeCommand: Command {
         base = parsed.value("--base")
         output = parsed.value("--output")
         removeMerged = parsed.flag("--remove-merged")
+        if let side = parsed.value("--keep-key") {
+            guard let chosen = MergeSide(rawValue: side) else {
+                throw UsageError("--keep-key takes 'ours' or 'theirs', not '\(side)'")
+            }
+            keepKey = chosen
+        } else {
+            keepKey = nil
+        }
         credentialOptions = try CredentialOptions(parsed)
         if others.count > 1 && (base != nil || output != nil) {
             throw UsageError("--base and --output merge one <other> file, not \(others.count)")
@@ -78,7 +93,8 @@ struct MergeCommand: Command {
                     theirs: theirs,
                     base: ancestor,
                     creating: output,
-                    configuration: try VaultAccess.configuration()
+                    configuration: try VaultAccess.configuration(),
+                    options: MergeOptions(masterKey: keepKey)
                 )
             }
             MergeOutput.print(report, merged: others[0], into: output)
@@ -91,7 +107,9 @@ struct MergeCommand: Command {
         for other in others {
             let theirs = try files.open(other)
             let report = try MergeOutput.translating(path, other) {
-                try Progress.run("Merging \(other)") { try vault.merge(theirs, base: ancestor) }
+                try Progress.run("Merging \(other)") {
+                    try vault.merge(theirs, base: ancestor, options: MergeOptions(masterKey: keepKey))
+                }
             }
             rekeyed = rekeyed || report.keysFrom == .theirs
             MergeOutput.print(report, merged: other, into: path)
@@ -168,13 +186,20 @@ enum MergeOutput {
     }
 
     /// Runs a merge, turning ``VaultMergeError`` into a sentence naming the files.
-    static func translating<T>(_ target: String, _ other: String, _ body: () throws -> T) throws -> T {
+    static func translating<T>(
+        _ target: String,
+        _ other: String,
+        keyHint: String = "pass --keep-key theirs to keep the other copy's new key, or --keep-key ours",
+        _ body: () throws -> T
+    ) throws -> T {
         do {
             return try body()
         } catch let error as VaultMergeError {
             switch error.code {
             case .differentVaults:
                 throw ToolError("'\(other)' holds a different vault than '\(target)' (their vault IDs differ)")
+            case .masterKeysDiffer:
+                throw ToolError("cannot merge '\(other)' into '\(target)': \(error.reason); \(keyHint)")
             case .masterKeyRequired:
                 throw ToolError("a merge needs each file opened with a password or key file", exitCode: .usage)
             default:

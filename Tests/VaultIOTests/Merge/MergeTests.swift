@@ -169,7 +169,9 @@ struct MergeTests {
             try theirs.write { try $0.replaceKeyslot(at: 0, kind: .password, credentials: .password("new pass")) }
             let theirsSnapshot = try VaultFileReader(path: theirsPath).open(with: .password("new pass"))
 
-            let report = try ours.merge(theirsSnapshot)
+            // Two different master keys: the merge does not pick one by itself.
+            #expect(throws: VaultMergeError(.masterKeysDiffer)) { try ours.merge(theirsSnapshot) }
+            let report = try ours.merge(theirsSnapshot, options: MergeOptions(masterKey: .theirs))
             #expect(report.keysFrom == .theirs && report.keyslotsFrom == .theirs)
             #expect(report.generation == theirsSnapshot.header.generation + 1)
             #expect(throws: VaultFormatError(.wrongCredential)) {
@@ -187,8 +189,37 @@ struct MergeTests {
             #expect(try reopened.read { $0.index.count } == 5)
             // Merging the same file again changes nothing and writes nothing.
             let generation = try reopened.read { $0.header.generation }
-            #expect(try ours.merge(theirsSnapshot).changesOurs == false)
+            #expect(try ours.merge(theirsSnapshot).changesOurs == false)  // same key now: no choice needed
             #expect(try reopened.read { $0.header.generation } == generation)
+        }
+    }
+
+    // R-MRG-11: a copy under a retired master key (an old copy put on a branch by someone who
+    // kept a removed credential, with its generation raised) never brings that key back.
+    @Test func retiredMasterKey_isNeverAdopted_whateverItsGeneration() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, name: "v.vault")
+            try vault.write { try $0.set(makeDraft(service: "old")) }
+            let oldPath = directory + "/old.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: oldPath)
+            let basePath = directory + "/base.vault"
+            try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            try FileManager.default.copyItem(atPath: vault.path, toPath: basePath)
+            try vault.write { try $0.set(makeDraft(service: "new")) }
+            let old = try Vault(path: oldPath, credentials: .password(testPassword), configuration: testConfiguration)
+            for n in 0..<5 { try old.write { try $0.set(makeDraft(service: "bump \(n)")) } }
+            let open = { (path: String) in try VaultFileReader(path: path).open(with: .password(testPassword)) }
+            #expect(try open(oldPath).header.generation > open(vault.path).header.generation)
+            #expect(throws: VaultMergeError(.masterKeysDiffer)) { try vault.merge(try open(oldPath)) }
+            #expect(throws: VaultMergeError(.masterKeysDiffer)) {
+                try vault.merge(try open(oldPath), base: try open(basePath))
+            }
+            // Ours rekeyed since the ancestor: ours' key is kept without asking, and the old
+            // copy's items are sealed again under it.
+            let report = try vault.merge(try open(oldPath), base: try open(oldPath))
+            #expect(report.keysFrom == .ours)
+            let current = try open(vault.path)
+            #expect(current.keys.master!.secret == (try open(basePath)).keys.master!.secret)
         }
     }
 
