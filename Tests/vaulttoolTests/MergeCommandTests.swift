@@ -90,6 +90,32 @@ struct MergeCommandTests {
         )
     }
 
+    @Test func gitMerge_emptyAncestorMergesTwoWay_andAFailureLeavesOursAlone() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("theirs.vault"))
+        try w.set("x", ["--service", "ours", "--account", "a"])
+        try w.set("y", ["--service", "theirs", "--account", "a", "--accept-rollback"], vault: "theirs.vault")
+        try w.write("empty", "")
+        let environment = ["VAULTTOOL_PASSWORD_FILE": w.file("pw")]
+        let merged = try w.run(["git-merge", "empty", "v.vault", "theirs.vault"], environment: environment)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stdout.isEmpty && merged.stderr.contains("merged theirs.vault into v.vault: 1 added"))
+        #expect(try secret(w, "theirs") == "y")
+
+        try w.makeVault("other.vault")
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let refused = try w.run(["git-merge", "empty", "v.vault", "other.vault"], environment: environment)
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("Error: "))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        let wrong = try w.run(
+            ["git-merge", "empty", "v.vault", "theirs.vault"],
+            environment: ["VAULTTOOL_PASSWORD_FILE": w.file("empty")]
+        )
+        #expect(wrong.status != 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+    }
+
     @Test func differentVaults_refuse() throws {
         let w = try Workspace()
         try w.makeVault()
