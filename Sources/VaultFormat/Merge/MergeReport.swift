@@ -71,6 +71,8 @@ public struct MergeReport: Sendable {
     public let updated: Int
     /// Items of ours deleted because theirs deleted them.
     public let deleted: Int
+    /// Deletion records added to ours and conflict copies removed from it (R-MRG-8, R-MRG-9).
+    public let otherChanges: Int
     /// Every conflict, ordered by item ID.
     public let conflicts: [MergeConflict]
     /// Records left out because they could not be carried (R-MRG-13), when the options allowed it.
@@ -78,7 +80,8 @@ public struct MergeReport: Sendable {
 
     /// Whether the merge changed nothing in ours (no write is needed when ours is the target).
     public var changesOurs: Bool {
-        added + updated + deleted > 0 || !conflicts.isEmpty || keysFrom == .theirs || keyslotsFrom == .theirs
+        added + updated + deleted + otherChanges > 0 || !conflicts.isEmpty || keysFrom == .theirs
+            || keyslotsFrom == .theirs
     }
 }
 

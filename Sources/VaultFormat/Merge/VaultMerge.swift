@@ -148,6 +148,7 @@ private struct Merger {
     var added = 0
     var updated = 0
     var deleted = 0
+    var otherChanges = 0
     var droppedUnreadable: [ItemID] = []
 
     init(ours: VaultSnapshot, theirs: VaultSnapshot, base: VaultSnapshot?, options: MergeOptions) throws {
@@ -224,10 +225,15 @@ private struct Merger {
         for pending in copies { try placeCopy(pending) }
         for (origin, hash) in dedupe {
             let id = VaultMerge.copyID(of: origin, hash: hash, key: hashKey)
-            if writer.entry(for: id) != nil { writer.discard(id) }
+            if writer.entry(for: id) != nil {
+                writer.discard(id)
+                otherChanges += 1
+            }
         }
         for (origin, time) in shadows where writer.entry(for: origin) != nil {
-            writer.recordDeletion(of: VaultMerge.shadowID(of: origin), at: time)
+            let shadow = VaultMerge.shadowID(of: origin)
+            writer.recordDeletion(of: shadow, at: time)
+            if inputs[0].tombs[shadow] != time { otherChanges += 1 }
         }
         try removeOutdatedCopies()
         let report = MergeReport(
@@ -238,6 +244,7 @@ private struct Merger {
             added: added,
             updated: updated,
             deleted: deleted,
+            otherChanges: otherChanges,
             conflicts: conflicts.sorted { $0.itemID < $1.itemID },
             droppedUnreadable: droppedUnreadable.sorted()
         )
@@ -310,6 +317,7 @@ private struct Merger {
             if writer.entry(for: id) != nil || tomb != nil {
                 if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
             }
+            if !oursLive, let tomb, inputs[0].tombs[id] != tomb { otherChanges += 1 }
             if oursLive { deleted += 1 }
             return false
         }
@@ -536,7 +544,10 @@ private struct Merger {
             else { continue }
             let origin = ItemID(bytes: marker.value.prefix(16))
             guard let deleted = deletionTime(of: origin) else { continue }
-            if attributes.modificationDate <= deleted { writer.discard(entry.itemID) }
+            if attributes.modificationDate <= deleted {
+                writer.discard(entry.itemID)
+                otherChanges += 1
+            }
         }
     }
 

@@ -111,6 +111,23 @@ struct MergeTests {
         #expect(try merged(on, deleter).0.contents() == all.contents())
     }
 
+    // A deletion record theirs holds for an item ours never had still reaches ours, so that a
+    // third copy that holds the item cannot bring it back through ours.
+    @Test func deletionRecordsAloneAreWorthAWrite() throws {
+        let (base, _) = try replicas()
+        var theirs = base
+        var third = base
+        let id = ItemID(random: SystemRandom())
+        try third.set(id, service: "short-lived", secret: "x", at: t + 10)
+        theirs = try merged(theirs, third).0
+        try theirs.delete(id, at: t + 20)
+        let ours = base
+        let (result, report) = try merged(ours, theirs)
+        #expect(report.changesOurs && report.added == 0 && report.otherChanges == 1)
+        #expect(try result.open().index.deletions.contains { $0.itemID == id })
+        #expect(try merged(result, third).0.contents()[id] == nil)
+    }
+
     // R-MRG-10
     @Test func sameServiceAddedOnBothSides_keepsOneItem_andACopy() throws {
         let (base, _) = try replicas()
