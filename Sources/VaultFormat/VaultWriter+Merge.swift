@@ -26,7 +26,4 @@ extension VaultWriter {
     package mutating func raiseGeneration(to generation: UInt64) {
         if generation > header.generation { header.generation = generation }
     }
-
-    /// The master key these keys hold, for the merge's content hash key.
-    package var masterSecret: SecretBytes? { keys.master?.secret }
 }
