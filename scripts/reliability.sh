@@ -4,7 +4,7 @@
 # Usage: scripts/reliability.sh [--quick|--full] [--no-fuzz] [suite...]
 #   --quick   CI sizes, debug build (default)
 #   --full    the published sizes, release build
-#   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene fuzz
+#   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync fuzz
 #             (default: all)
 # Environment: RELIABILITY_SCRATCH (SwiftPM scratch path, default /tmp/rel-build),
 #   FUZZ_SECONDS (seconds per fuzz target; default 10 with --quick, 600 with --full),
@@ -27,7 +27,7 @@ for argument in "$@"; do
     *) suites+=("$argument") ;;
     esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene fuzz)
+[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync fuzz)
 [ "$fuzz" = yes ] || suites=("${suites[@]/fuzz/}")
 scripts/install-deps.sh
 scratch="${RELIABILITY_SCRATCH:-/tmp/rel-build}"

@@ -2,6 +2,7 @@
 //
 //   vault-bench inprocess --sizes 100,1000 --runs 5 --dir DIR --password-file F [--unlock-kdf M/T/P]
 //   vault-bench make --n N --kdf M/T/P --password-file F VAULT
+//   vault-bench merge --sizes 10000,100000 --changes 100 --runs 11 --dir DIR --password-file F
 //   vault-bench profile set|get|list|create --n N --count K --dir DIR --password-file F
 //
 // Results are JSON objects, one per line, on stdout (scripts/bench-peers/bench.py reads them).
@@ -76,6 +77,15 @@ do {
             op: arguments[1],
             n: n,
             count: Int(option("--count", in: arguments) ?? "20") ?? 20,
+            directory: directory,
+            password: readPassword(option("--password-file", in: arguments))
+        )
+    case "merge":
+        guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
+        try MergeBench.run(
+            sizes: (option("--sizes", in: arguments) ?? "10000,100000").split(separator: ",").compactMap { Int($0) },
+            changes: Int(option("--changes", in: arguments) ?? "100") ?? 100,
+            runs: Int(option("--runs", in: arguments) ?? "11") ?? 11,
             directory: directory,
             password: readPassword(option("--password-file", in: arguments))
         )

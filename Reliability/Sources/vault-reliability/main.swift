@@ -27,6 +27,7 @@ let usage = """
       concurrency    5. 4 writers incrementing counters, readers, a killed lock holder
       tamper         6. every bit flip and truncation of every valid fixture
       hygiene        8. file modes, strings of vaults and fixtures
+      sync           9. 3 replicas, random changes, git pull/rebase and conflict copies
     """
 
 guard let suite = arguments.first else {
@@ -55,6 +56,8 @@ case "child-reader": Concurrency.reader(directory: arguments[1])
 case "child-hold-lock": Concurrency.holdLock(directory: arguments[1])
 case "tamper": tally = Tamper.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
+case "sync": tally = Sync.run(mode)
+case "child-git-merge": Sync.mergeDriver(Array(arguments.dropFirst()))
 default:
     print(usage)
     exit(64)

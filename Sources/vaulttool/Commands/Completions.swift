@@ -103,6 +103,9 @@ struct Completions: Command {
             cases += "            opts=\"\(entry.options.flatMap(\.names).joined(separator: " "))\"\n"
             let arguments = entry.arguments.map { "\"\(bashWords(resolved($0)))\"" }
             cases += "            args=(\(arguments.joined(separator: " ")))\n"
+            if let last = entry.arguments.last, last.repeats {
+                cases += "            rest=\"\(bashWords(resolved(last)))\"\n"
+            }
             cases += "            ;;\n"
         }
         return """
@@ -115,7 +118,7 @@ struct Completions: Command {
                 esac
             }
             _vaulttool() {
-                local cur prev opts valued i n=0 word
+                local cur prev opts valued rest i n=0 word
                 local -a args
                 cur="${COMP_WORDS[COMP_CWORD]}"
                 prev="${COMP_WORDS[COMP_CWORD-1]}"
@@ -141,6 +144,8 @@ struct Completions: Command {
                 done
                 if (( n < ${#args[@]} )); then
                     _vaulttool_reply "${args[n]}"
+                elif [[ -n "$rest" ]]; then
+                    _vaulttool_reply "$rest"
                 else
                     COMPREPLY=()
                 fi
@@ -183,7 +188,7 @@ struct Completions: Command {
             }
             for (index, argument) in entry.arguments.enumerated() {
                 let colon = argument.optional ? "::" : ":"
-                let position = argument.variadic ? "*:" : "\(index + 1)\(colon)"
+                let position = argument.repeats ? "*:" : "\(index + 1)\(colon)"
                 specs.append("'\(position)\(argument.name):\(zshAction(resolved(argument)))'")
             }
             cases += "        (\(entry.names.joined(separator: "|")))\n"

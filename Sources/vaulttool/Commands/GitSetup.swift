@@ -45,8 +45,8 @@ struct GitSetup: Command {
             name: "pattern",
             help: "gitattributes patterns of the vault files (default: *.vault); repeatable.",
             optional: true,
-            variadic: true,
-            completion: .none
+            completion: .none,
+            repeats: true
         )
     ]
 

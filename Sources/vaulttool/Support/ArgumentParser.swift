@@ -59,7 +59,7 @@ struct ParsedArguments {
         if positionals.count < required {
             throw UsageError("Missing expected argument '<\(command.arguments[positionals.count].name)>'")
         }
-        if positionals.count > command.arguments.count && command.arguments.last?.variadic != true {
+        if positionals.count > command.arguments.count && command.arguments.last?.repeats != true {
             throw UsageError("Unexpected argument '\(positionals[command.arguments.count])'")
         }
     }

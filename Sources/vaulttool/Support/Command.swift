@@ -34,10 +34,11 @@ struct ArgumentSpec {
     var help: String
     /// Whether it may be left out.
     var optional = false
-    /// Whether it may repeat (the last argument only): `[<name> ...]`.
-    var variadic = false
     /// What shells offer for it.
     var completion = Completion.automatic
+    /// Whether it takes every remaining word (the last argument only): `<name> ...`, or
+    /// `[<name> ...]` when it is also optional.
+    var repeats = false
 }
 
 /// What a shell completes for an option's value or an argument. `completions` derives its

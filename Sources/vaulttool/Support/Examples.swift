@@ -59,6 +59,15 @@ enum Examples {
             "eval \"$(vaulttool completions bash)\"",
             "vaulttool completions zsh > \"${fpath[1]}/_vaulttool\"",
         ],
+        "merge": [
+            "vaulttool merge --password-file pw app.vault app.sync-conflict-20261201-101500-ABCDEFG.vault",
+            "vaulttool merge --password-file pw --remove-merged app.vault 'app (conflicted copy).vault'",
+            "vaulttool merge --password-file pw --base base.vault --output merged.vault ours.vault theirs.vault",
+        ],
+        "git-merge": [
+            "git config merge.vault.driver 'vaulttool git-merge %O %A %B'",
+            "VAULTTOOL_PASSWORD_FILE=pw vaulttool git-merge base.vault ours.vault theirs.vault",
+        ],
         "rekey": [
             "vaulttool rekey --password-file pw app.vault",
             "vaulttool rekey --password-file pw --keep-password-file recovery-pw --drop-foreign app.vault",

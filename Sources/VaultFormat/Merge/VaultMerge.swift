@@ -1,0 +1,623 @@
+// vault: merging two copies of one vault into a new generation.
+
+/// Merges two copies of the same vault (same vault ID) into the next generation of one of them.
+///
+/// Three-way when the common ancestor is given, two-way otherwise. Items are matched by ID;
+/// deletion records are tombstones; when both sides changed an item, the newer version keeps the
+/// ID and the other is kept as a *conflict copy*, a new item flagged with attribute tag
+/// ``conflictMarkerTag``. Records unchanged on both sides are copied as ciphertext.
+///
+/// ```swift
+/// let result = try VaultMerge.merge(ours: mine, theirs: other, base: ancestor)
+/// let bytes = result.writer.encode(now: Vault.currentTime())
+/// for conflict in result.report.conflicts { print(conflict.itemID, conflict.kind) }
+/// ```
+///
+/// Spec: Spec/merge.md (R-MRG-1 to R-MRG-14).
+public enum VaultMerge {
+    /// The attribute tag of a conflict copy's marker: the origin item's ID (16 bytes) and the
+    /// version it had (8 bytes, big-endian). Readers that do not know it preserve it (R-ATT-2).
+    public static let conflictMarkerTag: UInt8 = 0x70
+
+    /// The merged generation, ready to encode, and what the merge decided.
+    public struct Result: Sendable {
+        /// The next generation of the side whose keys were kept (``MergeReport/keysFrom``).
+        public var writer: VaultWriter
+        /// What the merge decided.
+        public let report: MergeReport
+    }
+
+    /// Merges `theirs` into `ours`.
+    ///
+    /// - Parameters:
+    ///   - ours: The vault merged into; its keyslots win when both sides changed them.
+    ///   - theirs: The vault merged in.
+    ///   - base: The common ancestor, for a three-way merge; `nil` for two-way.
+    ///   - options: What to do with records that cannot be carried.
+    /// - Returns: The writer of the merged generation and the report.
+    /// - Throws: ``VaultMergeError`` `differentVaults`, `masterKeyRequired`, `unreadableRecords`;
+    ///   ``VaultFormatError`` `recordCorrupt` for a damaged record, `limit`.
+    public static func merge(
+        ours: VaultSnapshot,
+        theirs: VaultSnapshot,
+        base: VaultSnapshot? = nil,
+        options: MergeOptions = MergeOptions()
+    ) throws -> Result {
+        var merger = try Merger(ours: ours, theirs: theirs, base: base, options: options)
+        return try merger.run()
+    }
+
+    /// The ID of the conflict copy of the version of `origin` whose content hash is `hash`: the
+    /// origin's first 8 bytes, then 8 bytes of a keyed hash (R-MRG-8).
+    static func copyID(of origin: ItemID, hash: [UInt8], key: SecretBytes) -> ItemID {
+        let tail = BLAKE2b.hash([Array("VLTcopy1".utf8), origin.bytes, hash], key: key, length: 8)
+        return ItemID(high: origin.high, low: tail.reduce(0) { $0 << 8 | UInt64($1) })
+    }
+
+    /// The ID under which a merge keeps the time of a deletion that a newer version of `origin`
+    /// outlived (R-MRG-9): the origin's first 8 bytes, then its last 8 bytes XOR "VLTshadw".
+    public static func shadowID(of origin: ItemID) -> ItemID {
+        ItemID(high: origin.high, low: origin.low ^ 0x564C_5473_6861_6477)
+    }
+}
+
+// MARK: - The merge
+
+/// One input file, with its records in memory and decrypted versions cached.
+private final class MergeInput {
+    let snapshot: VaultSnapshot
+    let positions: ItemIDTable
+    let tombs: [ItemID: Int64]
+    /// Inputs with equal master keys share a group (their records are interchangeable as ciphertext).
+    let keyGroup: Int
+    var cache: [Int: Plain?] = [:]
+
+    init(_ snapshot: VaultSnapshot, keyGroup: Int) throws {
+        self.snapshot = try snapshot.withRecordsLoaded()
+        positions = try snapshot.index.positionsByID()
+        tombs = Dictionary(snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
+        self.keyGroup = keyGroup
+    }
+
+    func state(_ id: ItemID) -> MergeState {
+        if let position = positions.position(of: id) { return .live(position) }
+        if let time = tombs[id] { return .tomb(time) }
+        return .none
+    }
+
+    func entry(_ position: Int) -> IndexEntry { snapshot.index.entry(at: position) }
+    func bytes(_ position: Int) throws -> ArraySlice<UInt8> { try snapshot.recordBytes(at: position) }
+}
+
+/// A decrypted version: the draft that would seal it again and its content hash.
+private struct Plain {
+    let draft: ItemDraft
+    let hash: [UInt8]
+    let entry: IndexEntry
+    var rank: MergeRank {
+        MergeRank(time: draft.attributes.modificationDate, live: 1, version: entry.version, hash: hash)
+    }
+}
+
+private enum MergeState {
+    case none
+    case tomb(Int64)
+    case live(Int)
+
+    var tombTime: Int64? { if case .tomb(let t) = self { t } else { nil } }
+    var position: Int? { if case .live(let p) = self { p } else { nil } }
+}
+
+/// The order that decides which version is newer (R-MRG-5): modification date, then live over
+/// deleted, then item version, then content hash.
+struct MergeRank: Comparable {
+    let time: Int64
+    let live: Int
+    let version: UInt64
+    let hash: [UInt8]
+
+    static func < (a: MergeRank, b: MergeRank) -> Bool {
+        if a.time != b.time { return a.time < b.time }
+        if a.live != b.live { return a.live < b.live }
+        if a.version != b.version { return a.version < b.version }
+        return a.hash.lexicographicallyPrecedes(b.hash)
+    }
+}
+
+private struct PendingCopy {
+    let origin: ItemID
+    let plain: Plain
+}
+
+private struct Merger {
+    let inputs: [MergeInput]  // 0 ours, 1 theirs
+    let base: MergeInput?
+    let primary: Int
+    let hashKey: SecretBytes
+    let options: MergeOptions
+    var writer: VaultWriter
+    let keyslotsFrom: MergeSide
+
+    var conflicts: [MergeConflict] = []
+    var copies: [PendingCopy] = []
+    /// Versions to place from the non-primary side, after removals.
+    var adoptions: [(id: ItemID, side: Int, position: Int)] = []
+    var dedupe: [(origin: ItemID, hash: [UInt8])] = []
+    /// Live items that outlived a deletion, and its time (R-MRG-9).
+    var shadows: [(origin: ItemID, deletedAt: Int64)] = []
+    var added = 0
+    var updated = 0
+    var deleted = 0
+    var recipientChanges = 0
+    var otherChanges = 0
+    var droppedUnreadable: [ItemID] = []
+
+    init(ours: VaultSnapshot, theirs: VaultSnapshot, base: VaultSnapshot?, options: MergeOptions) throws {
+        // R-MRG-1: one vault.
+        for other in [theirs] + (base.map { [$0] } ?? []) where other.header.vaultID != ours.header.vaultID {
+            throw VaultMergeError(.differentVaults, "the files hold different vaults (their vault IDs differ)")
+        }
+        // R-MRG-2: every version must be comparable and sealable.
+        guard let oursMaster = ours.keys.master?.secret, let theirsMaster = theirs.keys.master?.secret,
+            base.map({ $0.keys.hasMasterKey }) ?? true
+        else {
+            throw VaultMergeError(.masterKeyRequired, "a merge needs each file opened with a password or key file")
+        }
+        let sameKeys = oursMaster == theirsMaster
+        let baseGroup = base.map {
+            $0.keys.master!.secret == oursMaster ? 0 : ($0.keys.master!.secret == theirsMaster ? 1 : 2)
+        }
+        inputs = [try MergeInput(ours, keyGroup: 0), try MergeInput(theirs, keyGroup: sameKeys ? 0 : 1)]
+        self.base = try base.map { try MergeInput($0, keyGroup: baseGroup!) }
+        self.options = options
+        // R-MRG-11: a merge never changes master key on its own judgement, except to keep the key
+        // that ours alone changed since the ancestor (the person merging rekeyed).
+        if sameKeys {
+            primary = 0
+        } else if let choice = options.masterKey {
+            primary = choice == .ours ? 0 : 1
+        } else if baseGroup == 1 {
+            primary = 0
+        } else {
+            throw VaultMergeError(
+                .masterKeysDiffer,
+                baseGroup == 0
+                    ? "the other file was rekeyed (its master key differs from the ancestor's and ours); "
+                        + "choose the key to keep"
+                    : "the two files have different master keys (one was rekeyed); choose the key to keep"
+            )
+        }
+        let kept = inputs[primary].snapshot
+        hashKey = BLAKE2b.deriveKey(from: kept.keys.master!.secret, id: 1, context: "VLTmerge")
+        writer = try VaultWriter(updating: kept)
+        let generation = max(ours.header.generation, theirs.header.generation)
+        guard generation < UInt64.max - 1 else { throw VaultFormatError(.limit, "the generation counter is exhausted") }
+        writer.raiseGeneration(to: generation + 1)
+        if theirs.header.followsVersion11Rules || ours.header.followsVersion11Rules { writer.upgradeToVersion11() }
+        // R-MRG-12: keyslots.
+        if sameKeys, let base, base.keys.master!.secret == oursMaster, base.header.keyslots == ours.header.keyslots,
+            theirs.header.keyslots != ours.header.keyslots
+        {
+            try writer.setKeyslots(theirs.header.keyslots)
+            keyslotsFrom = .theirs
+        } else {
+            keyslotsFrom = primary == 0 ? .ours : .theirs
+        }
+        if sameKeys {
+            recipientChanges = try Self.mergeRecipients(ours: ours, theirs: theirs, base: base, into: &writer)
+        }
+    }
+
+    /// R-MRG-15: the recipient stanzas of a merge of two files with one master key (with two keys,
+    /// the kept side's stanzas come with its header). Returns how many stanzas ours gained or lost.
+    static func mergeRecipients(
+        ours: VaultSnapshot,
+        theirs: VaultSnapshot,
+        base: VaultSnapshot?,
+        into writer: inout VaultWriter
+    ) throws -> Int {
+        let ourStanzas = ours.header.recipientStanzas
+        let theirStanzas = theirs.header.recipientStanzas
+        guard !ourStanzas.isEmpty || !theirStanzas.isEmpty else { return 0 }
+        let ourKeys = try ours.recipients().map(\.key)
+        let theirKeys = try theirs.recipients().map(\.key)
+        // Three-way: a recipient the ancestor had and either side no longer has was removed there.
+        var removed = Set<RecipientKey>()
+        if let base, !base.header.recipientStanzas.isEmpty {
+            let baseKeys = Set(try base.recipients().map(\.key))
+            removed = baseKeys.subtracting(ourKeys).union(baseKeys.subtracting(theirKeys))
+        }
+        var stanzas: [RecipientStanza] = []
+        var changes = 0
+        for (stanza, key) in zip(ourStanzas, ourKeys) {
+            if removed.contains(key) { changes += 1 } else { stanzas.append(stanza) }
+        }
+        for (stanza, key) in zip(theirStanzas, theirKeys) where !ourKeys.contains(key) && !removed.contains(key) {
+            stanzas.append(stanza)
+            changes += 1
+        }
+        guard changes > 0 else { return 0 }
+        guard stanzas.count <= RecipientStanza.maximumCount else {
+            throw VaultFormatError(.limit, "the merged vault would have more than 32 recipients")
+        }
+        if !stanzas.isEmpty { try writer.upgradeToVersion12() }
+        writer.header.recipientStanzas = stanzas
+        guard writer.header.encodedByteCount <= VaultHeader.maximumByteCount else {
+            throw VaultFormatError(.limit, "the merged header would exceed \(VaultHeader.maximumByteCount) bytes")
+        }
+        return changes
+    }
+
+    mutating func run() throws -> VaultMerge.Result {
+        let ours = inputs[0]
+        let theirs = inputs[1]
+        for position in 0..<ours.snapshot.index.count {
+            try resolve(ours.snapshot.index.itemID(at: position))
+        }
+        for position in 0..<theirs.snapshot.index.count {
+            let id = theirs.snapshot.index.itemID(at: position)
+            if ours.positions.position(of: id) == nil { try resolve(id) }
+        }
+        for input in inputs {
+            for id in input.tombs.keys
+            where ours.positions.position(of: id) == nil && theirs.positions.position(of: id) == nil {
+                if input === theirs, ours.tombs[id] != nil { continue }  // done from ours
+                try resolve(id)
+            }
+        }
+        for adoption in adoptions { try adopt(adoption.id, from: adoption.side, position: adoption.position) }
+        for pending in copies { try placeCopy(pending) }
+        for (origin, hash) in dedupe {
+            let id = VaultMerge.copyID(of: origin, hash: hash, key: hashKey)
+            if writer.entry(for: id) != nil {
+                writer.discard(id)
+                otherChanges += 1
+            }
+        }
+        for (origin, time) in shadows where writer.entry(for: origin) != nil {
+            let shadow = VaultMerge.shadowID(of: origin)
+            writer.recordDeletion(of: shadow, at: time)
+            if inputs[0].tombs[shadow] != time { otherChanges += 1 }
+        }
+        try removeOutdatedCopies()
+        let report = MergeReport(
+            generation: writer.header.generation,
+            threeWay: base != nil,
+            keysFrom: primary == 0 ? .ours : .theirs,
+            keyslotsFrom: keyslotsFrom,
+            added: added,
+            updated: updated,
+            deleted: deleted,
+            otherChanges: otherChanges,
+            recipientChanges: recipientChanges,
+            conflicts: conflicts.sorted { $0.itemID < $1.itemID },
+            droppedUnreadable: droppedUnreadable.sorted()
+        )
+        return VaultMerge.Result(writer: writer, report: report)
+    }
+
+    // MARK: - Deciding one item
+
+    /// R-MRG-3, R-MRG-4: one item, by ID.
+    mutating func resolve(_ id: ItemID) throws {
+        let a = inputs[0].state(id)
+        let b = inputs[1].state(id)
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
+            // The same version on both sides and no deletion recorded (the common case): whatever
+            // the ancestor says, it stays (R-MRG-3, R-MRG-4), and nothing else needs deciding.
+            if deletionTime(of: id) == nil {
+                try settle(id, primary == 0 ? a : b, side: primary, tomb: nil)
+                return
+            }
+        }
+        let tomb = deletionTime(of: id)
+        let live: Bool
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
+            live = try settle(id, primary == 0 ? a : b, side: primary, tomb: tomb)
+        } else if let base, try equal(a, inputs[0], base.state(id), base) {
+            live = try settle(id, b, side: 1, tomb: tomb)
+        } else if let base, try equal(b, inputs[1], base.state(id), base) {
+            live = try settle(id, a, side: 0, tomb: tomb)
+        } else if try equal(a, inputs[0], b, inputs[1]) {
+            live = try settle(id, a.position == nil ? a : (primary == 0 ? a : b), side: primary, tomb: tomb)
+        } else {
+            live = try conflict(id, a, b, concurrent: base != nil, tomb: tomb)
+        }
+        if live, let tomb { shadows.append((id, tomb)) }
+    }
+
+    /// The latest deletion of `id` either side records, under its own ID or its shadow (R-MRG-9).
+    func deletionTime(of id: ItemID) -> Int64? {
+        var latest: Int64? = nil
+        for input in inputs where !input.tombs.isEmpty {
+            for time in [input.tombs[id], input.tombs[VaultMerge.shadowID(of: id)]] {
+                if let time, time > (latest ?? .min) { latest = time }
+            }
+        }
+        return latest
+    }
+
+    /// Whether two states hold the same version: both without a live item, or the same content.
+    func equal(_ x: MergeState, _ i: MergeInput, _ y: MergeState, _ j: MergeInput) throws -> Bool {
+        switch (x.position, y.position) {
+        case (nil, nil): return true
+        case (let p?, let q?): return try same(i, p, j, q)
+        default: return false
+        }
+    }
+
+    func same(_ i: MergeInput, _ p: Int, _ j: MergeInput, _ q: Int) throws -> Bool {
+        if i.keyGroup == j.keyGroup, i.entry(p) == j.entry(q), try i.bytes(p) == j.bytes(q) { return true }
+        guard let x = try plain(i, p), let y = try plain(j, q) else { return false }
+        return x.hash == y.hash
+    }
+
+    /// Makes the merged item `id` be `state` of input `side` (R-MRG-4).
+    ///
+    /// - Returns: Whether the item is live.
+    @discardableResult
+    mutating func settle(_ id: ItemID, _ state: MergeState, side: Int, tomb: Int64?) throws -> Bool {
+        let oursLive = inputs[0].positions.position(of: id) != nil
+        guard let position = state.position else {
+            if writer.entry(for: id) != nil || tomb != nil {
+                if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
+            }
+            if !oursLive, let tomb, inputs[0].tombs[id] != tomb { otherChanges += 1 }
+            if oursLive { deleted += 1 }
+            return false
+        }
+        if side == primary { return true }  // the writer holds it already
+        if let held = inputs[primary].positions.position(of: id),
+            try same(inputs[primary], held, inputs[side], position)
+        {
+            return true
+        }
+        adoptions.append((id, side, position))
+        if side == 1 {
+            if oursLive { updated += 1 } else { added += 1 }
+        }
+        return true
+    }
+
+    /// R-MRG-6, R-MRG-7: the two sides hold different versions and the ancestor does not say which changed.
+    mutating func conflict(_ id: ItemID, _ a: MergeState, _ b: MergeState, concurrent: Bool, tomb: Int64?) throws
+        -> Bool
+    {
+        switch (a.position, b.position) {
+        case (let p?, let q?):
+            let x = try plain(inputs[0], p)
+            let y = try plain(inputs[1], q)
+            guard let x, let y else {
+                // R-MRG-13: a version that cannot be read cannot be dated: the later version number
+                // wins, then the record bytes; the other is reported, not kept.
+                let vx = inputs[0].entry(p).version
+                let vy = inputs[1].entry(q).version
+                let later =
+                    vy != vx ? vy > vx : Array(try inputs[0].bytes(p)).lexicographicallyPrecedes(try inputs[1].bytes(q))
+                let winner = later ? 1 : 0
+                conflicts.append(
+                    MergeConflict(itemID: id, kind: .unreadable, winner: winner == 0 ? .ours : .theirs, copyID: nil)
+                )
+                return try settle(id, winner == 0 ? a : b, side: winner, tomb: nil)
+            }
+            let winner = x.rank < y.rank ? 1 : 0
+            let (won, lost) = winner == 0 ? (x, y) : (y, x)
+            if let tomb, won.rank < MergeRank(time: tomb, live: 0, version: 0, hash: []) {
+                // R-MRG-9: a deletion newer than both versions (kept by a shadow record) wins.
+                return try settle(id, .tomb(tomb), side: primary, tomb: tomb)
+            }
+            let copyID = VaultMerge.copyID(of: id, hash: lost.hash, key: hashKey)
+            copies.append(PendingCopy(origin: id, plain: lost))
+            dedupe.append((id, won.hash))
+            conflicts.append(
+                MergeConflict(
+                    itemID: id,
+                    kind: .bothChanged,
+                    winner: winner == 0 ? .ours : .theirs,
+                    copyID: keepsCopy(of: lost, tomb: tomb) ? copyID : nil,
+                    service: won.draft.attributes.service,
+                    account: won.draft.attributes.account
+                )
+            )
+            return try settle(id, winner == 0 ? a : b, side: winner, tomb: nil)
+        case (let p?, nil), (nil, let p?):
+            let liveSide = a.position != nil ? 0 : 1
+            let live = liveSide == 0 ? a : b
+            let other = liveSide == 0 ? b : a
+            guard let deletedAt = tomb else {
+                // The other side has no record of the item at all: it never had it, or its deletion
+                // record expired (R-DEL-2). Nothing is lost by keeping the item.
+                return try settle(id, live, side: liveSide, tomb: nil)
+            }
+            guard let version = try plain(inputs[liveSide], p) else {
+                conflicts.append(
+                    MergeConflict(itemID: id, kind: .unreadable, winner: liveSide == 0 ? .ours : .theirs, copyID: nil)
+                )
+                return try settle(id, live, side: liveSide, tomb: nil)
+            }
+            let deletion = MergeRank(time: deletedAt, live: 0, version: 0, hash: [])
+            if deletion < version.rank {
+                if concurrent {
+                    conflicts.append(
+                        MergeConflict(
+                            itemID: id,
+                            kind: .changedAndDeleted,
+                            winner: liveSide == 0 ? .ours : .theirs,
+                            copyID: nil,
+                            service: version.draft.attributes.service,
+                            account: version.draft.attributes.account
+                        )
+                    )
+                }
+                return try settle(id, live, side: liveSide, tomb: nil)
+            } else {
+                if concurrent {
+                    // R-MRG-7: the deletion is newer than the concurrent edit, which is reported.
+                    conflicts.append(
+                        MergeConflict(
+                            itemID: id,
+                            kind: .changedAndDeleted,
+                            winner: nil,
+                            copyID: nil,
+                            service: version.draft.attributes.service,
+                            account: version.draft.attributes.account
+                        )
+                    )
+                }
+                return try settle(id, other, side: 1 - liveSide, tomb: deletedAt)
+            }
+        case (nil, nil):
+            return try settle(id, a, side: primary, tomb: tomb)
+        }
+    }
+
+    // MARK: - Placing versions
+
+    /// The decrypted version at `position` of `input`, or `nil` when it cannot be read here.
+    func plain(_ input: MergeInput, _ position: Int) throws -> Plain? {
+        if let cached = input.cache[position] { return cached }
+        let entry = input.entry(position)
+        let result: Plain?
+        do {
+            let draft = try RecordCodec.openDraft(
+                try input.bytes(position),
+                entry: entry,
+                vaultID: input.snapshot.header.vaultID,
+                keys: input.snapshot.keys
+            )
+            result = Plain(draft: draft, hash: try contentHash(draft), entry: entry)
+        } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
+            result = nil
+        }
+        input.cache[position] = result
+        return result
+    }
+
+    /// R-MRG-5: a keyed hash of a version's content: classes, encoded attributes, secret.
+    func contentHash(_ draft: ItemDraft) throws -> [UInt8] {
+        var attributes = try AttributesCodec.encode(draft.attributes, itemClass: draft.itemClass)
+        defer { Sodium.wipe(&attributes) }
+        let classByte = draft.itemClass.rawValue << 4 | draft.protectionClass.rawValue
+        var length = ByteWriter(capacity: 4)
+        length.u32(UInt32(attributes.count))
+        return BLAKE2b.hash([[classByte], length.bytes, attributes, draft.secret], key: hashKey, length: 32)
+    }
+
+    /// Places the version at `position` of input `side` as item `id`, resolving a clash of
+    /// primary keys with another item (R-MRG-10).
+    mutating func adopt(_ id: ItemID, from side: Int, position: Int) throws {
+        let input = inputs[side]
+        let entry = input.entry(position)
+        guard let version = try plain(input, position) else {
+            if input.keyGroup == inputs[primary].keyGroup {
+                writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
+                return
+            }
+            // R-MRG-13: sealed under the master key not kept, and unreadable here.
+            guard options.unreadableRecords == .drop else {
+                throw VaultMergeError(
+                    .unreadableRecords,
+                    "a ThisDeviceOnly item of another device is sealed under the other side's master key "
+                        + "and cannot be carried into the merged file"
+                )
+            }
+            droppedUnreadable.append(id)
+            return
+        }
+        if let holder = try writer.itemID(for: version.draft.primaryKey), holder != id,
+            let record = writer.record(for: holder)
+        {
+            let draft = try RecordCodec.openDraft(
+                record.bytes[...],
+                entry: record.entry,
+                vaultID: writer.header.vaultID,
+                keys: writer.keys
+            )
+            let held = Plain(draft: draft, hash: try contentHash(draft), entry: record.entry)
+            let loser: (ItemID, Plain)
+            if held.rank < version.rank {
+                writer.discard(holder)
+                loser = (holder, held)
+            } else {
+                writer.discard(id)
+                loser = (id, version)
+            }
+            copies.append(PendingCopy(origin: loser.0, plain: loser.1))
+            conflicts.append(
+                MergeConflict(
+                    itemID: loser.0,
+                    kind: .samePrimaryKey,
+                    winner: nil,
+                    copyID: VaultMerge.copyID(of: loser.0, hash: loser.1.hash, key: hashKey),
+                    service: version.draft.attributes.service,
+                    account: version.draft.attributes.account
+                )
+            )
+            if loser.0 == id { return }
+        }
+        if input.keyGroup == inputs[primary].keyGroup {
+            writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
+        } else {
+            try writer.put(version.draft)
+        }
+    }
+
+    /// Whether a losing version is kept as a conflict copy: it must be newer than every deletion
+    /// of its item (R-MRG-9) and not bound to a device (R-MRG-8).
+    func keepsCopy(of version: Plain, tomb: Int64?) -> Bool {
+        !version.draft.protectionClass.isDeviceBound && version.draft.attributes.modificationDate > (tomb ?? .min)
+    }
+
+    /// R-MRG-9: removes the conflict copies that a deletion of their origin outdates (copies of
+    /// versions no newer than the deletion). Copies share their origin's first 8 bytes, so only
+    /// items whose first 8 bytes another item or deletion record shares are read.
+    mutating func removeOutdatedCopies() throws {
+        var highs: [UInt64: Int] = [:]
+        let live = writer.entries
+        for entry in live { highs[entry.itemID.high, default: 0] += 1 }
+        for input in inputs { for id in input.tombs.keys { highs[id.high, default: 0] += 1 } }
+        for entry in live where highs[entry.itemID.high, default: 0] > 1 && !entry.protectionClass.isDeviceBound {
+            guard let record = writer.record(for: entry.itemID) else { continue }
+            let attributes = try RecordCodec.openAttributes(
+                record.bytes[...],
+                entry: entry,
+                vaultID: writer.header.vaultID,
+                keys: writer.keys
+            )
+            guard let marker = attributes.preserved.first(where: { $0.tag == VaultMerge.conflictMarkerTag }),
+                marker.value.count >= 16
+            else { continue }
+            let origin = ItemID(bytes: marker.value.prefix(16))
+            guard let deleted = deletionTime(of: origin) else { continue }
+            if attributes.modificationDate <= deleted {
+                writer.discard(entry.itemID)
+                otherChanges += 1
+            }
+        }
+    }
+
+    /// R-MRG-8: seals the losing version as a new item with a derived ID, a marked account and
+    /// the marker attribute; skipped when that copy was deleted after the version was made.
+    mutating func placeCopy(_ pending: PendingCopy) throws {
+        let id = VaultMerge.copyID(of: pending.origin, hash: pending.plain.hash, key: hashKey)
+        guard keepsCopy(of: pending.plain, tomb: deletionTime(of: pending.origin)) else { return }
+        if writer.entry(for: id) != nil { return }
+        let time = pending.plain.draft.attributes.modificationDate
+        if let deleted = inputs.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
+        var draft = pending.plain.draft
+        draft.id = id
+        let suffix = " (conflict \(id.description.suffix(8)))"
+        var account = draft.attributes.account
+        let room = AttributesCodec.maximumStringByteCount - suffix.utf8.count
+        if account.utf8.count > room { account = String(decoding: account.utf8.prefix(room), as: UTF8.self) }
+        draft.attributes.account = account + suffix
+        var marker = ByteWriter(capacity: 24)
+        marker.append(pending.origin.bytes)
+        marker.u64(pending.plain.entry.version)
+        var preserved = draft.attributes.preserved.filter { $0.tag != VaultMerge.conflictMarkerTag }
+        preserved.append(PreservedAttribute(tag: VaultMerge.conflictMarkerTag, value: marker.bytes))
+        draft.attributes.preserved = preserved.sorted { $0.tag < $1.tag }
+        // A synchronizable item stays synchronizable; its copy is a separate item of the same class.
+        try writer.put(draft)
+    }
+}

@@ -1,0 +1,226 @@
+// vaulttool tests: `merge` and `git-merge`, with sync conflict files and with real git.
+
+import Foundation
+import Testing
+
+/// `vaulttool get` of service `service` (account "a"), or `nil` when absent.
+private func secret(_ w: Workspace, _ service: String, vault: String = "v.vault") throws -> String? {
+    let result = try w.run(["get", "--password-file", "pw", "--service", service, "--account", "a", vault])
+    return result.status == 0 ? result.stdout : nil
+}
+
+/// The services of every item of `vault`, with their accounts.
+private func listing(_ w: Workspace, vault: String = "v.vault") throws -> String {
+    let result = try w.run(["list", "--password-file", "pw", vault])
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.stdout
+}
+
+@Suite("merge command")
+struct MergeCommandTests {
+    @Test func syncConflictFile_isMergedIn_conflictListed_andRemoved() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("one", ["--service", "shared", "--account", "a"])
+        let conflictName = "v.sync-conflict-20261201-101500-ABCDEFG.vault"
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file(conflictName))
+        try w.set("ours only", ["--service", "mine", "--account", "a"])
+        try w.set("edited here", ["--service", "shared", "--account", "a"])
+        // The copy was changed on another machine, which keeps its own rollback record.
+        let elsewhere = ["XDG_STATE_HOME": w.file(".other-machine")]
+        for (service, value) in [("theirs", "theirs only"), ("shared", "edited there")] {
+            let set = try w.run(
+                ["set", "--password-file", "pw", "--service", service, "--account", "a", conflictName],
+                stdin: value,
+                environment: elsewhere
+            )
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+
+        let merge = try w.run(["merge", "--password-file", "pw", "--remove-merged", "v.vault", conflictName])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stdout.contains("conflict: ") && merge.stdout.contains("changed in both shared/a: kept"))
+        #expect(merge.stdout.contains("merged \(conflictName) into v.vault: 1 added"))
+        #expect(merge.stdout.contains("removed \(conflictName)"))
+        #expect(!FileManager.default.fileExists(atPath: w.file(conflictName)))
+        #expect(try secret(w, "mine") == "ours only")
+        #expect(try secret(w, "theirs") == "theirs only")
+        #expect(try secret(w, "shared") == "edited there")  // set later, so newer
+        let list = try listing(w)
+        #expect(list.contains("a (conflict "))
+        #expect(!merge.stdout.contains("edited"), "no secret is printed")
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+    }
+
+    @Test func output_writesANewFile_andLeavesBothInputs() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("base.vault"))
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("theirs.vault"))
+        try w.set("x", ["--service", "ours", "--account", "a"])
+        try w.set("y", ["--service", "theirs", "--account", "a", "--accept-rollback"], vault: "theirs.vault")
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let merge = try w.run([
+            "merge", "--password-file", "pw", "--base", "base.vault", "--output", "m.vault", "v.vault", "theirs.vault",
+        ])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        #expect(try secret(w, "ours", vault: "m.vault") == "x")
+        #expect(try secret(w, "theirs", vault: "m.vault") == "y")
+        let again = try w.run(["merge", "--password-file", "pw", "--output", "m.vault", "v.vault", "theirs.vault"])
+        #expect(again.status != 0)
+    }
+
+    @Test func rekeyedCopy_needsKeepKey() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("copy.vault"))
+        let elsewhere = ["XDG_STATE_HOME": w.file(".other-machine")]
+        #expect(try w.run(["rekey", "--password-file", "pw", "copy.vault"], environment: elsewhere).status == 0)
+        let refused = try w.run(["merge", "--password-file", "pw", "v.vault", "copy.vault"])
+        #expect(refused.status == 1 && refused.stderr.contains("--keep-key theirs"))
+        let merged = try w.run(["merge", "--password-file", "pw", "--keep-key", "theirs", "v.vault", "copy.vault"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let copyHeader = try w.run(["inspect", "--json", "copy.vault"]).json()
+        let mergedHeader = try w.run(["inspect", "--json", "v.vault"]).json()
+        #expect((mergedHeader["keyslots"] as? [Any])?.count == (copyHeader["keyslots"] as? [Any])?.count)
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+        #expect(
+            try w.run(["merge", "--password-file", "pw", "--keep-key", "mine", "v.vault", "copy.vault"]).status == 64
+        )
+    }
+
+    @Test func gitMerge_emptyAncestorMergesTwoWay_andAFailureLeavesOursAlone() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("theirs.vault"))
+        try w.set("x", ["--service", "ours", "--account", "a"])
+        try w.set("y", ["--service", "theirs", "--account", "a", "--accept-rollback"], vault: "theirs.vault")
+        try w.write("empty", "")
+        let environment = ["VAULTTOOL_PASSWORD_FILE": w.file("pw")]
+        let merged = try w.run(["git-merge", "empty", "v.vault", "theirs.vault"], environment: environment)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stdout.isEmpty && merged.stderr.contains("merged theirs.vault into v.vault: 1 added"))
+        #expect(try secret(w, "theirs") == "y")
+
+        try w.makeVault("other.vault")
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let refused = try w.run(["git-merge", "empty", "v.vault", "other.vault"], environment: environment)
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("Error: "))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        let wrong = try w.run(
+            ["git-merge", "empty", "v.vault", "theirs.vault"],
+            environment: ["VAULTTOOL_PASSWORD_FILE": w.file("empty")]
+        )
+        #expect(wrong.status != 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+    }
+
+    @Test func differentVaults_refuse() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.makeVault("other.vault")
+        let merge = try w.run(["merge", "--password-file", "pw", "v.vault", "other.vault"])
+        #expect(merge.status == 1)
+        #expect(merge.stderr.contains("holds a different vault"))
+    }
+
+    @Test func usageErrors() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        #expect(try w.run(["merge", "--password-file", "pw", "--base", "b", "v.vault", "x", "y"]).status == 64)
+        #expect(
+            try w.run(["merge", "--password-file", "pw", "--output", "o", "--remove-merged", "v.vault", "x"]).status
+                == 64
+        )
+        #expect(try w.run(["merge", "--password-file", "pw", "v.vault"]).status == 64)
+        #expect(try w.run(["git-merge", "a", "b"]).status == 64)
+        let noCredentials = try w.run(["git-merge", "v.vault", "v.vault", "v.vault"])
+        #expect(noCredentials.status == 64 && noCredentials.stderr.contains("VAULTTOOL_PASSWORD_FILE"))
+    }
+}
+
+@Suite("git merge driver", .enabled(if: CredentialHelperIntegrationTests.hasGit))
+struct GitMergeDriverTests {
+    func git(_ w: Workspace, _ arguments: [String]) throws -> RunResult {
+        let result = try CredentialHelperIntegrationTests.git(
+            arguments,
+            in: w,
+            environment: [
+                "VAULTTOOL_PASSWORD_FILE": w.file("pw"), "XDG_STATE_HOME": w.file(".state"),
+                "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+                "GIT_COMMITTER_EMAIL": "t@example.org",
+            ]
+        )
+        #expect(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.stdout) \(result.stderr)")
+        return result
+    }
+
+    /// A repository with the driver configured by hand: `main` and `feature` both add, edit and
+    /// delete items, and both edit `shared`.
+    func repository() throws -> Workspace {
+        let w = try Workspace()
+        try FileManager.default.createDirectory(atPath: w.file("home"), withIntermediateDirectories: true)
+        _ = try git(w, ["init", "-q", "-b", "main"])
+        _ = try git(w, ["config", "merge.vault.name", "vault merge"])
+        _ = try git(w, ["config", "merge.vault.driver", "\(Tool.path) git-merge %O %A %B"])
+        try w.write(".gitattributes", "*.vault merge=vault -diff\n")
+        try w.write(".gitignore", "pw\n*.lock\n.state/\nhome/\n")
+        try w.makeVault()
+        for service in ["shared", "keep", "gone", "edit-main"] {
+            try w.set("base \(service)", ["--service", service, "--account", "a"])
+        }
+        _ = try git(w, ["add", "."])
+        _ = try git(w, ["commit", "-q", "-m", "base"])
+        _ = try git(w, ["checkout", "-q", "-b", "feature"])
+        try w.set("feature add", ["--service", "feature-new", "--account", "a"])
+        try w.set("feature edit", ["--service", "shared", "--account", "a"])
+        #expect(
+            try w.run(["rm", "--password-file", "pw", "--service", "gone", "--account", "a", "v.vault"]).status == 0
+        )
+        _ = try git(w, ["commit", "-q", "-am", "feature"])
+        _ = try git(w, ["checkout", "-q", "main"])
+        // The checkout put an older generation back: writes must accept it (Spec/rollback.md).
+        let older = ["--account", "a", "--accept-rollback"]
+        try w.set("main add", ["--service", "main-new"] + older)
+        try w.set("main edit", ["--service", "edit-main"] + older)
+        try w.set("main edit of shared", ["--service", "shared"] + older)
+        _ = try git(w, ["commit", "-q", "-am", "main"])
+        return w
+    }
+
+    func expectUnion(_ w: Workspace, sharedWinner: String, sharedLoser: String) throws {
+        #expect(try secret(w, "feature-new") == "feature add")
+        #expect(try secret(w, "main-new") == "main add")
+        #expect(try secret(w, "edit-main") == "main edit")
+        #expect(try secret(w, "keep") == "base keep")
+        #expect(try secret(w, "gone") == nil)
+        #expect(try secret(w, "shared") == sharedWinner)
+        let list = try listing(w)
+        let copy = try #require(list.split(separator: "\n").first { $0.contains("a (conflict ") })
+        #expect(copy.contains("shared"))
+        let copyAccount = String(copy[copy.range(of: "a (conflict ")!.lowerBound...].prefix(while: { $0 != ")" })) + ")"
+        let loser = try w.run([
+            "get", "--password-file", "pw", "--service", "shared", "--account", copyAccount, "v.vault",
+        ])
+        #expect(loser.stdout == sharedLoser)
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+    }
+
+    @Test func gitMerge_usesTheDriver_andHoldsTheUnion() throws {
+        let w = try repository()
+        let merge = try git(w, ["merge", "-q", "--no-edit", "feature"])
+        #expect(merge.stdout.contains("<<<<<<<") == false && merge.stderr.contains("CONFLICT") == false)
+        #expect(try git(w, ["diff", "--name-only", "--diff-filter=U"]).stdout.isEmpty)
+        #expect(try git(w, ["status", "--porcelain", "--untracked-files=no"]).stdout.isEmpty)
+        // main's edit of "shared" was made later, so it keeps the item; feature's is the copy.
+        try expectUnion(w, sharedWinner: "main edit of shared", sharedLoser: "feature edit")
+    }
+
+    @Test func gitRebase_usesTheDriver_andHoldsTheUnion() throws {
+        let w = try repository()
+        _ = try git(w, ["rebase", "-q", "feature"])
+        #expect(try git(w, ["status", "--porcelain", "--untracked-files=no"]).stdout.isEmpty)
+        try expectUnion(w, sharedWinner: "main edit of shared", sharedLoser: "feature edit")
+    }
+}
