@@ -17,7 +17,7 @@ extension VaultTransaction {
     /// - Returns: What happened to the device-bound items.
     /// - Throws: ``VaultFormatError`` `recordCorrupt` when a device-bound record is damaged.
     @discardableResult
-    public mutating func upgradeToVersion11() throws -> VaultWriter.RetagReport {
+    public mutating func upgradeToVersion11() throws -> Version11UpgradeReport {
         if writer.upgradeToVersion11() { hasChanges = true }
         let report = try writer.retagDeviceItems(now: now)
         if report.retagged > 0 { hasChanges = true }

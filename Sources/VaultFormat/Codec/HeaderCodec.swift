@@ -156,7 +156,7 @@ extension VaultHeader {
     /// Encodes the header with its checksum and MAC.
     ///
     /// - Parameter headerKey: `HK`, derived from the base key.
-    func encode(headerKey: some ContiguousBytes) -> [UInt8] {
+    func encode(headerKey: some ReadableBytes) -> [UInt8] {
         var w = ByteWriter(capacity: 512)
         w.append(Self.magic)
         w.u16(major)
