@@ -22,14 +22,16 @@ extension Vault {
     /// both files holds everything. For secrets that must resist those, use a vault
     /// with a password keyslot.
     ///
-    /// One `Vault` per path is shared by the whole process. A later call for the same path must
-    /// pass the same configuration (or none, when the first passed none): a different one would
-    /// be silently ignored, so it throws ``VaultIOError/Code/configurationConflict`` instead.
+    /// One `Vault` per path is shared by the whole process, so the first call fixes its
+    /// configuration. A later call that passes no configuration gets the shared instance; one
+    /// that passes a different configuration would be silently ignored, so it throws
+    /// ``VaultIOError/Code/configurationConflict`` instead.
     ///
     /// - Parameters:
     ///   - directory: Where the vault lives; `$XDG_DATA_HOME/vault` by default.
     ///   - configuration: Lock and idle timeouts. A ``VaultConfiguration/deviceSecretPath``
-    ///     set here overrides `<directory>/device-secret`.
+    ///     set here overrides `<directory>/device-secret`. `nil` (the default): the shared
+    ///     instance's configuration, or `VaultConfiguration()` for the first call.
     /// - Returns: The open vault.
     /// - Throws: A ``VaultIOError`` naming the step that failed, ``VaultIOError/Code/configurationConflict``
     ///   when this process already opened the vault at this path with another configuration; a
@@ -38,7 +40,7 @@ extension Vault {
     /// Spec: Spec/library-semantics.md, "Standard vault" (L-STD-1 to L-STD-4).
     public static func standard(
         directory: String? = nil,
-        configuration: VaultConfiguration = VaultConfiguration()
+        configuration requested: VaultConfiguration? = nil
     ) throws -> Vault {
         guard
             let directory = directory.map(DeviceSecretFile.absolute)
@@ -52,14 +54,14 @@ extension Vault {
             )
         }
         let path = directory + "/default.vault"
-        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before any directory is made
-        var configuration = configuration
+        try requested?.refuseTestingConfiguration(at: path)  // L-TEST-1, before any directory is made
+        var configuration = requested ?? VaultConfiguration()
         if configuration.deviceSecretPath == nil { configuration.deviceSecretPath = directory + "/device-secret" }
         configuration.deviceSecretCreation = .ifMissing
         return try standardVaults.withLock { cache in
             if let (vault, first) = cache[path] {
                 // L-STD-4: one instance per path, so a second configuration cannot take effect.
-                guard first == configuration else {
+                guard requested == nil || first == configuration else {
                     throw VaultIOError(
                         .configurationConflict,
                         operation: "standard",

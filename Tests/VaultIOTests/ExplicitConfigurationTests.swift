@@ -71,6 +71,14 @@ struct ExplicitConfigurationTests {
         }
     }
 
+    // L-STD-4: a call without a configuration (Keychain.standard's) joins the shared instance.
+    @Test func standard_noConfiguration_getsTheSharedInstance() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try Vault.standard(directory: directory, configuration: .insecureForTesting())
+            #expect(try Vault.standard(directory: directory) === vault)
+        }
+    }
+
     // L-STD-4: the device secret the standard vault fills in is not a difference.
     @Test func standard_explicitDefaultDeviceSecretPath_isTheSameConfiguration() throws {
         try withTemporaryDirectory { directory in
