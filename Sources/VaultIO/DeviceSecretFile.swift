@@ -1,7 +1,7 @@
 // vault: the per-user device-secret file: where it lives and how it is created.
 
 import Glibc
-import VaultFormat
+public import VaultFormat
 
 /// This machine's device secret: 32 random bytes in a per-user file.
 ///
@@ -19,7 +19,7 @@ import VaultFormat
 /// directories are created with mode `0700`.
 ///
 /// Spec: Spec/library-semantics.md, "Device secret" (L-DS-1 to L-DS-3).
-package enum DeviceSecretFile {
+public enum DeviceSecretFile {
     /// The default location for the user running this process, or `nil` when the
     /// process has no home directory and no absolute `XDG_DATA_HOME` (then a path must
     /// be given: a shared place such as `/tmp` is never used).

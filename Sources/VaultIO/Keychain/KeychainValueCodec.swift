@@ -24,7 +24,7 @@ import FoundationEssentials
 /// decoded by length.
 ///
 /// Spec: Spec/library-semantics.md, "Typed values" (L-KC-4).
-package enum KeychainValueCodec {
+public enum KeychainValueCodec {
     /// The four-character code of a type name, big-endian as Apple's are.
     static func code(_ name: String) -> UInt32 { name.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
 
