@@ -40,8 +40,9 @@ extension Vault {
     /// Spec: Spec/library-semantics.md, "Standard vault" (L-STD-1 to L-STD-4).
     public static func standard(
         directory: String? = nil,
-        configuration requested: VaultConfiguration? = nil
+        configuration: VaultConfiguration? = nil
     ) throws -> Vault {
+        let requested = configuration
         guard
             let directory = directory.map(DeviceSecretFile.absolute)
                 ?? DeviceSecretFile.dataDirectory().map({ $0 + "/vault" })
