@@ -62,7 +62,8 @@ package struct VaultWriter: Sendable {
         guard snapshot.header.isWritable else {
             throw VaultFormatError(
                 .unsupportedVersion,
-                "this vault was written by a newer version of vault and is read-only here"
+                "this vault was written by a newer version of vault and is read-only here",
+                formatVersion: FormatVersion(major: snapshot.header.major, minor: snapshot.header.minor)
             )
         }
         guard snapshot.header.generation < UInt64.max else {

@@ -28,11 +28,12 @@ extension VaultHeader {
         var r = ByteReader(preamble.prefix(preambleByteCount))
         _ = try r.read(8, "magic")
         let major = try r.u16("major version")
-        _ = try r.u16("minor version")
+        let minor = try r.u16("minor version")
         guard major == currentMajor else {
             throw VaultFormatError(
                 .unsupportedVersion,
-                "this vault uses format version \(major), which needs a newer version of vault"
+                "this vault uses format version \(major), which needs a newer version of vault",
+                formatVersion: FormatVersion(major: major, minor: minor)
             )
         }
         let length = Int(try r.u32("header length"))
