@@ -4,6 +4,8 @@
 # digester marks internal (`package` access) and SPI declarations (`@_spi`) are dropped, with
 # everything under them. Usage: api-listing.py <dump.json> <module> > API/<module>.txt
 import json
+import re
+import subprocess
 import sys
 
 # Attributes that describe storage or codegen, not the API an app compiles against.
@@ -17,11 +19,42 @@ def signature(node):
     return ", ".join(child.get("printedName", "") for child in node.get("children", []) if child["kind"] in TYPE_KINDS)
 
 
+def typed_throws(root):
+    """The thrown type of each function with typed throws (`YK` in its mangled name), which the
+    digester records only inside the mangled name: `swift demangle` prints it."""
+    names = []
+
+    def collect(node):
+        name = node.get("mangledName", "")
+        if node.get("throwing") and "YK" in name:
+            names.append(name)
+        for child in node.get("children", []):
+            collect(child)
+
+    collect(root)
+    if not names:
+        return {}
+    output = subprocess.run(
+        ["swift", "demangle", "--compact"], input="\n".join(names), capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    thrown = {}
+    for name, text in zip(names, output):
+        found = re.findall(r"throws\(([^()]+)\)", text)
+        if found:
+            thrown[name] = found[-1]  # the declaration's own, after any closure parameter's
+    return thrown
+
+
+THROWN = {}
+
+
 def flags(node):
     out = []
     for key in ("static", "throwing", "isOpen", "isLet", "hasMissingDesignatedInitializers", "isAsync"):
         if node.get(key):
             out.append(key)
+    if node.get("mangledName") in THROWN:
+        out[out.index("throwing")] = f"throws({THROWN[node['mangledName']]})"
     if node.get("funcSelfKind") == "Mutating":
         out.append("mutating")
     if node.get("genericSig"):
@@ -75,6 +108,7 @@ def walk(node, path, lines):
 def main():
     dump, module = sys.argv[1], sys.argv[2]
     root = json.load(open(dump))["ABIRoot"]
+    THROWN.update(typed_throws(root))
     lines = []
     walk(root, "", lines)
     print(f"# Public API of {module}: regenerate with `make api-baseline`, check with scripts/api-check.sh.")
