@@ -32,6 +32,14 @@ docs:
 format:
 	swift format --in-place --recursive Sources Tests Package.swift
 
+# The public API against API/*.txt (CI); api-baseline rewrites them after a deliberate change.
+.PHONY: api-check api-baseline
+api-check:
+	scripts/api-check.sh
+
+api-baseline:
+	scripts/api-check.sh --update
+
 # Benchmarks, side by side with SQLCipher, KeePassXC, pykeepass and keyrings.cryptfile (BENCHMARKS.md).
 .PHONY: bench bench-smoke
 bench:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC catalogs of VaultFormat and VaultIO with the toolchain's docc (no plugin
-# needed): symbol graphs from the compiler, then `docc convert`. Output: .build/docs/<Module>.
+# needed): symbol graphs from the compiler, then `docc convert --analyze`. Output: .build/docs/<Module>.
+# Fails when docc reports any warning (an unresolved link, a missing parameter, ...): CI runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,6 +13,6 @@ for module in VaultFormat VaultIO; do
     cp "$graphs"/"$module"*.symbols.json "$graphs/$module/"
     docc convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$graphs/$module" \
         --output-path ".build/docs/$module" --fallback-display-name "$module" \
-        --fallback-bundle-identifier "vault.$module" >&2
+        --fallback-bundle-identifier "vault.$module" --analyze --warnings-as-errors >&2
     echo "built .build/docs/$module"
 done

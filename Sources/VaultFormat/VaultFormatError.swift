@@ -70,11 +70,26 @@ public struct VaultFormatError: Error, Equatable, Sendable, CustomStringConverti
     public let fileID: String
     /// Where the error was raised, for bug reports.
     public let line: Int
+    /// For ``Code/unsupportedVersion``: the format version the file declares, so that a caller
+    /// can say which version is needed without reading ``reason``.
+    public let formatVersion: FormatVersion?
 
     /// Creates an error.
     public init(_ code: Code, _ reason: String = "", fileID: String = #fileID, line: Int = #line) {
+        self.init(code, reason, formatVersion: nil, fileID: fileID, line: line)
+    }
+
+    /// Creates an error that names the file's format version (``Code/unsupportedVersion``).
+    public init(
+        _ code: Code,
+        _ reason: String = "",
+        formatVersion: FormatVersion?,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
         self.code = code
         self.reason = reason
+        self.formatVersion = formatVersion
         self.fileID = fileID
         self.line = line
     }
@@ -82,4 +97,20 @@ public struct VaultFormatError: Error, Equatable, Sendable, CustomStringConverti
     public static func == (lhs: VaultFormatError, rhs: VaultFormatError) -> Bool { lhs.code == rhs.code }
 
     public var description: String { reason.isEmpty ? code.name : "\(code.name): \(reason)" }
+}
+
+/// A vault file's format version, `major.minor` (Spec/format-v1.md, R-HDR-2 and R-HDR-3).
+public struct FormatVersion: Hashable, Sendable, CustomStringConvertible {
+    /// The major version: a reader refuses a major version it does not know.
+    public let major: UInt16
+    /// The minor version: a newer minor is read, and not written.
+    public let minor: UInt16
+
+    /// Creates a version.
+    public init(major: UInt16, minor: UInt16) {
+        self.major = major
+        self.minor = minor
+    }
+
+    public var description: String { "\(major).\(minor)" }
 }

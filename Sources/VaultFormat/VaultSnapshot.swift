@@ -110,7 +110,12 @@ public struct VaultSnapshot: Sendable {
     /// (new master key) fails with `headerAuthentication` and must be opened with
     /// credentials again.
     ///
-    /// - Parameter openedKeyslot: The keyslot that originally produced `keys`, for reporting.
+    /// - Parameters:
+    ///   - headerBytes: The header of the newer generation, checksum and MAC included.
+    ///   - fileLength: The length of the whole file.
+    ///   - source: Where the index and the records are read from.
+    ///   - keys: The keys unlocked from an earlier generation (``VaultSnapshot/keys``).
+    ///   - openedKeyslot: The keyslot that originally produced `keys`, for reporting.
     public static func open(
         headerBytes: [UInt8],
         fileLength: Int,

@@ -10,7 +10,7 @@
 /// large contiguous copies, not 100,000 small ones.
 ///
 /// Spec: Spec/format-v1.md, "Write" (section 10.2).
-public struct VaultWriter: Sendable {
+package struct VaultWriter: Sendable {
     /// The header of the generation being written (its generation is already incremented).
     public internal(set) var header: VaultHeader
     /// The keys records are sealed with.
@@ -62,7 +62,8 @@ public struct VaultWriter: Sendable {
         guard snapshot.header.isWritable else {
             throw VaultFormatError(
                 .unsupportedVersion,
-                "this vault was written by a newer version of vault and is read-only here"
+                "this vault was written by a newer version of vault and is read-only here",
+                formatVersion: FormatVersion(major: snapshot.header.major, minor: snapshot.header.minor)
             )
         }
         guard snapshot.header.generation < UInt64.max else {
@@ -259,22 +260,7 @@ public struct VaultWriter: Sendable {
     }
 
     /// What ``retagDeviceItems(now:)`` did.
-    public struct RetagReport: Equatable, Sendable {
-        /// Items of this device moved to their device-tagged ID.
-        public var retagged = 0
-        /// Device-bound items that may be this device's but whose class key is not held
-        /// (a base-scope keyslot opened the vault); they keep their ID and the 1.0 attribution.
-        public var pending = 0
-        /// Device-bound items of other devices, left as they are.
-        public var foreign = 0
-
-        /// Creates a report.
-        public init(retagged: Int = 0, pending: Int = 0, foreign: Int = 0) {
-            self.retagged = retagged
-            self.pending = pending
-            self.foreign = foreign
-        }
-    }
+    package typealias RetagReport = Version11UpgradeReport
 
     /// Moves every device-bound item of this device whose ID lacks this device's tag to its
     /// device-tagged ID (R11-DEV-1, R11-MIG-1), resealing it; the old ID gets a deletion record.
@@ -433,5 +419,23 @@ public struct VaultWriter: Sendable {
             .prefix(VaultHeader.maximumDeletionCount)
             .map { DeletionRecord(itemID: $0.key, deletedAt: $0.value) }
             .sorted { $0.itemID < $1.itemID }
+    }
+}
+
+/// What upgrading a vault to format 1.1 did to its device-bound items (R11-MIG-1).
+public struct Version11UpgradeReport: Equatable, Sendable {
+    /// Items of this device moved to their device-tagged ID.
+    public var retagged = 0
+    /// Device-bound items that may be this device's but whose class key is not held
+    /// (a base-scope keyslot opened the vault); they keep their ID and the 1.0 attribution.
+    public var pending = 0
+    /// Device-bound items of other devices, left as they are.
+    public var foreign = 0
+
+    /// Creates a report.
+    public init(retagged: Int = 0, pending: Int = 0, foreign: Int = 0) {
+        self.retagged = retagged
+        self.pending = pending
+        self.foreign = foreign
     }
 }

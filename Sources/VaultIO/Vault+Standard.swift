@@ -22,21 +22,27 @@ extension Vault {
     /// both files holds everything. For secrets that must resist those, use a vault
     /// with a password keyslot.
     ///
-    /// One `Vault` per path is shared by the whole process.
+    /// One `Vault` per path is shared by the whole process, so the first call fixes its
+    /// configuration. A later call that passes no configuration gets the shared instance; one
+    /// that passes a different configuration would be silently ignored, so it throws
+    /// ``VaultIOError/Code/configurationConflict`` instead.
     ///
     /// - Parameters:
     ///   - directory: Where the vault lives; `$XDG_DATA_HOME/vault` by default.
     ///   - configuration: Lock and idle timeouts. A ``VaultConfiguration/deviceSecretPath``
-    ///     set here overrides `<directory>/device-secret`.
+    ///     set here overrides `<directory>/device-secret`. `nil` (the default): the shared
+    ///     instance's configuration, or `VaultConfiguration()` for the first call.
     /// - Returns: The open vault.
-    /// - Throws: A ``VaultIOError`` naming the step that failed; a ``VaultFormatError`` when the
-    ///   file is not a vault or the device secret does not open it.
+    /// - Throws: A ``VaultIOError`` naming the step that failed, ``VaultIOError/Code/configurationConflict``
+    ///   when this process already opened the vault at this path with another configuration; a
+    ///   ``VaultFormatError`` when the file is not a vault or the device secret does not open it.
     ///
-    /// Spec: Spec/library-semantics.md, "Standard vault" (L-STD-1 to L-STD-3).
+    /// Spec: Spec/library-semantics.md, "Standard vault" (L-STD-1 to L-STD-4).
     public static func standard(
         directory: String? = nil,
-        configuration: VaultConfiguration = VaultConfiguration()
+        configuration: VaultConfiguration? = nil
     ) throws -> Vault {
+        let requested = configuration
         guard
             let directory = directory.map(DeviceSecretFile.absolute)
                 ?? DeviceSecretFile.dataDirectory().map({ $0 + "/vault" })
@@ -49,15 +55,26 @@ extension Vault {
             )
         }
         let path = directory + "/default.vault"
-        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before any directory is made
+        try requested?.refuseTestingConfiguration(at: path)  // L-TEST-1, before any directory is made
+        var configuration = requested ?? VaultConfiguration()
+        if configuration.deviceSecretPath == nil { configuration.deviceSecretPath = directory + "/device-secret" }
+        configuration.deviceSecretCreation = .ifMissing
         return try standardVaults.withLock { cache in
-            if let vault = cache[path] { return vault }
-            var configuration = configuration
-            if configuration.deviceSecretPath == nil { configuration.deviceSecretPath = directory + "/device-secret" }
-            configuration.deviceSecretCreation = .ifMissing
+            if let (vault, first) = cache[path] {
+                // L-STD-4: one instance per path, so a second configuration cannot take effect.
+                guard requested == nil || first == configuration else {
+                    throw VaultIOError(
+                        .configurationConflict,
+                        operation: "standard",
+                        path: path,
+                        reason: "this process already opened the standard vault with another configuration"
+                    )
+                }
+                return vault
+            }
             try DeviceSecretFile.makeDirectories(directory)
             let vault = try openOrCreateStandard(at: path, configuration: configuration)
-            cache[path] = vault
+            cache[path] = (vault, configuration)
             return vault
         }
     }
@@ -81,7 +98,7 @@ extension Vault {
         }
     }
 
-    private static let standardVaults = Mutex<[String: Vault]>([:])
+    private static let standardVaults = Mutex<[String: (Vault, VaultConfiguration)]>([:])
 }
 
 extension Keychain {

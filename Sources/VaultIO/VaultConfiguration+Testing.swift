@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 extension VaultConfiguration {
-    /// Whether this is the configuration of ``insecureForTesting(kdf:lockTimeout:deviceSecretPath:)``.
+    /// Whether this is the configuration of ``insecureForTesting(kdf:lockTimeout:deviceSecretPath:deviceSecretCreation:rollbackState:)``.
     public var isInsecureForTesting: Bool { kdfFloor == .waivedForTesting }
 
     /// Refuses a testing configuration for a path in the standard vault's directory.

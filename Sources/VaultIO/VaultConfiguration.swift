@@ -10,7 +10,7 @@ public import VaultFormat
 /// configuration.lockTimeout = .seconds(10)
 /// let vault = try Vault.create(at: path, credentials: .password(passphrase), configuration: configuration)
 /// ```
-public struct VaultConfiguration: Sendable {
+public struct VaultConfiguration: Sendable, Equatable {
     /// Argon2id cost of the password keyslots a vault creates.
     ///
     /// Checked against the format's floor for new keyslots (R-KS-4): parameters
@@ -61,14 +61,28 @@ public struct VaultConfiguration: Sendable {
 
     /// Creates a configuration.
     ///
+    /// A password vault that keeps `…ThisDeviceOnly` items needs a device secret; name its file
+    /// and whether to create it here, in one call:
+    ///
+    /// ```swift
+    /// let configuration = VaultConfiguration(deviceSecretPath: secretPath, deviceSecretCreation: .ifMissing)
+    /// ```
+    ///
     /// - Parameters:
     ///   - kdf: Argon2id cost of new password keyslots; ``KDFParameters/default`` (64 MiB, 3 passes).
     ///   - lockTimeout: How long a writer waits for the write lock; 5 seconds.
     ///   - deviceSecretPath: The device-secret file, or `nil`.
-    public init(kdf: KDFParameters = .default, lockTimeout: Duration = .seconds(5), deviceSecretPath: String? = nil) {
+    ///   - deviceSecretCreation: Whether a missing device-secret file is created; ``DeviceSecretCreation/never``.
+    public init(
+        kdf: KDFParameters = .default,
+        lockTimeout: Duration = .seconds(5),
+        deviceSecretPath: String? = nil,
+        deviceSecretCreation: DeviceSecretCreation = .never
+    ) {
         self.kdf = kdf
         self.lockTimeout = lockTimeout
         self.deviceSecretPath = deviceSecretPath
+        self.deviceSecretCreation = deviceSecretCreation
     }
 
     /// A configuration for unit tests, apps' own included: new password keyslots use
@@ -101,10 +115,16 @@ public struct VaultConfiguration: Sendable {
         kdf: KDFParameters = KDFParameters(memoryKiB: 64, iterations: 1, lanes: 1),
         lockTimeout: Duration = .seconds(10),
         deviceSecretPath: String? = nil,
+        deviceSecretCreation: DeviceSecretCreation = .never,
         rollbackState: RollbackStateLocation = .disabled
     ) -> VaultConfiguration {
         TestProcess.warnIfOutsideTests()
-        var configuration = VaultConfiguration(kdf: kdf, lockTimeout: lockTimeout, deviceSecretPath: deviceSecretPath)
+        var configuration = VaultConfiguration(
+            kdf: kdf,
+            lockTimeout: lockTimeout,
+            deviceSecretPath: deviceSecretPath,
+            deviceSecretCreation: deviceSecretCreation
+        )
         configuration.kdfFloor = .waivedForTesting
         configuration.rollbackState = rollbackState
         return configuration

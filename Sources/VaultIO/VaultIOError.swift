@@ -55,6 +55,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// `<vault>.lock` is not a regular file owned by this user (or the vault's owner) with no
         /// group or other permissions, so another user could hold it and block every write.
         public static let untrustedLockFile = Code("untrustedLockFile")
+        /// ``Vault/standard(directory:configuration:)`` was called for a path this process already
+        /// opened with a different ``VaultConfiguration``; the shared instance keeps the first one.
+        public static let configurationConflict = Code("configurationConflict")
     }
 
     /// What went wrong.

@@ -10,14 +10,14 @@ extension VaultTransaction {
     /// device-tagged IDs (Spec/format-v1.1.md, R11-MIG-1).
     ///
     /// Password keyslots are not touched here: rewrap them afterwards with
-    /// ``replaceKeyslot(at:kind:credentials:kdf:scope:)`` so that they take the NFC form of
+    /// ``replaceKeyslot(at:kind:credentials:kdf:scope:rekey:)`` so that they take the NFC form of
     /// their password (R11-PW-1). Calling this on a 1.1 vault only re-tags items that still
     /// lack their tag.
     ///
     /// - Returns: What happened to the device-bound items.
     /// - Throws: ``VaultFormatError`` `recordCorrupt` when a device-bound record is damaged.
     @discardableResult
-    public mutating func upgradeToVersion11() throws -> VaultWriter.RetagReport {
+    public mutating func upgradeToVersion11() throws -> Version11UpgradeReport {
         if writer.upgradeToVersion11() { hasChanges = true }
         let report = try writer.retagDeviceItems(now: now)
         if report.retagged > 0 { hasChanges = true }

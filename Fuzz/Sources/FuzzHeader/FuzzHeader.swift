@@ -1,7 +1,7 @@
 // vault fuzz target: the plain header decoder (preamble, checksum, TLV fields, keyslots).
 
 import FuzzSupport
-import VaultFormat
+@_spi(Fuzzing) import VaultFormat
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -13,7 +13,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // field parser is reached for every mutation, not only checksum-preserving ones.
     _ = try? VaultHeader.decode(Array(bytes[0..<length]), fileLength: bytes.count)
     var fixed = Array(bytes[0..<length])
-    let checksum = BLAKE2b.hash(fixed[0..<length - 64], length: 32)
+    let checksum = FuzzingEntryPoints.headerChecksum(fixed[0..<length - 64])
     fixed.replaceSubrange(length - 64..<length - 32, with: checksum)
     if let header = try? VaultHeader.decode(fixed, fileLength: bytes.count) {
         for slot in header.keyslots { _ = try? Keyslot.decode(slot.encoded[...]) }

@@ -25,18 +25,8 @@ let random = SeededRandom(seed: "vault fuzz seeds")
 let keyFile = SecretBytes(bytes: [UInt8](repeating: 0x4B, count: 64))
 let device = DeviceSecret(secret: SecretBytes(bytes: [UInt8](repeating: 0x44, count: 32)))
 for count in [0, 1, 3, 12] {
-    let master: MasterKey = random.key()
-    let vaultID = random.bytes(16)
-    let keys = KeyHierarchy.keys(master: master, deviceSecret: device, vaultID: vaultID)
-    let slot = try KeyHierarchy.makeKeyslot(
-        kind: .keyFile,
-        wrapping: master.secret,
-        scope: .masterKey,
-        credentials: Credentials(keyFile: keyFile),
-        vaultID: vaultID,
-        random: random
-    )
-    var writer = try VaultWriter(vaultID: vaultID, created: 1, keyslots: [slot], keys: keys)
+    var items: [ItemDraft] = []
+    var removed: [ItemID] = []
     for n in 0..<count {
         var attributes = ItemAttributes(service: "svc-\(n)", account: "acct-\(n)")
         let internet = n % 3 == 1
@@ -44,19 +34,24 @@ for count in [0, 1, 3, 12] {
             attributes.server = "host\(n).example"
             attributes.port = UInt16(n + 1)
         }
-        try writer.put(
+        items.append(
             ItemDraft(
                 id: ItemID(random: random),
                 itemClass: internet ? .internetPassword : .genericPassword,
                 protectionClass: ProtectionClass(rawValue: UInt8(n % 7))!,
                 attributes: attributes,
                 secret: SecretBytes(bytes: random.bytes(n * 5))
-            ),
-            random: random
+            )
         )
-        if n == 2 { writer.remove(ItemID(random: random), now: 2) }
+        if n == 2 { removed.append(ItemID(random: random)) }
     }
-    let file = writer.encode(now: 3, random: random)
+    let file = try FuzzingEntryPoints.keyFileVault(
+        keyFile: keyFile,
+        deviceSecret: device,
+        items: items,
+        removed: removed,
+        random: random
+    )
     try write("FuzzOpen", "keyfile-\(count).vault", file)
 }
 

@@ -2,7 +2,7 @@
 
 import Foundation
 import Glibc
-import VaultFormat
+@_spi(Fuzzing) import VaultFormat
 
 /// Suite 6: the tamper matrix.
 ///
@@ -322,7 +322,7 @@ enum Tamper {
                     edited[offset] ^= UInt8(1 << bit)
                     edited.replaceSubrange(
                         checksumStart..<checksumStart + 32,
-                        with: BLAKE2b.hash(edited[0..<checksumStart], length: 32)
+                        with: FuzzingEntryPoints.headerChecksum(edited[0..<checksumStart])
                     )
                     let before = counts.codes[.checksumFixed]?["wrongCredential"] ?? 0
                     record(.checksumFixed, "flip of bit \(bit) at \(offset) with the checksum fixed") {

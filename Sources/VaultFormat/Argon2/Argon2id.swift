@@ -5,7 +5,7 @@ internal import CArgon2
 /// Argon2id version 0x13 (RFC 9106) from the reference implementation.
 ///
 /// Spec: Spec/format-v1.md, "Primitives" (`Argon2id`).
-public enum Argon2id {
+package enum Argon2id {
     /// Derives a key of `length` bytes from `password`.
     ///
     /// The vault format uses no secret and no associated data; the optional
@@ -24,12 +24,12 @@ public enum Argon2id {
     ///   - associatedData: RFC 9106's optional associated data `X`; empty for none.
     /// - Throws: ``VaultFormatError/Code/cryptoFailure`` when libargon2 fails (for example, out of memory).
     public static func deriveKey(
-        password: some ContiguousBytes,
-        salt: some ContiguousBytes,
+        password: some ReadableBytes,
+        salt: some ReadableBytes,
         parameters: KDFParameters,
         length: Int = 32,
-        secret: some ContiguousBytes = [UInt8](),
-        associatedData: some ContiguousBytes = [UInt8]()
+        secret: some ReadableBytes = [UInt8](),
+        associatedData: some ReadableBytes = [UInt8]()
     ) throws(VaultFormatError) -> SecretBytes {
         var status: Int32 = 0
         let key = SecretBytes(count: length, protection: .guarded) { out in

@@ -5,7 +5,7 @@
 ///
 /// Every failing read throws the error code the reader was created with, so a
 /// header reader reports `structure` and a record reader `recordCorrupt`.
-public struct ByteReader {
+package struct ByteReader {
     private let bytes: ArraySlice<UInt8>
     /// The absolute index of the next byte.
     public private(set) var position: Int

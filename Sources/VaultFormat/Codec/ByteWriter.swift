@@ -1,7 +1,7 @@
 // vault: little-endian byte writing.
 
 /// Appends little-endian values to a growing byte array.
-public struct ByteWriter {
+package struct ByteWriter {
     /// The bytes written so far.
     public var bytes: [UInt8]
 

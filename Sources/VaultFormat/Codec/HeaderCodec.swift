@@ -28,11 +28,12 @@ extension VaultHeader {
         var r = ByteReader(preamble.prefix(preambleByteCount))
         _ = try r.read(8, "magic")
         let major = try r.u16("major version")
-        _ = try r.u16("minor version")
+        let minor = try r.u16("minor version")
         guard major == currentMajor else {
             throw VaultFormatError(
                 .unsupportedVersion,
-                "this vault uses format version \(major), which needs a newer version of vault"
+                "this vault uses format version \(major), which needs a newer version of vault",
+                formatVersion: FormatVersion(major: major, minor: minor)
             )
         }
         let length = Int(try r.u32("header length"))
@@ -164,7 +165,7 @@ extension VaultHeader {
     /// Encodes the header with its checksum and MAC.
     ///
     /// - Parameter headerKey: `HK`, derived from the base key.
-    func encode(headerKey: some ContiguousBytes) -> [UInt8] {
+    func encode(headerKey: some ReadableBytes) -> [UInt8] {
         var w = ByteWriter(capacity: 512)
         w.append(Self.magic)
         w.u16(major)

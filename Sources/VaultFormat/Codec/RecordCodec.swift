@@ -33,7 +33,7 @@ public struct ItemDraft: Sendable {
 }
 
 /// A record ready to be placed in a file: its index entry and its bytes.
-public struct SealedRecord: Sendable {
+package struct SealedRecord: Sendable {
     /// The index entry.
     public var entry: IndexEntry
     /// The record bytes.
@@ -49,7 +49,7 @@ public struct SealedRecord: Sendable {
 /// Seals and opens records.
 ///
 /// Spec: Spec/format-v1.md, "Records" (R-REC-1 to R-REC-3).
-public enum RecordCodec {
+package enum RecordCodec {
     /// The largest secret, 16 MiB.
     public static let maximumSecretByteCount = 16 * 1024 * 1024
 
@@ -250,7 +250,7 @@ public enum RecordCodec {
     /// - Returns: The first `length` bytes of the plaintext; the caller wipes them.
     private static func openPadded(
         _ ciphertext: ArraySlice<UInt8>,
-        using key: some ContiguousBytes,
+        using key: some ReadableBytes,
         nonce: ArraySlice<UInt8>,
         authenticating ad: [UInt8],
         length: Int,

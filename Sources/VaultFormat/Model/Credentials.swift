@@ -4,7 +4,7 @@
 /// file's contents and the device secret.
 public struct Credentials: Sendable {
     /// The passphrase's UTF-8 bytes, exactly as typed. Readers and writers of a format 1.1
-    /// file derive keys from its NFC form (``PasswordNormalization``, R11-PW-1); 1.0 files
+    /// file derive keys from its NFC form (`PasswordNormalization`, R11-PW-1); 1.0 files
     /// use the bytes as they are.
     public var password: SecretBytes?
     /// Every byte of the key file.

@@ -62,7 +62,7 @@ public struct ItemID: Hashable, Comparable, Sendable, CustomStringConvertible, C
 }
 
 /// Lower-case hexadecimal.
-public enum Hex {
+package enum Hex {
     /// Encodes bytes as lower-case hex.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)

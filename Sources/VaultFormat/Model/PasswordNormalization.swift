@@ -7,7 +7,7 @@
 /// KEK from the NFC form, so both open the vault.
 ///
 /// Spec: Spec/format-v1.1.md, "Passwords are NFC" (R11-PW-1).
-public enum PasswordNormalization {
+package enum PasswordNormalization {
     /// The bytes Argon2id receives for `password` in a file of format 1.1.
     ///
     /// ASCII passwords (already NFC) are returned as they are, without any copy. Bytes that

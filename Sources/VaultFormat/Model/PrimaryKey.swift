@@ -51,7 +51,7 @@ public struct PrimaryKey: Hashable, Sendable {
 /// The padding scheme for secrets and attributes.
 ///
 /// Spec: Spec/format-v1.md, "Padding".
-public enum Padding {
+package enum Padding {
     /// The padded length of `length` bytes: multiples of 32 up to 4096, Padmé above.
     public static func paddedLength(_ length: Int) -> Int {
         precondition(length >= 0)

@@ -5,12 +5,12 @@ internal import CSodium
 /// BLAKE2b (RFC 7693), unkeyed or keyed.
 ///
 /// Spec: Spec/format-v1.md, "Primitives" (`BLAKE2b`, `Derive`).
-public enum BLAKE2b {
+package enum BLAKE2b {
     /// Hashes the concatenation of `parts` into `length` bytes (1...64), keyed
     /// with `key` (0...64 bytes; empty for an unkeyed hash).
     ///
     /// The corresponding C functions are `crypto_generichash_init`, `_update` and `_final`.
-    public static func hash(_ parts: [any ContiguousBytes], key: some ContiguousBytes = [UInt8](), length: Int = 32)
+    public static func hash(_ parts: [any ReadableBytes], key: some ReadableBytes = [UInt8](), length: Int = 32)
         -> [UInt8]
     {
         Sodium.ensure()
@@ -37,7 +37,7 @@ public enum BLAKE2b {
     }
 
     /// Hashes one buffer.
-    public static func hash(_ message: some ContiguousBytes, key: some ContiguousBytes = [UInt8](), length: Int = 32)
+    public static func hash(_ message: some ReadableBytes, key: some ReadableBytes = [UInt8](), length: Int = 32)
         -> [UInt8]
     {
         hash([message], key: key, length: length)
@@ -58,7 +58,7 @@ public enum BLAKE2b {
 
     /// Derives a 32-byte subkey into `out`.
     static func deriveKey(
-        from key: some ContiguousBytes,
+        from key: some ReadableBytes,
         id: UInt64,
         context: StaticString,
         into out: UnsafeMutableRawBufferPointer
@@ -80,7 +80,7 @@ public enum BLAKE2b {
     }
 
     /// A keyed hash whose result is itself a key: `BLAKE2b(32, key, msg)` in secret memory.
-    static func keyedKey(key: SecretBytes, message parts: [any ContiguousBytes]) -> SecretBytes {
+    static func keyedKey(key: SecretBytes, message parts: [any ReadableBytes]) -> SecretBytes {
         var bytes = hash(parts, key: key, length: 32)
         defer { Sodium.wipe(&bytes) }
         return SecretBytes(bytes: bytes, protection: .guarded)

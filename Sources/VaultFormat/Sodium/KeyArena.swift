@@ -5,7 +5,7 @@
 /// Opening a vault derives about thirty subkeys. Each `sodium_malloc` costs a
 /// few system calls (guard pages, `mprotect`, `mlock`), so one ``SecretBytes``
 /// per subkey made every open cost ~0.8 ms; one guarded buffer holds them all.
-struct KeyRef: ContiguousBytes, Sendable {
+struct KeyRef: ReadableBytes, Sendable {
     let arena: SecretBytes
     let offset: Int
 
@@ -22,7 +22,7 @@ struct KeyArenaBuilder {
     init(slots: Int) { arena = SecretBytes(count: 32 * slots, protection: .guarded) }
 
     /// Derives `Derive(parent, id, context)` into the next slot.
-    mutating func derive(from parent: some ContiguousBytes, id: UInt64, context: StaticString) -> KeyRef {
+    mutating func derive(from parent: some ReadableBytes, id: UInt64, context: StaticString) -> KeyRef {
         let slot = take()
         arena.withUnsafeBytes { raw in
             BLAKE2b.deriveKey(
@@ -38,7 +38,7 @@ struct KeyArenaBuilder {
     }
 
     /// Writes `BLAKE2b(32, key, parts)` into the next slot.
-    mutating func keyedHash(key: some ContiguousBytes, message parts: [any ContiguousBytes]) -> KeyRef {
+    mutating func keyedHash(key: some ReadableBytes, message parts: [any ReadableBytes]) -> KeyRef {
         let slot = take()
         var digest = BLAKE2b.hash(parts, key: key, length: 32)
         copy(&digest, into: slot)
@@ -46,7 +46,7 @@ struct KeyArenaBuilder {
     }
 
     /// Copies an existing key into the next slot.
-    mutating func copy(_ key: some ContiguousBytes) -> KeyRef {
+    mutating func copy(_ key: some ReadableBytes) -> KeyRef {
         let slot = take()
         var bytes = key.withUnsafeBytes { Array($0) }
         copy(&bytes, into: slot)

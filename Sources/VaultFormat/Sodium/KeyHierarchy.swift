@@ -114,7 +114,7 @@ public final class VaultKeys: Sendable {
     /// `BLAKE2b(16, DMK, "VLT1mark" || nonce)`, or `nil` without a device secret.
     ///
     /// Spec: Spec/format-v1.md, "Records" (R-REC-2).
-    func deviceMarker(nonce: some ContiguousBytes) -> [UInt8]? {
+    func deviceMarker(nonce: some ReadableBytes) -> [UInt8]? {
         deviceMarkerKey.map { BLAKE2b.hash([Array("VLT1mark".utf8), nonce], key: $0, length: 16) }
     }
 
@@ -151,7 +151,7 @@ public final class VaultKeys: Sendable {
 }
 
 /// Key-encryption keys and keyslot wrapping.
-public enum KeyHierarchy {
+package enum KeyHierarchy {
     /// `BK = Derive(MK, 1, "VLTbase_")`.
     public static func baseKey(from master: MasterKey) -> BaseKey {
         BaseKey(secret: BLAKE2b.deriveKey(from: master.secret, id: 1, context: "VLTbase_"))

@@ -9,7 +9,7 @@ internal import CSodium
 /// hundreds of thousands, live in ordinary heap memory (``Protection/zeroed``).
 /// Both are overwritten with zeros on release. The type has no description that
 /// shows the bytes, and `==` runs in constant time.
-public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes, CustomStringConvertible,
+public final class SecretBytes: @unchecked Sendable, Equatable, ReadableBytes, CustomStringConvertible,
     CustomDebugStringConvertible
 {
     /// Where the bytes live.
@@ -54,7 +54,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, ContiguousBytes,
     }
 
     /// Copies `bytes` into secret memory. The caller should wipe its own copy.
-    public convenience init(bytes: some ContiguousBytes, protection: Protection = .zeroed) {
+    public convenience init(bytes: some ReadableBytes, protection: Protection = .zeroed) {
         let copy: (UnsafeMutableRawBufferPointer) -> Void = { dst in
             bytes.withUnsafeBytes { src in dst.copyMemory(from: src) }
         }
@@ -119,25 +119,25 @@ extension VaultKey {
 }
 
 /// The vault's master key: everything derives from it.
-public struct MasterKey: VaultKey {
+package struct MasterKey: VaultKey {
     public let secret: SecretBytes
     public init(secret: SecretBytes) { self.secret = secret }
 }
 
 /// The base key: header MAC, index, lookup tags and the `always` classes.
-public struct BaseKey: VaultKey {
+package struct BaseKey: VaultKey {
     public let secret: SecretBytes
     public init(secret: SecretBytes) { self.secret = secret }
 }
 
 /// A key that encrypts one protection class's records.
-public struct ClassKey: VaultKey {
+package struct ClassKey: VaultKey {
     public let secret: SecretBytes
     public init(secret: SecretBytes) { self.secret = secret }
 }
 
 /// A key-encryption key derived from a credential; it wraps a keyslot.
-public struct KeyEncryptionKey: VaultKey {
+package struct KeyEncryptionKey: VaultKey {
     public let secret: SecretBytes
     public init(secret: SecretBytes) { self.secret = secret }
 }

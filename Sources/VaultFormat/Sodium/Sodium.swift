@@ -18,7 +18,7 @@ enum Sodium {
     /// Compares two byte buffers in constant time.
     ///
     /// The corresponding C function is `sodium_memcmp`.
-    static func constantTimeEqual(_ a: some ContiguousBytes, _ b: some ContiguousBytes) -> Bool {
+    static func constantTimeEqual(_ a: some ReadableBytes, _ b: some ReadableBytes) -> Bool {
         a.withUnsafeBytes { pa in
             b.withUnsafeBytes { pb in
                 pa.count == pb.count
@@ -43,10 +43,10 @@ enum Sodium {
 }
 
 /// Bytes that can be read as a contiguous buffer (`[UInt8]`, `ArraySlice`, ``SecretBytes``).
-public protocol ContiguousBytes {
+public protocol ReadableBytes {
     /// Calls `body` with the bytes.
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
 
-extension Array: ContiguousBytes where Element == UInt8 {}
-extension ArraySlice: ContiguousBytes where Element == UInt8 {}
+extension Array: ReadableBytes where Element == UInt8 {}
+extension ArraySlice: ReadableBytes where Element == UInt8 {}

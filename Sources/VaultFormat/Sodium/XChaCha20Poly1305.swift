@@ -5,7 +5,7 @@ internal import CSodium
 /// XChaCha20-Poly1305 (IETF construction), as specified by draft-irtf-cfrg-xchacha.
 ///
 /// Spec: Spec/format-v1.md, "Primitives" (`Seal`, `Open`).
-public enum XChaCha20Poly1305 {
+package enum XChaCha20Poly1305 {
     /// Key size in bytes.
     public static let keyByteCount = 32
     /// Nonce size in bytes.
@@ -19,10 +19,10 @@ public enum XChaCha20Poly1305 {
     ///
     /// - Returns: `ciphertext || tag`, `plaintext.count + 16` bytes.
     public static func seal(
-        _ plaintext: some ContiguousBytes,
+        _ plaintext: some ReadableBytes,
         using key: some VaultKey,
-        nonce: some ContiguousBytes,
-        authenticating associatedData: some ContiguousBytes
+        nonce: some ReadableBytes,
+        authenticating associatedData: some ReadableBytes
     ) -> [UInt8] {
         var out = [UInt8]()
         seal(plaintext, using: key.secret, nonce: nonce, authenticating: associatedData, appendingTo: &out)
@@ -31,10 +31,10 @@ public enum XChaCha20Poly1305 {
 
     /// Encrypts into the end of `output`, avoiding an intermediate array.
     static func seal(
-        _ plaintext: some ContiguousBytes,
-        using key: some ContiguousBytes,
-        nonce: some ContiguousBytes,
-        authenticating associatedData: some ContiguousBytes,
+        _ plaintext: some ReadableBytes,
+        using key: some ReadableBytes,
+        nonce: some ReadableBytes,
+        authenticating associatedData: some ReadableBytes,
         appendingTo output: inout [UInt8]
     ) {
         Sodium.ensure()
@@ -72,19 +72,19 @@ public enum XChaCha20Poly1305 {
     ///
     /// - Returns: The plaintext, or `nil` when the tag does not verify.
     public static func open(
-        _ ciphertext: some ContiguousBytes,
+        _ ciphertext: some ReadableBytes,
         using key: some VaultKey,
-        nonce: some ContiguousBytes,
-        authenticating associatedData: some ContiguousBytes
+        nonce: some ReadableBytes,
+        authenticating associatedData: some ReadableBytes
     ) -> [UInt8]? {
         open(ciphertext, using: key.secret, nonce: nonce, authenticating: associatedData)
     }
 
     static func open(
-        _ ciphertext: some ContiguousBytes,
-        using key: some ContiguousBytes,
-        nonce: some ContiguousBytes,
-        authenticating associatedData: some ContiguousBytes
+        _ ciphertext: some ReadableBytes,
+        using key: some ReadableBytes,
+        nonce: some ReadableBytes,
+        authenticating associatedData: some ReadableBytes
     ) -> [UInt8]? {
         Sodium.ensure()
         let length = ciphertext.withUnsafeBytes { $0.count }

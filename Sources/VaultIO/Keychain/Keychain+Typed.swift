@@ -69,13 +69,13 @@ extension Keychain {
         nonmutating set { assign(newValue, forKey: key) }
     }
 
-    /// The bytes under `key`; assigning `nil` removes the item. See ``subscript(_:)``.
+    /// The bytes under `key`; assigning `nil` removes the item. See ``subscript(_:)->String?``.
     public subscript(data key: String) -> Data? {
         get { (try? get(key, as: Data.self)) ?? nil }
         nonmutating set { assign(newValue, forKey: key) }
     }
 
-    /// The value of a typed key (or its default); assigning `nil` removes the item. See ``subscript(_:)``.
+    /// The value of a typed key (or its default); assigning `nil` removes the item. See ``subscript(_:)->String?``.
     public subscript<T>(key: Key<T>) -> T? {
         get { (try? get(key)) ?? key.defaultValue }
         nonmutating set { try? set(newValue, for: key) }

@@ -38,7 +38,7 @@ public struct Keychain: Sendable {
     public let accessGroup: String?
     /// Prepended to every key with a dot (`"com.example.token"`), as Lockbox does; `nil` for none.
     public let keyPrefix: String?
-    /// The protection class of items this keychain writes. ``Accessibility/whenUnlocked`` by default.
+    /// The protection class of items this keychain writes. `.whenUnlocked` by default.
     public private(set) var accessibility: Accessibility = .whenUnlocked
     /// Whether items this keychain reads and writes are the synchronizable ones.
     public private(set) var isSynchronizable = false

@@ -52,9 +52,8 @@ func describe(_ error: VaultFormatError) -> (String, ExitCode) {
     case .wrongCredential:
         return ("wrong password or key file", .wrongCredential)
     case .unsupportedVersion:
-        if let range = error.reason.range(of: #"format version \d+"#, options: .regularExpression) {
-            let major = error.reason[range].split(separator: " ").last!
-            return ("vault format \(major) needs a newer vaulttool", .unsupported)
+        if let version = error.formatVersion, version.major != VaultHeader.currentMajor {
+            return ("vault format \(version.major) needs a newer vaulttool", .unsupported)
         }
         return ("\(error.reason); install a newer vaulttool", .unsupported)
     case .unsupportedFeature:
