@@ -3,7 +3,7 @@
 /// The number of bytes of a secret fingerprint.
 ///
 /// Spec: Spec/cli.md, "git-diff" (R-GD-3).
-public let secretFingerprintByteCount = 8
+package let secretFingerprintByteCount = 8
 
 /// Computes keyed fingerprints of items' secrets: a value that changes when the secret changes
 /// and tells nothing about it to anyone who cannot already read it.
@@ -18,13 +18,13 @@ public let secretFingerprintByteCount = 8
 /// Each class's `FK(c)` is derived once, into guarded memory, and wiped with the fingerprinter.
 ///
 /// Spec: Spec/cli.md, "git-diff" (R-GD-3).
-public final class SecretFingerprinter {
+package final class SecretFingerprinter {
     private let keys: VaultKeys
     private let vaultID: [UInt8]
     private var fingerprintKeys: [ProtectionClass: SecretBytes] = [:]
 
     /// A fingerprinter for the items of the vault `vaultID` that `keys` open.
-    public init(keys: VaultKeys, vaultID: [UInt8]) {
+    package init(keys: VaultKeys, vaultID: [UInt8]) {
         self.keys = keys
         self.vaultID = vaultID
     }
@@ -37,7 +37,7 @@ public final class SecretFingerprinter {
     ///   - protection: The item's protection class (its secret key keys the fingerprint).
     /// - Returns: ``secretFingerprintByteCount`` bytes.
     /// - Throws: A ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`) when the class key is not held.
-    public func fingerprint(
+    package func fingerprint(
         of secret: SecretBytes,
         itemID: ItemID,
         protection: ProtectionClass

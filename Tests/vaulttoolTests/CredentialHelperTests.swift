@@ -398,7 +398,8 @@ struct DockerCredentialHelperTests {
         let bash = try Tool.run(["completions", "bash"]).stdout
         #expect(bash.contains("        credential-helper)\n"))
         #expect(bash.contains("opts=\"--vault "))
-        #expect(bash.contains("--vault|--password-file|--key-file|--device-secret-file|--identity) _vaulttool_reply \"@files\""))
+        let fileOptions = "--vault|--password-file|--key-file|--device-secret-file|--identity"
+        #expect(bash.contains(fileOptions + ") _vaulttool_reply \"@files\""))
         let zsh = try Tool.run(["completions", "zsh"]).stdout
         #expect(zsh.contains("(credential-helper)"))
         #expect(zsh.contains("'--vault[The vault file (default: $VAULTTOOL_VAULT).]:path:_files'"))

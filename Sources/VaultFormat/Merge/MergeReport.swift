@@ -55,7 +55,7 @@ public struct MergeConflict: Sendable, Hashable {
     }
 }
 
-/// What ``VaultMerge/merge(ours:theirs:base:options:)`` did.
+/// What a merge of two vault files did (`Vault.merge` in VaultIO, Spec/merge.md).
 public struct MergeReport: Sendable {
     /// The generation of the merged file.
     public let generation: UInt64

@@ -20,11 +20,11 @@ public enum VaultMerge {
     public static let conflictMarkerTag: UInt8 = 0x70
 
     /// The merged generation, ready to encode, and what the merge decided.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The next generation of the side whose keys were kept (``MergeReport/keysFrom``).
-        public var writer: VaultWriter
+        package var writer: VaultWriter
         /// What the merge decided.
-        public let report: MergeReport
+        package let report: MergeReport
     }
 
     /// Merges `theirs` into `ours`.
@@ -37,7 +37,7 @@ public enum VaultMerge {
     /// - Returns: The writer of the merged generation and the report.
     /// - Throws: ``VaultMergeError`` `differentVaults`, `masterKeyRequired`, `unreadableRecords`;
     ///   ``VaultFormatError`` `recordCorrupt` for a damaged record, `limit`.
-    public static func merge(
+    package static func merge(
         ours: VaultSnapshot,
         theirs: VaultSnapshot,
         base: VaultSnapshot? = nil,

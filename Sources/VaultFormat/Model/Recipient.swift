@@ -90,7 +90,7 @@ public struct RecipientIdentity: Sendable {
     /// one `VAULT-IDENTITY-1:` line must remain.
     ///
     /// - Throws: `invalidParameter` for anything else; the message never quotes the file.
-    public init(fileContents: some ContiguousBytes) throws(VaultFormatError) {
+    public init(fileContents: some ReadableBytes) throws(VaultFormatError) {
         let found: SecretBytes? = fileContents.withUnsafeBytes { raw -> SecretBytes? in
             let all = raw.bindMemory(to: UInt8.self)
             var identity: SecretBytes?
@@ -147,12 +147,12 @@ public struct RecipientIdentity: Sendable {
 
 /// The text form shared by recipient keys and identities: `prefix || base64url(key || checksum)`.
 enum RecipientText {
-    static func checksum(_ key: some ContiguousBytes, context: StaticString) -> [UInt8] {
+    static func checksum(_ key: some ReadableBytes, context: StaticString) -> [UInt8] {
         let label = context.withUTF8Buffer { Array($0) }
         return BLAKE2b.hash([label, key], length: 4)
     }
 
-    static func encode(_ key: some ContiguousBytes, prefix: String, checksumContext: StaticString) -> [UInt8] {
+    static func encode(_ key: some ReadableBytes, prefix: String, checksumContext: StaticString) -> [UInt8] {
         var payload = key.withUnsafeBytes { Array($0) } + checksum(key, context: checksumContext)
         var encoded = Base64URL.encode(payload)
         defer {

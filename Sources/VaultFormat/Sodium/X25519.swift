@@ -26,7 +26,7 @@ enum X25519 {
     /// RFC 7748 section 6.1), which libsodium reports as a failure.
     ///
     /// The corresponding C function is `crypto_scalarmult`.
-    static func sharedSecret(_ secret: SecretBytes, _ publicKey: some ContiguousBytes) -> SecretBytes? {
+    static func sharedSecret(_ secret: SecretBytes, _ publicKey: some ReadableBytes) -> SecretBytes? {
         Sodium.ensure()
         var failed = false
         let shared = SecretBytes(count: keyByteCount, protection: .guarded) { out in
@@ -49,7 +49,7 @@ enum X25519 {
 /// Base64 with the URL-safe alphabet and no padding (RFC 4648 section 5).
 enum Base64URL {
     /// The corresponding C function is `sodium_bin2base64`.
-    static func encode(_ bytes: some ContiguousBytes) -> [UInt8] {
+    static func encode(_ bytes: some ReadableBytes) -> [UInt8] {
         Sodium.ensure()
         return bytes.withUnsafeBytes { b in
             let capacity = sodium_base64_encoded_len(b.count, Int32(sodium_base64_VARIANT_URLSAFE_NO_PADDING))
