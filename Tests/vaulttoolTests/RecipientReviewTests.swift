@@ -73,3 +73,25 @@ struct RecipientReviewTests {
         #expect(wrong.stderr == "Error: Wrong password or key file\n")
     }
 }
+
+@Suite("git-diff review")
+struct GitDiffReviewTests {
+    /// R-GD-1: a bidirectional override in an attribute is escaped in the view, so a crafted label
+    /// cannot make its line (or the next) display reordered in a terminal or a review UI.
+    @Test func bidiControlsInAttributes_areEscaped() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let label = "deploy\u{202E}txt.exe\u{2066}x\u{2069}"
+        let set = try w.set("s3cret", ["--service", "db", "--account", "app", "--label", label])
+        #expect(set.status == 0, "\(set.stderr)")
+        let view = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
+        #expect(view.status == 0, "\(view.stderr)")
+        #expect(view.stdout.contains(#"  label: "deploy\u202etxt.exe\u2066x\u2069""#), "\(view.stdout)")
+        #expect(
+            !view.stdout.unicodeScalars.contains {
+                (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+            }
+        )
+        #expect(!view.stdout.contains("s3cret"))
+    }
+}
