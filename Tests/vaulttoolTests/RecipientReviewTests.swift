@@ -122,3 +122,39 @@ struct GitSetupReviewTests {
         #expect(!FileManager.default.fileExists(atPath: w.file("pwned2")))
     }
 }
+
+extension GitDiffReviewTests {
+    /// R-GD-1: a commit that adds a recipient (full read access to every later generation) is
+    /// visible in the view: the count without a key, and key and name with the master key.
+    @Test func addedRecipient_showsInTheView() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let before = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
+        #expect(before.stdout.contains("keyslots: 1\n  #0 password master argon2id"), "\(before.stdout)")
+        #expect(before.stdout.contains("\nrecipients: 0\nitems: 0\n"), "\(before.stdout)")
+        let key = try w.run(["keygen", "eve.id"]).stdout.trimmingCharacters(in: .newlines)
+        let added = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", key, "--name", "eve\u{202E}", "v.vault",
+        ])
+        #expect(added.status == 0, "\(added.stderr)")
+        let after = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
+        #expect(after.stdout.contains("\nrecipients: 1\n  \(key) \"eve\\u202e\"\nitems: 0\n"), "\(after.stdout)")
+        let locked = try w.run(["git-diff", "v.vault"])
+        #expect(locked.status == 0)
+        #expect(locked.stdout.contains("\nrecipients: 1\nitems: 0\n"), "\(locked.stdout)")
+        #expect(!locked.stdout.contains(key))
+        // Opened by the identity (master key): the same lines.
+        let byIdentity = try w.run(["git-diff", "--identity", "eve.id", "v.vault"])
+        #expect(byIdentity.stdout.contains("\nrecipients: 1\n  \(key) \"eve\\u202e\"\n"), "\(byIdentity.stdout)")
+    }
+
+    /// Views of a 1.1 file do not change (no recipients line).
+    @Test func version11View_hasNoRecipientsLine() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let view = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
+        #expect(!view.stdout.contains("recipients"))
+    }
+}

@@ -13,7 +13,14 @@ enum VaultTextView {
     }
 
     /// The header facts, which need no key (and are unauthenticated without one).
-    static func header(_ header: VaultHeader, authenticated: Bool) -> String {
+    ///
+    /// A format 1.2 header adds `recipients: <count>`, and `recipients` (read with the master
+    /// key) one line per recipient, so that a commit granting someone access shows in the diff.
+    static func header(
+        _ header: VaultHeader,
+        authenticated: Bool,
+        recipients: Result<[Recipient], VaultFormatError>? = nil
+    ) -> String {
         var out = "vault \(header.major).\(header.minor)\n"
         out += "vault-id: \(Hex.encode(header.vaultID))\n"
         out += "created: \(Output.date(header.created))\n"
@@ -24,6 +31,14 @@ enum VaultTextView {
             var line = "  #\(index) \(slot.kind) \(slot.scope)"
             if let kdf = slot.kdf { line += " argon2id m=\(kdf.memoryKiB)KiB t=\(kdf.iterations) p=\(kdf.lanes)" }
             out += line + "\n"
+        }
+        if header.followsVersion12Rules {
+            out += "recipients: \(header.recipientStanzas.count)\n"
+            switch recipients {
+            case .success(let list)?: for r in list { out += "  \(r.key) \(quoted(r.name))\n" }
+            case .failure(let error)?: out += "  damaged: \(describe(error).0)\n"
+            case nil: break
+            }
         }
         out += "items: \(header.recordCount)\n"
         out += "deletions: \(header.deletionCount)\n"
@@ -39,7 +54,11 @@ enum VaultTextView {
     static func opened(_ opened: VaultSnapshot) -> String {
         // Every record is read: one read of the records section, not one per record.
         let snapshot = (try? opened.withRecordsLoaded()) ?? opened
-        var out = header(snapshot.header, authenticated: true)
+        // Who else can open the vault needs the master key to read (R12-RCP-4).
+        let recipients: Result<[Recipient], VaultFormatError>? =
+            snapshot.keys.master == nil || snapshot.header.recipientStanzas.isEmpty
+            ? nil : Result { () throws(VaultFormatError) in try snapshot.recipients() }
+        var out = header(snapshot.header, authenticated: true, recipients: recipients)
         let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
