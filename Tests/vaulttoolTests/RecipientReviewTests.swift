@@ -147,6 +147,13 @@ extension GitDiffReviewTests {
         #expect(!locked.stdout.contains(key))
         // Opened by the identity (master key): the same lines.
         let byIdentity = try w.run(["git-diff", "--identity", "eve.id", "v.vault"])
+        #expect(
+            byIdentity.stdout.contains(
+                "\nheader: authenticated by a recipient identity (anyone with its public key can write such a file)\n"
+            ),
+            "\(byIdentity.stdout)"
+        )
+        #expect(after.stdout.contains("\nheader: authenticated\n"), "a password's MAC check stays plain")
         #expect(byIdentity.stdout.contains("\nrecipients: 1\n  \(key) \"eve\\u202e\"\n"), "\(byIdentity.stdout)")
     }
 
@@ -156,5 +163,33 @@ extension GitDiffReviewTests {
         try w.makeVault()
         let view = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
         #expect(!view.stdout.contains("recipients"))
+    }
+}
+
+extension RecipientReviewTests {
+    /// Spec/threat-model.md 3.12: the public recipient key alone makes a vault the identity opens
+    /// (here a whole new one, by someone who never held the team's keys); git-diff says how
+    /// little the header check proves then.
+    @Test func forgedVault_fromThePublicKeyAlone_opensWithTheIdentity() throws {
+        let w = try Workspace()
+        let victimKey = try w.run(["keygen", "victim.id"]).stdout.trimmingCharacters(in: .newlines)
+        // The forger's own vault, password and item; only the victim's public key is used.
+        try w.write("forger-pw", "the forger's own password\n")
+        let create = try w.run(["create", "--password-file", "forger-pw"] + Workspace.fastKDF + ["f.vault"])
+        #expect(create.status == 0, "\(create.stderr)")
+        #expect(try w.run(["migrate", "--to", "1.2", "--password-file", "forger-pw", "f.vault"]).status == 0)
+        let add = try w.run([
+            "recipients", "add", "--password-file", "forger-pw", "--recipient", victimKey, "--name", "x", "f.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        let set = try w.run(
+            ["set", "--password-file", "forger-pw", "--service", "db", "--account", "app", "f.vault"],
+            stdin: "attacker-chosen"
+        )
+        #expect(set.status == 0, "\(set.stderr)")
+        let get = try w.run(["get", "--identity", "victim.id", "--service", "db", "--account", "app", "f.vault"])
+        #expect(get.status == 0 && get.stdout == "attacker-chosen", "opens without any warning")
+        let view = try w.run(["git-diff", "--identity", "victim.id", "f.vault"])
+        #expect(view.stdout.contains("header: authenticated by a recipient identity"), "\(view.stdout)")
     }
 }

@@ -19,13 +19,17 @@ enum VaultTextView {
     static func header(
         _ header: VaultHeader,
         authenticated: Bool,
+        byRecipient: Bool = false,
         recipients: Result<[Recipient], VaultFormatError>? = nil
     ) -> String {
         var out = "vault \(header.major).\(header.minor)\n"
         out += "vault-id: \(Hex.encode(header.vaultID))\n"
         out += "created: \(Output.date(header.created))\n"
         out += "generation: \(header.generation)\n"
-        out += "header: \(authenticated ? "authenticated" : "not authenticated (no key)")\n"
+        out += "header: \(authenticated ? "authenticated" : "not authenticated (no key)")"
+        // A stanza is made from a public key: a MAC checked with the key a stanza gave proves only
+        // that the writer knew the recipient key (Spec/threat-model.md 3.12).
+        out += byRecipient ? " by a recipient identity (anyone with its public key can write such a file)\n" : "\n"
         out += "keyslots: \(header.keyslots.count)\n"
         for (index, slot) in header.keyslots.enumerated() {
             var line = "  #\(index) \(slot.kind) \(slot.scope)"
@@ -58,7 +62,12 @@ enum VaultTextView {
         let recipients: Result<[Recipient], VaultFormatError>? =
             snapshot.keys.master == nil || snapshot.header.recipientStanzas.isEmpty
             ? nil : Result { () throws(VaultFormatError) in try snapshot.recipients() }
-        var out = header(snapshot.header, authenticated: true, recipients: recipients)
+        var out = header(
+            snapshot.header,
+            authenticated: true,
+            byRecipient: snapshot.openedByRecipient,
+            recipients: recipients
+        )
         let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
