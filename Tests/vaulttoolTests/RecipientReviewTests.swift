@@ -193,3 +193,21 @@ extension RecipientReviewTests {
         #expect(view.stdout.contains("header: authenticated by a recipient identity"), "\(view.stdout)")
     }
 }
+
+extension RecipientReviewTests {
+    /// `recipients rm --unreadable`: only for 'rm', alone; on a healthy vault it changes nothing.
+    /// (A vault with such a stanza is made in VaultIOTests, UnreadableRecipientTests.)
+    @Test func rmUnreadable_onAHealthyVault_changesNothing() throws {
+        let w = try vaultForAlice()
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let rm = try w.run(["recipients", "rm", "--unreadable", "--password-file", "pw", "v.vault"])
+        #expect(rm.status == 0, "\(rm.stderr)")
+        #expect(rm.stdout == "No unreadable recipient in v.vault; nothing changed.\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        #expect(try w.run(["recipients", "ls", "--unreadable", "--password-file", "pw", "v.vault"]).status == 64)
+        let both = try w.run([
+            "recipients", "rm", "--unreadable", "--name", "alice", "--password-file", "pw", "v.vault",
+        ])
+        #expect(both.status == 64)
+    }
+}
