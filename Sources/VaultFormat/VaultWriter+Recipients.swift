@@ -74,6 +74,24 @@ extension VaultWriter {
         }
     }
 
+    /// Removes every stanza whose info does not read with the master key (R12-RCP-4), without a
+    /// rekey: the caller rekeys (R12-RCP-6). Only a holder of `MK` can write a stanza the MAC
+    /// accepts, so such a stanza was written on purpose, and it would otherwise block every rekey.
+    ///
+    /// - Returns: How many stanzas were removed.
+    /// - Throws: `keyUnavailable` without the master key.
+    package mutating func removeUnreadableRecipients() throws(VaultFormatError) -> Int {
+        guard let master = keys.master else {
+            throw VaultFormatError(.keyUnavailable, "removing recipients needs the master key")
+        }
+        let vaultID = header.vaultID
+        let before = header.recipientStanzas.count
+        header.recipientStanzas.removeAll {
+            (try? KeyHierarchy.recipient(of: $0, master: master, vaultID: vaultID)) == nil
+        }
+        return before - header.recipientStanzas.count
+    }
+
     /// Removes the stanza at `index`, without a rekey: the caller rekeys (R12-RCP-6).
     ///
     /// - Throws: `invalidParameter` for an index out of range.

@@ -56,6 +56,25 @@ extension VaultTransaction {
         keyslotsChanged = true
     }
 
+    /// Removes every recipient stanza whose key and name do not read with the master key (damaged,
+    /// or written on purpose by another holder of the master key: such a stanza makes every rekey,
+    /// and so every ``removeRecipient(_:rekey:)``, fail), then rekeys as ``removeRecipient(_:rekey:)``.
+    ///
+    /// - Returns: How many stanzas were removed (nothing is written for none), and what the rekey did.
+    /// - Throws: ``VaultIOError/Code/locked`` without the master key; as ``rekey(_:)``.
+    @discardableResult
+    public mutating func removeUnreadableRecipients(rekey: RekeyOptions? = RekeyOptions()) throws
+        -> (removed: Int, rekey: RekeyReport?)
+    {
+        try requireMasterKey("remove recipients")
+        let removed = try writer.removeUnreadableRecipients()
+        guard removed > 0 else { return (0, nil) }
+        hasChanges = true
+        keyslotsChanged = true
+        guard let rekey else { return (removed, nil) }
+        return (removed, try self.rekey(rekey))
+    }
+
     /// Removes the recipient with `key` and, unless `rekey` is `nil`, replaces the master key, so
     /// that the removed identity, with a copy of the file made before, does not open what is
     /// written from now on (R12-RCP-6).

@@ -25,10 +25,23 @@ public struct RecipientKey: Hashable, Sendable, CustomStringConvertible {
         guard bytes.count == X25519.keyByteCount else {
             throw VaultFormatError(.invalidParameter, "a recipient key is \(X25519.keyByteCount) bytes")
         }
+        // X25519 ignores the top bit and reduces u modulo p = 2^255 - 19, so other encodings of
+        // a key name the same point but give another KEK (which binds the bytes of R): a stanza
+        // made for one would never open with the identity. Only the canonical encoding is a key.
+        guard Self.isCanonical(bytes) else {
+            throw VaultFormatError(.invalidParameter, "this recipient key is not a canonical X25519 public key")
+        }
         guard X25519.sharedSecret(SecretBytes(bytes: [UInt8](repeating: 1, count: 32)), bytes) != nil else {
             throw VaultFormatError(.invalidParameter, "this recipient key is a low-order point and cannot be used")
         }
         self.bytes = bytes
+    }
+
+    /// Whether `bytes` (little-endian) is below p = 2^255 - 19, so top bit clear and not in p...2^255-1.
+    static func isCanonical(_ bytes: [UInt8]) -> Bool {
+        guard bytes[31] & 0x80 == 0 else { return false }
+        // The encodings from p to 2^255 - 1: 0x7f, 30 bytes 0xff, then a low byte of at least 0xed.
+        return !(bytes[31] == 0x7F && bytes[1...30].allSatisfy { $0 == 0xFF } && bytes[0] >= 0xED)
     }
 
     /// Parses the text form (surrounding white space is ignored).

@@ -89,11 +89,16 @@ extension KeyHierarchy {
         let length = Int(plain[32])
         guard length <= RecipientStanza.maximumNameByteCount,
             plain[(33 + length)...].allSatisfy({ $0 == 0 }),
-            let name = String(validating: plain[33..<33 + length], as: UTF8.self)
+            let name = String(validating: plain[33..<33 + length], as: UTF8.self),
+            (try? checkRecipientName(name)) != nil
         else {
             throw VaultFormatError(.structure, "a recipient stanza's name is malformed")
         }
-        return Recipient(key: try RecipientKey(bytes: Array(plain[0..<32])), name: name)
+        // A stored key no writer would write is damage, not a caller's mistake (R12-RCP-4).
+        guard let key = try? RecipientKey(bytes: Array(plain[0..<32])) else {
+            throw VaultFormatError(.structure, "a recipient stanza names a low-order key")
+        }
+        return Recipient(key: key, name: name)
     }
 
     /// The stanzas again around `newMaster`: each recipient read with `oldMaster` gets a new

@@ -361,7 +361,25 @@ package enum KeyHierarchy {
             )
             return (index, keys)
         }
-        throw VaultFormatError(.wrongCredential, "wrong password or key file")
+        throw VaultFormatError(.wrongCredential, noSlotOpened(header, credentials))
+    }
+
+    /// The start of the `wrongCredential` reason when an identity was offered and matched no
+    /// recipient stanza; ``noSlotOpened(_:_:)`` begins with it exactly then.
+    package static let identityMatchesNoStanza = "the identity is not a recipient of this vault"
+
+    /// Why nothing opened, naming the identity when one was offered (R12-RCP-3): an identity that
+    /// matches no stanza says so, without telling which stanzas exist or what the key is.
+    static func noSlotOpened(_ header: VaultHeader, _ credentials: Credentials) -> String {
+        guard credentials.identity != nil else { return "wrong password or key file" }
+        var reason = identityMatchesNoStanza
+        if !header.followsVersion12Rules {
+            reason += " (it is format \(header.major).\(header.minor), which has no recipients)"
+        }
+        if credentials.password != nil || credentials.hasKeyFile {
+            reason += ", and the password or key file opens no keyslot"
+        }
+        return reason
     }
 
     /// The same unlocked keys with a device secret added, for the device-bound classes.

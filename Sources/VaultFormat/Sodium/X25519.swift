@@ -92,10 +92,9 @@ enum Base64URL {
             )
             return status == 0 && end == input.baseAddress.map { $0 + input.count }
         }
-        guard complete else {
-            Sodium.wipe(&out)
-            return nil
-        }
+        // `out` may hold a decoded secret key (an identity line): wiped whatever the outcome.
+        defer { Sodium.wipe(&out) }
+        guard complete else { return nil }
         return Array(out[0..<length])
     }
 }

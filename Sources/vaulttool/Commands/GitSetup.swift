@@ -88,9 +88,12 @@ struct GitSetup: Command {
     func configValues(program: String) -> [(key: String, value: String)] {
         let options = driverOptions.map(Self.shellQuoted).joined(separator: " ")
         let suffix = options.isEmpty ? "" : " " + options
+        // git expands %O, %A, %B, %L, %P and %% in a merge driver (not in textconv), also
+        // inside quotes: a '%' of a path is written as '%%'.
+        let merge = "\(program) git-merge\(suffix)".replacingOccurrences(of: "%", with: "%%")
         return [
             ("merge.vault.name", "vaulttool item-level merge of vault files"),
-            ("merge.vault.driver", "\(program) git-merge\(suffix) %O %A %B"),
+            ("merge.vault.driver", "\(merge) %O %A %B"),
             ("diff.vault.textconv", "\(program) git-diff\(suffix)"),
             ("diff.vault.cachetextconv", "false"),
         ]

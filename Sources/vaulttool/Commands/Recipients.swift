@@ -24,6 +24,11 @@ struct Recipients: Command {
             OptionSpec(names: ["--recipient"], valueName: "key", help: "A public key, VAULT-RECIPIENT-1:..."),
             OptionSpec(names: ["--name"], valueName: "name", help: "The recipient's name (up to 64 bytes)."),
             OptionSpec(names: ["--json"], valueName: nil, help: "ls: print machine-readable output."),
+            OptionSpec(
+                names: ["--unreadable"],
+                valueName: nil,
+                help: "rm: remove every recipient whose key and name do not decrypt."
+            ),
         ] + RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [
         ArgumentSpec(name: "action", help: "ls, add or rm."),
@@ -35,6 +40,7 @@ struct Recipients: Command {
     let key: RecipientKey?
     let name: String?
     let json: Bool
+    let unreadable: Bool
     let flags: RekeyFlags
     let credentialOptions: CredentialOptions
 
@@ -43,6 +49,7 @@ struct Recipients: Command {
         path = parsed.positional(1)!
         name = parsed.value("--name")
         json = parsed.flag("--json")
+        unreadable = parsed.flag("--unreadable")
         flags = RekeyFlags(parsed)
         credentialOptions = try CredentialOptions(parsed)
         key = try parsed.value("--recipient").map { text in
@@ -60,12 +67,13 @@ struct Recipients: Command {
                 throw UsageError("'add' needs '--recipient <key>' and '--name <name>'")
             }
         case "rm":
-            guard (key != nil) != (name != nil) else {
-                throw UsageError("'rm' needs one of '--recipient' and '--name'")
+            guard [key != nil, name != nil, unreadable].filter({ $0 }).count == 1 else {
+                throw UsageError("'rm' needs one of '--recipient', '--name' and '--unreadable'")
             }
         default:
             throw UsageError("The action is 'ls', 'add' or 'rm', not '\(action)'")
         }
+        if action != "rm" && unreadable { throw UsageError("'--unreadable' applies only to 'rm'") }
         if action != "rm" && flags.isGiven {
             throw UsageError("'--keep-password-file', '--drop-keyslots' and '--drop-foreign' apply only to 'rm'")
         }
@@ -115,9 +123,22 @@ struct Recipients: Command {
             Output.out("Added recipient \(TerminalText.escaped(name!)) to \(path): \(key!)\n")
         default:
             let options = try flags.options(current: credentials)
+            if unreadable {
+                let (count, report) = try VaultAccess.write(vault) { txn in
+                    try txn.removeUnreadableRecipients(rekey: options)
+                }
+                VaultAccess.refreshAgent(after: vault)
+                Output.out(
+                    count == 0
+                        ? "No unreadable recipient in \(path); nothing changed.\n"
+                        : "Removed \(Output.count(count)) unreadable recipient\(count == 1 ? "" : "s") from \(path); "
+                            + "\(report.map(RekeyFlags.summary) ?? "").\n"
+                )
+                return
+            }
             var removed: Recipient?
             let report = try VaultAccess.write(vault) { txn in
-                let all = try txn.recipients()
+                let all = try Self.readable(txn.recipients(), path)
                 let matches = all.filter { recipient in
                     if let key { return recipient.key == key }
                     return recipient.name == name
@@ -140,6 +161,22 @@ struct Recipients: Command {
     }
 
     private static func list(_ vault: Vault) throws -> [Recipient] {
-        try vault.read { snapshot in try snapshot.recipients() }
+        try vault.read { snapshot in try readable(snapshot.recipients(), vault.path) }
+    }
+
+    /// `recipients`, or an error naming the way out when a stanza does not read: such a stanza
+    /// (damaged, or written on purpose by a holder of the master key) blocks every rekey.
+    private static func readable(_ recipients: @autoclosure () throws -> [Recipient], _ path: String) throws
+        -> [Recipient]
+    {
+        do {
+            return try recipients()
+        } catch let error as VaultFormatError where error.code == .headerAuthentication || error.code == .structure {
+            throw ToolError(
+                "a recipient of \(path) cannot be read (\(error.reason)); "
+                    + "'vaulttool recipients rm --unreadable \(path)' removes such recipients and rekeys",
+                exitCode: .damaged
+            )
+        }
     }
 }

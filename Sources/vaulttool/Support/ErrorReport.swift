@@ -50,6 +50,8 @@ func describe(_ error: any Error) -> (String, ExitCode) {
 func describe(_ error: VaultFormatError) -> (String, ExitCode) {
     switch error.code {
     case .wrongCredential:
+        // An identity that matches no recipient says so (R12-RCP-3); the reason holds no secret.
+        if error.reason.hasPrefix(KeyHierarchy.identityMatchesNoStanza) { return (error.reason, .wrongCredential) }
         return ("wrong password or key file", .wrongCredential)
     case .unsupportedVersion:
         if let version = error.formatVersion, version.major != VaultHeader.currentMajor {

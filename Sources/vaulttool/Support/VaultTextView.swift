@@ -13,17 +13,36 @@ enum VaultTextView {
     }
 
     /// The header facts, which need no key (and are unauthenticated without one).
-    static func header(_ header: VaultHeader, authenticated: Bool) -> String {
+    ///
+    /// A format 1.2 header adds `recipients: <count>`, and `recipients` (read with the master
+    /// key) one line per recipient, so that a commit granting someone access shows in the diff.
+    static func header(
+        _ header: VaultHeader,
+        authenticated: Bool,
+        byRecipient: Bool = false,
+        recipients: Result<[Recipient], VaultFormatError>? = nil
+    ) -> String {
         var out = "vault \(header.major).\(header.minor)\n"
         out += "vault-id: \(Hex.encode(header.vaultID))\n"
         out += "created: \(Output.date(header.created))\n"
         out += "generation: \(header.generation)\n"
-        out += "header: \(authenticated ? "authenticated" : "not authenticated (no key)")\n"
+        out += "header: \(authenticated ? "authenticated" : "not authenticated (no key)")"
+        // A stanza is made from a public key: a MAC checked with the key a stanza gave proves only
+        // that the writer knew the recipient key (Spec/threat-model.md 3.12).
+        out += byRecipient ? " by a recipient identity (anyone with its public key can write such a file)\n" : "\n"
         out += "keyslots: \(header.keyslots.count)\n"
         for (index, slot) in header.keyslots.enumerated() {
             var line = "  #\(index) \(slot.kind) \(slot.scope)"
             if let kdf = slot.kdf { line += " argon2id m=\(kdf.memoryKiB)KiB t=\(kdf.iterations) p=\(kdf.lanes)" }
             out += line + "\n"
+        }
+        if header.followsVersion12Rules {
+            out += "recipients: \(header.recipientStanzas.count)\n"
+            switch recipients {
+            case .success(let list)?: for r in list { out += "  \(r.key) \(quoted(r.name))\n" }
+            case .failure(let error)?: out += "  damaged: \(describe(error).0)\n"
+            case nil: break
+            }
         }
         out += "items: \(header.recordCount)\n"
         out += "deletions: \(header.deletionCount)\n"
@@ -39,7 +58,16 @@ enum VaultTextView {
     static func opened(_ opened: VaultSnapshot) -> String {
         // Every record is read: one read of the records section, not one per record.
         let snapshot = (try? opened.withRecordsLoaded()) ?? opened
-        var out = header(snapshot.header, authenticated: true)
+        // Who else can open the vault needs the master key to read (R12-RCP-4).
+        let recipients: Result<[Recipient], VaultFormatError>? =
+            snapshot.keys.master == nil || snapshot.header.recipientStanzas.isEmpty
+            ? nil : Result { () throws(VaultFormatError) in try snapshot.recipients() }
+        var out = header(
+            snapshot.header,
+            authenticated: true,
+            byRecipient: snapshot.openedByRecipient,
+            recipients: recipients
+        )
         let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
@@ -137,9 +165,8 @@ enum VaultTextView {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                    || scalar.value == 0x2028 || scalar.value == 0x2029
-                {
+                // C0, DEL, C1, line separators and bidi controls (which reorder how a line is shown).
+                if TerminalText.needsEscape(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
                 } else {
