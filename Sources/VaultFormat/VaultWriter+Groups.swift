@@ -129,7 +129,8 @@ extension VaultWriter {
         )
         // Every item of the group, read with the current keys, before the keys change.
         var moving = [ItemDraft]()
-        for entry in entries where entry.domain == 0 {
+        // In item-ID order, so that a seeded random source gives the same nonces every time.
+        for entry in entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
             let record = record(for: entry.itemID)!
             let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
             if draft.attributes.accessGroup == accessGroup { moving.append(draft) }
