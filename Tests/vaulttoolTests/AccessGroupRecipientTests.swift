@@ -66,5 +66,14 @@ struct AccessGroupRecipientTests {
         #expect(owner.status == 0 && owner.stdout.hasPrefix("bank-secret"))
         let verify = try w.run(["verify", "--password-file", "pw", "v.vault"])
         #expect(verify.status == 0, "\(verify.stderr)")
+        // R2-RCP-5: rm rekeys; the runner's identity then opens nothing, and the owner still reads
+        // every item, the deploy ones sealed again in their key domain under the new keys.
+        let rm = try w.run(["recipients", "rm", "--password-file", "pw", "--name", "ci-deploy", "v.vault"])
+        #expect(rm.status == 0, "\(rm.stderr)")
+        let after = try w.run(["get", "--identity", "ci.id", "--service", "db", "--account", "ci", "v.vault"])
+        #expect(after.status == 3, "\(after.stderr)")
+        let db = try w.run(["get", "--password-file", "pw", "--service", "db", "--account", "ci", "v.vault"])
+        #expect(db.status == 0 && db.stdout.hasPrefix("db-secret"))
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }
 }

@@ -486,13 +486,16 @@ public enum KeyHierarchy {
     /// derived from the master key; `keys` itself without a master key.
     package static func keys(_ keys: VaultKeys, groupDomains: [UInt8], vaultID: [UInt8]) -> VaultKeys {
         guard let master = keys.master, let base = keys.base else { return keys }
-        return VaultKeys(
+        let rebuilt = VaultKeys(
             master: master,
             base: base,
             deviceSecret: keys.deviceSecret,
             vaultID: vaultID,
             groupDomains: groupDomains
         )
+        // Classes dropped from `keys` (a library's lock) stay dropped, in every domain.
+        let dropped = rebuilt.availableClasses.subtracting(keys.classKeys.keys)
+        return dropped.isEmpty ? rebuilt : rebuilt.dropping(dropped)
     }
 
     /// Keys for a new vault's master key.

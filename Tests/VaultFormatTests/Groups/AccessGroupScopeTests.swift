@@ -242,3 +242,30 @@ struct AccessGroupScopeTests {
         #expect(KeyHierarchy.openLimitedRecipientStanza(limited[0], identity: team.alice, vaultID: team.vaultID) == nil)
     }
 }
+
+@Suite("Access-group keys across generations (format 2.0)")
+struct AccessGroupHeldKeysTests {
+    /// Keys held from a generation before the group had a key domain (a library's open vault, or
+    /// the agent) read the group's items of the next generation: the group keys are derived again.
+    @Test func heldKeys_readANewGroupDomain() throws {
+        let team = try AccessGroupScopeTests.Team()
+        // Generation 2 is the migrated file; reopen generation 3 with generation-2-era keys that
+        // have no group domain.
+        let owner = try VaultSnapshot.open(team.file, with: AccessGroupScopeTests.Team.owner)
+        let stale = KeyHierarchy.keys(
+            master: owner.keys.master!,
+            deviceSecret: AccessGroupScopeTests.device,
+            vaultID: team.vaultID
+        )
+        #expect(stale.groupDomains.isEmpty)
+        let length = try VaultHeader.headerLength(preamble: team.file.prefix(16), fileLength: team.file.count)
+        let reopened = try VaultSnapshot.open(
+            headerBytes: Array(team.file.prefix(length)),
+            fileLength: team.file.count,
+            source: InMemoryFile(team.file),
+            keys: stale,
+            openedKeyslot: 0
+        )
+        #expect(try reopened.verify().checked == team.deploy.count + team.others.count)
+    }
+}
