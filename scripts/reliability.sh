@@ -80,6 +80,7 @@ for suite in "${suites[@]}"; do
         run tamper "$bin" tamper "$flag" --fixtures Fixtures/v1
         run tamper-v1.1 "$bin" tamper "$flag" --fixtures Fixtures/v1.1
         run tamper-v1.2 "$bin" tamper "$flag" --fixtures Fixtures/v1.2
+        run tamper-v2 "$bin" tamper "$flag" --fixtures Fixtures/v2
         ;;
     fuzz)
         seconds="${FUZZ_SECONDS:-$([ "$mode" = full ] && echo 600 || echo 10)}"

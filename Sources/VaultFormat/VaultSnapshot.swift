@@ -125,6 +125,13 @@ public struct VaultSnapshot: Sendable {
     ) throws -> VaultSnapshot {
         let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
         try verifyMAC(headerBytes, keys: keys)
+        // Format 2.0: keys held from an earlier generation (or handed over by the agent) lack the
+        // record keys of access groups added since; with the master key they are derived again.
+        var keys = keys
+        let domains = header.accessGroups.map(\.domain)
+        if keys.master != nil && keys.groupDomains != domains {
+            keys = KeyHierarchy.keys(keys, groupDomains: domains, vaultID: header.vaultID)
+        }
         return try assemble(header, headerBytes: headerBytes, source: source, keys: keys, openedKeyslot: openedKeyslot)
     }
 

@@ -64,6 +64,25 @@ extension VaultWriter {
         guard keys.hasMasterKey, newKeys.hasMasterKey else {
             throw VaultFormatError(.keyUnavailable, "a rekey needs the master key")
         }
+        // Format 2.0: the group keys follow the new master key (R2-KEY-1), so each access group's
+        // records are sealed again in the same key domain under the new GK (R2-RCP-5).
+        let newKeys = KeyHierarchy.keys(
+            newKeys,
+            groupDomains: header.accessGroups.map(\.domain),
+            vaultID: header.vaultID
+        )
+        var groups = [AccessGroupEntry]()
+        for group in header.accessGroups {
+            groups.append(
+                try KeyHierarchy.makeAccessGroupEntry(
+                    name: try KeyHierarchy.accessGroupName(of: group, master: keys.master!, vaultID: header.vaultID),
+                    domain: group.domain,
+                    master: newKeys.master!,
+                    vaultID: header.vaultID,
+                    random: random
+                )
+            )
+        }
         // Decrypt and seal everything first, so that a refusal or a damaged record leaves the
         // writer as it was. Records are independent: the work is split across the processors.
         let current = entries
@@ -103,6 +122,7 @@ extension VaultWriter {
         }
         // Commit: the previous generation's bytes are no longer copied; every record is fresh.
         header.recipientStanzas = stanzas
+        header.accessGroups = groups
         keys = newKeys
         base = nil
         dropped = []
@@ -166,7 +186,14 @@ extension VaultWriter {
                         continue
                     }
                     sealed.append(
-                        try RecordCodec.seal(draft, version: version, vaultID: vaultID, keys: new, random: nonces)
+                        try RecordCodec.seal(
+                            draft,
+                            version: version,
+                            vaultID: vaultID,
+                            keys: new,
+                            domain: entry.domain,
+                            random: nonces
+                        )
                     )
                 }
                 return (sealed, foreign)

@@ -69,6 +69,13 @@ package struct VaultWriter: Sendable {
         guard snapshot.header.generation < UInt64.max else {
             throw VaultFormatError(.limit, "the vault's generation counter is exhausted")
         }
+        // Format 2.0: a limited recipient holds no base key and writes nothing (R2-RCP-4).
+        guard snapshot.keys.base != nil else {
+            throw VaultFormatError(
+                .keyUnavailable,
+                "a recipient limited to one access group opens the vault read-only"
+            )
+        }
         header = snapshot.header
         header.generation += 1
         keys = snapshot.keys
@@ -186,6 +193,7 @@ package struct VaultWriter: Sendable {
             version: header.generation,
             vaultID: header.vaultID,
             keys: keys,
+            domain: try keyDomain(forAccessGroup: draft.attributes.accessGroup),
             random: random
         )
         store(sealed)
@@ -332,7 +340,7 @@ package struct VaultWriter: Sendable {
         let indexStart = file.count
         file.append(contentsOf: repeatElement(0, count: header.indexLength))
         var rows = [UInt8]()
-        rows.reserveCapacity(header.recordCount * IndexEntry.byteCount + kept.count * DeletionRecord.byteCount)
+        rows.reserveCapacity(header.recordCount * header.indexEntryByteCount + kept.count * DeletionRecord.byteCount)
         merge(fresh, skipping: droppedPositions, rows: &rows, records: &file)
         let index = VaultIndex.seal(
             entries: &rows,
@@ -362,7 +370,14 @@ package struct VaultWriter: Sendable {
             /// Copies base entries `position..<end` and moves past them.
             func copyBase(upTo end: Int) {
                 guard end > position else { return }
-                base.index.appendRows(position..<end, to: &rows)
+                if base.index.stride == header.indexEntryByteCount {
+                    base.index.appendRows(position..<end, to: &rows)
+                } else {
+                    // Migration to format 2.0: each row gains its key domain, 0 (R2-MIG-1).
+                    for p in position..<end {
+                        VaultIndex.appendRow(base.index.entry(at: p), withDomain: header.isVersion2, to: &rows)
+                    }
+                }
                 let from = base.records.startIndex + base.index.offsets[position]
                 let to = end < count ? base.records.startIndex + base.index.offsets[end] : base.records.endIndex
                 records.append(contentsOf: base.records[from..<to])
@@ -395,7 +410,7 @@ package struct VaultWriter: Sendable {
     }
 
     private func append(_ record: SealedRecord, rows: inout [UInt8], records: inout [UInt8]) {
-        VaultIndex.appendRow(record.entry, to: &rows)
+        VaultIndex.appendRow(record.entry, withDomain: header.isVersion2, to: &rows)
         records.append(contentsOf: record.bytes)
     }
 

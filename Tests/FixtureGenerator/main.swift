@@ -3,6 +3,7 @@
 // Usage: swift run vault-fixturegen Fixtures/v1      (format 1.0, frozen)
 //        swift run vault-fixturegen Fixtures/v1.1    (format 1.1)
 //        swift run vault-fixturegen Fixtures/v1.2    (format 1.2, recipients)
+//        swift run vault-fixturegen Fixtures/v2      (format 2.0, access-group recipients)
 // Landed fixtures are frozen; run this only to add new cases, and say why in the commit.
 
 import Foundation
@@ -19,6 +20,7 @@ do {
         switch folder.split(separator: "/").last {
         case "v1.1": try FixtureCatalogV11.generate()
         case "v1.2": try FixtureCatalogV12.generate()
+        case "v2": try FixtureCatalogV2.generate()
         default: try FixtureCatalog.generate()
         }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -222,6 +222,14 @@ final class FixtureMaker {
         try writer.rekey(to: newKeys, keyslots: slots, droppingForeign: false, now: time, random: random)
     }
 
+    /// Raises the next generation to format 2.0 (R2-MIG-1).
+    func upgradeToVersion2() throws { try writer.upgradeToVersion2() }
+
+    /// Adds a recipient limited to `accessGroup` (format 2.0, R2-RCP-2).
+    func addRecipient(_ key: RecipientKey, name: String, limitedTo accessGroup: String) throws {
+        try writer.addRecipient(Recipient(key: key, name: name), limitedTo: accessGroup, random: random)
+    }
+
     func setUnknownFields(_ fields: [VaultHeader.UnknownField]) { writer.setUnknownFields(fields) }
     func setVersion(major: UInt16, minor: UInt16) { writer.setVersion(major: major, minor: minor) }
 

@@ -42,9 +42,14 @@ struct ExitCodeTests {
 
     @Test func unsupported_5_forAFutureMajor() throws {
         let w = try Workspace()
-        let result = try w.run(["list", "--password-file", "pw", fixtures + "/header_future_major.vault"])
+        // Major 3: this vaulttool reads formats 1 and 2 (R2-VER-1); the major is checked before
+        // the checksum (R-HDR-2), so changing it alone is enough.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixtures + "/v1_empty.vault")))
+        bytes[8] = 3
+        try Data(bytes).write(to: URL(fileURLWithPath: w.file("future.vault")))
+        let result = try w.run(["list", "--password-file", "pw", w.file("future.vault")])
         #expect(result.status == 5)
-        #expect(result.stderr == "Error: Vault format 2 needs a newer vaulttool\n")
+        #expect(result.stderr == "Error: Vault format 3 needs a newer vaulttool\n")
     }
 
     @Test func busy_6_whenAnotherWriterHoldsTheLock() throws {

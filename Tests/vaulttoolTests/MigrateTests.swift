@@ -88,7 +88,7 @@ struct MigrateTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: w.file("f.vault")))
         let migrate = try w.run(["migrate"] + Self.floor + credentials + ["f.vault"])
         let expected: Int32 =
-            switch fixture.error {
+            switch fixture.errorForVersion2Reader {  // R2-VER-3
             case "wrongCredential" where credentials.isEmpty: 64  // nothing to try, and no terminal to ask on
             case "wrongCredential": 3
             case "unsupportedVersion", "unsupportedFeature": 5

@@ -139,12 +139,12 @@ struct RecipientCommandTests {
         #expect(!open.stderr.contains(contents.split(separator: "\n").last!))
     }
 
-    /// R12-MIG-1: migrate never downgrades, and --to takes 1.1 or 1.2 only.
+    /// R12-MIG-1: migrate never downgrades, and --to takes 1.1, 1.2 or 2.0 only (R2-MIG-1).
     @Test func migrateTo_refusesDowngradeAndUnknownVersions() throws {
         let (w, _, _) = try team()
         let down = try w.run(["migrate", "--to", "1.1", "--password-file", "pw", "v.vault"])
         #expect(down.status == 5)
-        let unknown = try w.run(["migrate", "--to", "2.0", "--password-file", "pw", "v.vault"])
+        let unknown = try w.run(["migrate", "--to", "3.0", "--password-file", "pw", "v.vault"])
         #expect(unknown.status == 64)
         let plain = try w.run(["migrate", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(plain.status == 0, "\(plain.stderr)")

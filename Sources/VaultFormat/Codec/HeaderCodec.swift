@@ -29,7 +29,7 @@ extension VaultHeader {
         _ = try r.read(8, "magic")
         let major = try r.u16("major version")
         let minor = try r.u16("minor version")
-        guard major == currentMajor else {
+        guard major == currentMajor || major == version2Major else {
             throw VaultFormatError(
                 .unsupportedVersion,
                 "this vault uses format version \(major), which needs a newer version of vault",
@@ -68,6 +68,7 @@ extension VaultHeader {
         var index: ArraySlice<UInt8>?
         var unknown: [UnknownField] = []
         var recipients: [RecipientStanza] = []
+        var groups: [AccessGroupEntry] = []
         func once<T>(_ current: T?, _ name: String) throws(VaultFormatError) {
             if current != nil { throw VaultFormatError(.structure, "header field \(name) appears twice") }
         }
@@ -104,12 +105,22 @@ extension VaultHeader {
                 try once(index, "index")
                 try exact(value, 40, "index")
                 index = value
-            case RecipientStanza.fieldType where major == 1 && minor >= 2:
+            case RecipientStanza.fieldType where (major == 1 && minor >= 2) || major == version2Major:
                 // Format 1.2 (R12-RCP-1); in a file of a lower minor the type is unknown (R-FLD-3).
                 guard recipients.count < RecipientStanza.maximumCount else {
                     throw VaultFormatError(.limit, "more than \(RecipientStanza.maximumCount) recipient stanzas")
                 }
-                recipients.append(try RecipientStanza.decode(value))
+                recipients.append(try RecipientStanza.decode(value, allowingLimited: major == version2Major))
+            case AccessGroupEntry.fieldType where major == version2Major:
+                // Format 2.0 (R2-GRP-1): domains strictly ascending, so each appears once.
+                guard groups.count < AccessGroupEntry.maximumCount else {
+                    throw VaultFormatError(.limit, "more than \(AccessGroupEntry.maximumCount) access groups")
+                }
+                let group = try AccessGroupEntry.decode(value)
+                if let last = groups.last, group.domain <= last.domain {
+                    throw VaultFormatError(.structure, "access-group domains are not strictly ascending")
+                }
+                groups.append(group)
             default:
                 guard type & FieldType.critical == 0 else {
                     throw VaultFormatError(
@@ -149,6 +160,13 @@ extension VaultHeader {
         header.minor = minor
         header.unknownFields = unknown
         header.recipientStanzas = recipients
+        header.accessGroups = groups
+        // R2-RCP-1: a limited stanza names a domain of the table.
+        for stanza in recipients where stanza.isLimited {
+            guard groups.contains(where: { $0.domain == stanza.domain }) else {
+                throw VaultFormatError(.structure, "a limited recipient stanza names an access group the header lacks")
+            }
+        }
         let expectedFileLength = length + header.indexLength + header.recordsLength
         guard fileLength >= expectedFileLength else {
             throw VaultFormatError(
@@ -191,6 +209,7 @@ extension VaultHeader {
         v.u64(UInt64(recordsLength))
         field(FieldType.index, v.bytes)
         for stanza in recipientStanzas { field(RecipientStanza.fieldType, stanza.encoded) }
+        for group in accessGroups { field(AccessGroupEntry.fieldType, group.encoded) }
         for extra in unknownFields { field(extra.type, extra.value) }
         let length = w.bytes.count + Self.trailerByteCount
         for shift in 0..<4 { w.bytes[12 + shift] = UInt8(truncatingIfNeeded: length >> (8 * shift)) }

@@ -15,6 +15,8 @@ public struct VaultIndex: Sendable {
     public let deletions: [DeletionRecord]
     /// `offsets[i]` is where entry `i`'s record starts, relative to the records section.
     public let offsets: [Int]
+    /// Bytes of one entry: 39, or 40 in format 2.0 (R2-IDX-1).
+    let stride: Int
 
     /// Every entry, decoded (O(n); use ``entry(at:)`` for one).
     public var entries: [IndexEntry] { (0..<count).map(entry(at:)) }
@@ -22,7 +24,7 @@ public struct VaultIndex: Sendable {
     /// The entry at `position`, in `(tag, itemID)` order.
     public func entry(at position: Int) -> IndexEntry {
         plain.withUnsafeBytes { raw in
-            let base = position * IndexEntry.byteCount
+            let base = position * stride
             let classByte = raw[base + 24]
             return IndexEntry(
                 tag: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt64.self)),
@@ -33,7 +35,8 @@ public struct VaultIndex: Sendable {
                 attributesLength: Int(
                     UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 33, as: UInt16.self))
                 ),
-                secretLength: Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self)))
+                secretLength: Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 35, as: UInt32.self))),
+                domain: stride > IndexEntry.byteCount ? raw[base + 39] : 0
             )
         }
     }
@@ -41,7 +44,7 @@ public struct VaultIndex: Sendable {
     /// The tag of the entry at `position`.
     func tag(at position: Int) -> UInt64 {
         plain.withUnsafeBytes {
-            UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: position * IndexEntry.byteCount, as: UInt64.self))
+            UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: position * stride, as: UInt64.self))
         }
     }
 
@@ -91,13 +94,15 @@ public struct VaultIndex: Sendable {
             throw VaultFormatError(.indexCorrupt, "the index has the wrong length")
         }
         let count = header.recordCount
+        let stride = header.indexEntryByteCount
+        let domains = Set(header.accessGroups.map(\.domain))
         var offsets = [Int](repeating: 0, count: count)
         let problem: String? = plain.withUnsafeBytes { raw in
             var total = 0
             var previousTag: UInt64 = 0
             var previousID = (UInt64(0), UInt64(0))
             for position in 0..<count {
-                let base = position * IndexEntry.byteCount
+                let base = position * stride
                 let tag = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base, as: UInt64.self))
                 let id = (
                     UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt64.self)),
@@ -121,6 +126,10 @@ public struct VaultIndex: Sendable {
                 guard secretLength <= RecordCodec.maximumSecretByteCount else {
                     return "an index entry declares a secret over the limit"
                 }
+                // Format 2.0: the key domain is 0 or a domain of the header's table (R2-IDX-1).
+                if stride > IndexEntry.byteCount, raw[base + 39] != 0, !domains.contains(raw[base + 39]) {
+                    return "an index entry names an unknown key domain"
+                }
                 offsets[position] = total
                 total +=
                     XChaCha20Poly1305.nonceByteCount + (classByte & 15 >= 3 ? 16 : 0)
@@ -132,7 +141,7 @@ public struct VaultIndex: Sendable {
             return total == header.recordsLength ? nil : "record lengths do not add up to the records section"
         }
         if let problem { throw VaultFormatError(.indexCorrupt, problem) }
-        var r = ByteReader(plain[(count * IndexEntry.byteCount)...], failure: .indexCorrupt)
+        var r = ByteReader(plain[(count * stride)...], failure: .indexCorrupt)
         var deletions = [DeletionRecord]()
         deletions.reserveCapacity(header.deletionCount)
         for _ in 0..<header.deletionCount {
@@ -145,7 +154,7 @@ public struct VaultIndex: Sendable {
             }
             deletions.append(record)
         }
-        return VaultIndex(plain: plain, count: count, deletions: deletions, offsets: offsets)
+        return VaultIndex(plain: plain, count: count, deletions: deletions, offsets: offsets, stride: stride)
     }
 
     /// Checks R-IDX-2's set rules: unique item IDs, no deletion record naming a live item.
@@ -163,7 +172,7 @@ public struct VaultIndex: Sendable {
     /// The item ID of the entry at `position`.
     func itemID(at position: Int) -> ItemID {
         plain.withUnsafeBytes { raw in
-            let base = position * IndexEntry.byteCount
+            let base = position * stride
             return ItemID(
                 high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 8, as: UInt64.self)),
                 low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: base + 16, as: UInt64.self))
@@ -174,7 +183,7 @@ public struct VaultIndex: Sendable {
     /// Appends the encoded rows of the entries in `positions` (39 bytes each), as stored.
     func appendRows(_ positions: Range<Int>, to out: inout [UInt8]) {
         out.append(
-            contentsOf: plain[positions.lowerBound * IndexEntry.byteCount..<positions.upperBound * IndexEntry.byteCount]
+            contentsOf: plain[positions.lowerBound * stride..<positions.upperBound * stride]
         )
     }
 
@@ -184,8 +193,8 @@ public struct VaultIndex: Sendable {
         return tag != entry.tag ? tag < entry.tag : itemID(at: position) < entry.itemID
     }
 
-    /// Appends the encoding of `entry` (39 bytes).
-    static func appendRow(_ e: IndexEntry, to out: inout [UInt8]) {
+    /// Appends the encoding of `entry` (39 bytes; 40 with the key domain in format 2.0).
+    static func appendRow(_ e: IndexEntry, withDomain: Bool = false, to out: inout [UInt8]) {
         var w = ByteWriter(capacity: IndexEntry.byteCount)
         for shift in (0..<8).reversed() { w.u8(UInt8(truncatingIfNeeded: e.tag >> (8 * shift))) }
         w.append(e.itemID.bytes)
@@ -193,6 +202,7 @@ public struct VaultIndex: Sendable {
         w.u64(e.version)
         w.u16(UInt16(e.attributesLength))
         w.u32(UInt32(e.secretLength))
+        if withDomain { w.u8(e.domain) }
         out.append(contentsOf: w.bytes)
     }
 

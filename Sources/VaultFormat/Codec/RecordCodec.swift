@@ -73,6 +73,7 @@ package enum RecordCodec {
         version: UInt64,
         vaultID: [UInt8],
         keys: VaultKeys,
+        domain: UInt8 = 0,
         random: some RandomSource
     ) throws(VaultFormatError) -> SealedRecord {
         guard draft.secret.count <= maximumSecretByteCount else {
@@ -84,7 +85,7 @@ package enum RecordCodec {
                 "\(draft.protectionClass) items need this machine's device secret, and none was given"
             )
         }
-        let recordKeys = try keys.recordKeys(for: draft.protectionClass)
+        let recordKeys = try keys.recordKeys(for: draft.protectionClass, domain: domain)
         var attributes = try AttributesCodec.encode(draft.attributes, itemClass: draft.itemClass)
         defer { Sodium.wipe(&attributes) }
         let entry = IndexEntry(
@@ -94,7 +95,8 @@ package enum RecordCodec {
             protectionClass: draft.protectionClass,
             version: version,
             attributesLength: attributes.count,
-            secretLength: draft.secret.count
+            secretLength: draft.secret.count,
+            domain: domain
         )
         let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
         var out = [UInt8]()
@@ -162,7 +164,7 @@ package enum RecordCodec {
             } else if !Sodium.constantTimeEqual(marker, own) {
                 // Another device's record, unless the marker of one of ours was altered: if our
                 // key opens it, the marker was tampered with (R-REC-2).
-                let recordKeys = try keys.recordKeys(for: entry.protectionClass)
+                let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
                 let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
                 if var plain = XChaCha20Poly1305.open(
                     secret,
@@ -187,7 +189,7 @@ package enum RecordCodec {
         keys: VaultKeys
     ) throws(VaultFormatError) -> ItemAttributes {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
-        let recordKeys = try keys.recordKeys(for: entry.protectionClass)
+        let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr") + parts.secret.suffix(16)
         var plain = try openPadded(
             parts.attributes,
@@ -213,7 +215,7 @@ package enum RecordCodec {
         keys: VaultKeys
     ) throws(VaultFormatError) -> SecretBytes {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
-        let recordKeys = try keys.recordKeys(for: entry.protectionClass)
+        let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
         let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
         var plain = try openPadded(
             parts.secret,

@@ -20,6 +20,9 @@ public struct IndexEntry: Hashable, Sendable {
     public var attributesLength: Int
     /// Exact bytes of the secret.
     public var secretLength: Int
+    /// The key domain that seals the record: 0 for the usual class keys, or the domain of an
+    /// access group (format 2.0, R2-IDX-1). Always 0 in format 1.
+    public var domain: UInt8 = 0
 
     /// Creates an entry.
     public init(
@@ -29,8 +32,10 @@ public struct IndexEntry: Hashable, Sendable {
         protectionClass: ProtectionClass,
         version: UInt64,
         attributesLength: Int,
-        secretLength: Int
+        secretLength: Int,
+        domain: UInt8 = 0
     ) {
+        self.domain = domain
         self.tag = tag
         self.itemID = itemID
         self.itemClass = itemClass

@@ -13,6 +13,10 @@ public struct VaultHeader: Sendable {
     /// The minor version of a new vault (format 1.1): a vault becomes 1.2 only by an explicit
     /// migration, so that 1.1 implementations keep writing new vaults (R12-VER-1).
     public static let newVaultMinor: UInt16 = 1
+    /// Format 2.0 (access-group keys): a file becomes 2.0 only by an explicit migration.
+    ///
+    /// Spec: Spec/format-v2.md.
+    package static let version2Major: UInt16 = 2
     /// `\x89VLT\r\n\x1A\n`.
     public static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Bytes before the fields: magic, major, minor, header length.
@@ -64,6 +68,8 @@ public struct VaultHeader: Sendable {
     public var unknownFields: [UnknownField] = []
     /// The recipient stanzas (format 1.2, field `0x0001`), in file order.
     package var recipientStanzas: [RecipientStanza] = []
+    /// The access groups with their own key domain (format 2.0, field `0x8006`), in file order.
+    package var accessGroups: [AccessGroupEntry] = []
 
     /// How many recipients the header names (format 1.2). Their keys and names are encrypted.
     public var recipientCount: Int { recipientStanzas.count }
@@ -89,9 +95,14 @@ public struct VaultHeader: Sendable {
         self.recordsLength = recordsLength
     }
 
-    /// Bytes of the index ciphertext: `39 × records + 24 × deletions + 16`.
+    /// Bytes of one index entry: 39 in format 1, 40 in format 2.0 (the key domain, R2-IDX-1).
+    public var indexEntryByteCount: Int {
+        major >= Self.version2Major ? IndexEntry.byteCount + 1 : IndexEntry.byteCount
+    }
+
+    /// Bytes of the index ciphertext: `39 × records + 24 × deletions + 16` (40 per entry in 2.0).
     public var indexLength: Int {
-        IndexEntry.byteCount * recordCount + DeletionRecord.byteCount * deletionCount
+        indexEntryByteCount * recordCount + DeletionRecord.byteCount * deletionCount
             + XChaCha20Poly1305.tagByteCount
     }
 
@@ -99,19 +110,25 @@ public struct VaultHeader: Sendable {
     public var encodedByteCount: Int {
         let fields =
             [16, 8, 8, 40] + keyslots.map(\.encoded.count)
-            + recipientStanzas.map { _ in RecipientStanza.byteCount } + unknownFields.map(\.value.count)
+            + recipientStanzas.map(\.encoded.count) + accessGroups.map { _ in AccessGroupEntry.byteCount }
+            + unknownFields.map(\.value.count)
         return Self.preambleByteCount + fields.reduce(0) { $0 + 6 + $1 } + Self.trailerByteCount
     }
 
     /// Whether the file follows the rules of format 1.1: NFC passwords (R11-PW-1) and
     /// device-tagged item IDs for device-bound items (R11-DEV-1).
-    public var followsVersion11Rules: Bool { major == 1 && minor >= 1 }
+    public var followsVersion11Rules: Bool { (major == 1 && minor >= 1) || isVersion2 }
 
     /// Whether the file may hold recipient stanzas (format 1.2, R12-VER-1).
-    public var followsVersion12Rules: Bool { major == 1 && minor >= 2 }
+    public var followsVersion12Rules: Bool { (major == 1 && minor >= 2) || isVersion2 }
 
-    /// Whether this library may rewrite the file (R-HDR-3).
-    public var isWritable: Bool { major == Self.currentMajor && minor <= Self.currentMinor }
+    /// Whether the file is format 2.0 (access-group keys; Spec/format-v2.md).
+    public var isVersion2: Bool { major == Self.version2Major }
+
+    /// Whether this library may rewrite the file (R-HDR-3, R2-VER-1).
+    public var isWritable: Bool {
+        (major == Self.currentMajor && minor <= Self.currentMinor) || (isVersion2 && minor == 0)
+    }
 
     /// The weakest password keyslot's Argon2 parameters, if any slot is weak.
     public var weakKeyslots: [Int] {

@@ -113,7 +113,20 @@ extension KeyHierarchy {
         var out = [RecipientStanza]()
         for stanza in stanzas {
             let recipient = try recipient(of: stanza, master: oldMaster, vaultID: vaultID)
-            out.append(try makeRecipientStanza(for: recipient, master: newMaster, vaultID: vaultID, random: random))
+            if stanza.isLimited {
+                // Format 2.0: a limited stanza stays limited to its domain, with the new keys (R2-RCP-5).
+                out.append(
+                    try makeLimitedRecipientStanza(
+                        for: recipient,
+                        domain: stanza.domain,
+                        master: newMaster,
+                        vaultID: vaultID,
+                        random: random
+                    )
+                )
+            } else {
+                out.append(try makeRecipientStanza(for: recipient, master: newMaster, vaultID: vaultID, random: random))
+            }
         }
         return out
     }

@@ -12,8 +12,11 @@ public final class VaultKeys: Sendable {
     /// The master key, when a master-scope keyslot opened. Package-visible only:
     /// embedders reach items through snapshots and transactions, never raw keys.
     package let master: MasterKey?
-    /// The base key (package-visible only, like ``master``).
-    package let base: BaseKey
+    /// The base key (package-visible only, like ``master``); `nil` for a limited recipient
+    /// (format 2.0), which holds only the header, index and lookup keys and one group's keys.
+    package let base: BaseKey?
+    /// The key domain a limited recipient stanza opened (format 2.0), else `nil`.
+    package let limitedDomain: UInt8?
     let headerKey: KeyRef
     let indexKey: KeyRef
     let lookupKey: KeyRef
@@ -22,6 +25,8 @@ public final class VaultKeys: Sendable {
     /// Keys the per-record device markers (R-REC-2), when a device secret was given.
     let deviceMarkerKey: KeyRef?
     let classKeys: [ProtectionClass: RecordKeys]
+    /// Record keys of the access groups' key domains (format 2.0), by domain.
+    let groupClassKeys: [UInt8: [ProtectionClass: RecordKeys]]
 
     struct RecordKeys: Sendable {
         let attributes: KeyRef
@@ -30,10 +35,16 @@ public final class VaultKeys: Sendable {
 
     /// Derives every key that `master` (or only `base`) and `deviceSecret` allow, into
     /// one guarded allocation.
-    init(master: MasterKey?, base: BaseKey, deviceSecret: DeviceSecret?, vaultID: [UInt8]) {
+    ///
+    /// - Parameter groupDomains: The key domains of the header's access groups (format 2.0);
+    ///   with `master`, their record keys are derived too (R2-KEY-1).
+    init(master: MasterKey?, base: BaseKey, deviceSecret: DeviceSecret?, vaultID: [UInt8], groupDomains: [UInt8] = []) {
         self.master = master
         self.base = base
-        var arena = KeyArenaBuilder(slots: 4 + 2 * ProtectionClass.allCases.count)
+        limitedDomain = nil
+        let groupCount = master == nil ? 0 : groupDomains.count
+        let classCount = ProtectionClass.allCases.count
+        var arena = KeyArenaBuilder(slots: 4 + 2 * classCount * (1 + groupCount))
         headerKey = arena.derive(from: base.secret, id: 1, context: "VLTheadr")
         indexKey = arena.derive(from: base.secret, id: 2, context: "VLTindex")
         lookupKey = arena.derive(from: base.secret, id: 3, context: "VLTlookp")
@@ -41,7 +52,7 @@ public final class VaultKeys: Sendable {
         deviceMarkerKey = deviceSecret.map {
             arena.keyedHash(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
         }
-        var scratch = KeyArenaBuilder(slots: 2 * ProtectionClass.allCases.count)
+        var scratch = KeyArenaBuilder(slots: (2 * classCount + 1) * (1 + groupCount))
         var keys: [ProtectionClass: RecordKeys] = [:]
         for protection in ProtectionClass.allCases {
             let parent: SecretBytes
@@ -63,14 +74,79 @@ public final class VaultKeys: Sendable {
             )
         }
         classKeys = keys
+        var groups: [UInt8: [ProtectionClass: RecordKeys]] = [:]
+        if let master {
+            for domain in groupDomains {
+                let groupKey = scratch.derive(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
+                groups[domain] = Self.groupRecordKeys(
+                    groupKey: groupKey,
+                    deviceSecret: deviceSecret,
+                    arena: &arena,
+                    scratch: &scratch
+                )
+            }
+        }
+        groupClassKeys = groups
+    }
+
+    /// The keys a limited recipient stanza yields (format 2.0, R2-RCP-3): the header, index and
+    /// lookup keys, and the record keys of one key domain. No base key, no master key.
+    init(limitedKeys: SecretBytes, domain: UInt8, deviceSecret: DeviceSecret?, vaultID: [UInt8]) {
+        master = nil
+        base = nil
+        limitedDomain = domain
+        self.deviceSecret = deviceSecret
+        let classCount = ProtectionClass.allCases.count
+        var arena = KeyArenaBuilder(slots: 4 + 2 * classCount)
+        var scratch = KeyArenaBuilder(slots: 2 * classCount + 1)
+        headerKey = arena.copy(KeyRef(arena: limitedKeys, offset: 0))
+        indexKey = arena.copy(KeyRef(arena: limitedKeys, offset: 32))
+        lookupKey = arena.copy(KeyRef(arena: limitedKeys, offset: 64))
+        let groupKey = scratch.copy(KeyRef(arena: limitedKeys, offset: 96))
+        deviceMarkerKey = deviceSecret.map {
+            arena.keyedHash(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
+        }
+        classKeys = [:]
+        groupClassKeys = [
+            domain: Self.groupRecordKeys(
+                groupKey: groupKey,
+                deviceSecret: deviceSecret,
+                arena: &arena,
+                scratch: &scratch
+            )
+        ]
+    }
+
+    /// The record keys of one key domain: `CK'(c) = Derive(GK, 16 + c, "VLTgrpcl")` for every class,
+    /// mixed with the device secret for the device-bound classes (R2-KEY-1).
+    private static func groupRecordKeys(
+        groupKey: KeyRef,
+        deviceSecret: DeviceSecret?,
+        arena: inout KeyArenaBuilder,
+        scratch: inout KeyArenaBuilder
+    ) -> [ProtectionClass: RecordKeys] {
+        var keys: [ProtectionClass: RecordKeys] = [:]
+        for protection in ProtectionClass.allCases {
+            if protection.isDeviceBound && deviceSecret == nil { continue }
+            var classKey = scratch.derive(from: groupKey, id: 16 + UInt64(protection.rawValue), context: "VLTgrpcl")
+            if protection.isDeviceBound, let deviceSecret {
+                classKey = scratch.keyedHash(key: classKey, message: [Array("VLT1devc".utf8), deviceSecret.secret])
+            }
+            keys[protection] = RecordKeys(
+                attributes: arena.derive(from: classKey, id: 1, context: "VLTattrs"),
+                secret: arena.derive(from: classKey, id: 2, context: "VLTsecrt")
+            )
+        }
+        return keys
     }
 
     private init(copying other: VaultKeys, keeping classes: Set<ProtectionClass>, keepMaster: Bool) {
         master = keepMaster ? other.master : nil
         base = other.base
+        limitedDomain = other.limitedDomain
         deviceSecret = other.deviceSecret
         // A fresh arena, so that dropped class keys do not stay reachable through this copy.
-        var arena = KeyArenaBuilder(slots: 4 + 2 * classes.count)
+        var arena = KeyArenaBuilder(slots: 4 + 2 * classes.count * (1 + other.groupClassKeys.count))
         headerKey = arena.copy(other.headerKey)
         indexKey = arena.copy(other.indexKey)
         lookupKey = arena.copy(other.lookupKey)
@@ -80,13 +156,27 @@ public final class VaultKeys: Sendable {
             keys[protection] = RecordKeys(attributes: arena.copy(pair.attributes), secret: arena.copy(pair.secret))
         }
         classKeys = keys
+        var groups: [UInt8: [ProtectionClass: RecordKeys]] = [:]
+        for (domain, domainKeys) in other.groupClassKeys {
+            var kept: [ProtectionClass: RecordKeys] = [:]
+            for (protection, pair) in domainKeys where classes.contains(protection) {
+                kept[protection] = RecordKeys(attributes: arena.copy(pair.attributes), secret: arena.copy(pair.secret))
+            }
+            groups[domain] = kept
+        }
+        groupClassKeys = groups
     }
 
     /// Whether a master-scope keyslot opened these keys (every class can be derived).
     public var hasMasterKey: Bool { master != nil }
 
     /// The protection classes whose records these keys can open.
-    public var availableClasses: Set<ProtectionClass> { Set(classKeys.keys) }
+    public var availableClasses: Set<ProtectionClass> {
+        Set(classKeys.keys).union(groupClassKeys.values.flatMap(\.keys))
+    }
+
+    /// The key domains whose records these keys can open besides domain 0 (format 2.0).
+    package var groupDomains: [UInt8] { groupClassKeys.keys.sorted() }
 
     /// A copy that can no longer open the given classes.
     public func dropping(_ classes: Set<ProtectionClass>) -> VaultKeys {
@@ -100,8 +190,9 @@ public final class VaultKeys: Sendable {
         VaultKeys(copying: self, keeping: availableClasses.subtracting(classes), keepMaster: false)
     }
 
-    func recordKeys(for protection: ProtectionClass) throws(VaultFormatError) -> RecordKeys {
-        guard let keys = classKeys[protection] else {
+    func recordKeys(for protection: ProtectionClass, domain: UInt8 = 0) throws(VaultFormatError) -> RecordKeys {
+        let available = domain == 0 ? classKeys[protection] : groupClassKeys[domain]?[protection]
+        guard let keys = available else {
             if protection.isDeviceBound && deviceSecret == nil {
                 throw VaultFormatError(.foreignDevice, "items of class \(protection) need this device's secret")
             }
@@ -311,6 +402,19 @@ package enum KeyHierarchy {
         // and cost one X25519 each (R12-RCP-3, R-KS-7).
         if let identity = credentials.identity, header.followsVersion12Rules {
             for stanza in header.recipientStanzas {
+                if stanza.isLimited {
+                    // Format 2.0: a limited stanza yields one access group's keys only (R2-RCP-3).
+                    guard
+                        let limited = openLimitedRecipientStanza(stanza, identity: identity, vaultID: header.vaultID)
+                    else { continue }
+                    let keys = VaultKeys(
+                        limitedKeys: limited,
+                        domain: stanza.domain,
+                        deviceSecret: credentials.deviceSecret,
+                        vaultID: header.vaultID
+                    )
+                    return (openedByRecipient, keys)
+                }
                 guard let master = openRecipientStanza(stanza, identity: identity, vaultID: header.vaultID) else {
                     continue
                 }
@@ -318,7 +422,8 @@ package enum KeyHierarchy {
                     master: master,
                     base: baseKey(from: master),
                     deviceSecret: credentials.deviceSecret,
-                    vaultID: header.vaultID
+                    vaultID: header.vaultID,
+                    groupDomains: header.accessGroups.map(\.domain)
                 )
                 return (openedByRecipient, keys)
             }
@@ -357,7 +462,8 @@ package enum KeyHierarchy {
                 master: master,
                 base: base,
                 deviceSecret: credentials.deviceSecret,
-                vaultID: header.vaultID
+                vaultID: header.vaultID,
+                groupDomains: header.accessGroups.map(\.domain)
             )
             return (index, keys)
         }
@@ -384,7 +490,30 @@ package enum KeyHierarchy {
 
     /// The same unlocked keys with a device secret added, for the device-bound classes.
     package static func keys(from keys: VaultKeys, deviceSecret: DeviceSecret, vaultID: [UInt8]) -> VaultKeys {
-        VaultKeys(master: keys.master, base: keys.base, deviceSecret: deviceSecret, vaultID: vaultID)
+        guard let base = keys.base else { return keys }
+        return VaultKeys(
+            master: keys.master,
+            base: base,
+            deviceSecret: deviceSecret,
+            vaultID: vaultID,
+            groupDomains: keys.groupDomains
+        )
+    }
+
+    /// The same keys with the record keys of the given access-group key domains (format 2.0),
+    /// derived from the master key; `keys` itself without a master key.
+    package static func keys(_ keys: VaultKeys, groupDomains: [UInt8], vaultID: [UInt8]) -> VaultKeys {
+        guard let master = keys.master, let base = keys.base else { return keys }
+        let rebuilt = VaultKeys(
+            master: master,
+            base: base,
+            deviceSecret: keys.deviceSecret,
+            vaultID: vaultID,
+            groupDomains: groupDomains
+        )
+        // Classes dropped from `keys` (a library's lock) stay dropped, in every domain.
+        let dropped = rebuilt.availableClasses.subtracting(keys.classKeys.keys)
+        return dropped.isEmpty ? rebuilt : rebuilt.dropping(dropped)
     }
 
     /// Keys for a new vault's master key.

@@ -23,11 +23,17 @@ package struct AgentClient {
 
     /// Hands `keys` of the vault `vaultID` at the resolved `path` to the agent.
     package func add(_ keys: VaultKeys, vaultID: [UInt8], path: String) throws {
+        // A limited recipient (format 2.0) holds no base key; the agent protocol carries base keys.
+        guard let base = keys.base else {
+            throw Refused(
+                description: "the agent holds keys of a whole vault; a limited recipient's keys are not handed to it"
+            )
+        }
         var request = AgentMessage(
             .add,
             [
                 Array(path.utf8), vaultID, keys.master?.secret.copyBytes() ?? [],
-                keys.base.secret.copyBytes(), keys.deviceSecret?.secret.copyBytes() ?? [],
+                base.secret.copyBytes(), keys.deviceSecret?.secret.copyBytes() ?? [],
             ]
         )
         defer { request.wipe() }

@@ -15,7 +15,9 @@ struct Migrate: Command {
             device's ThisDeviceOnly items move to device-tagged IDs (give the device secret and the
             password). Password keyslots below the target cost (the interactive preset unless --kdf
             options say otherwise) are raised to it. '--to 1.2' upgrades to format 1.2, which can hold
-            recipients (older vaulttools then open the vault read-only). A vault in a newer format than this vaulttool
+            recipients (older vaulttools then open the vault read-only). '--to 2.0' upgrades to format
+            2.0, which can hold recipients limited to one access group ('vaulttool recipients add
+            --access-group'); no 1.x vaulttool opens it afterwards. A vault in a newer format than this vaulttool
             is refused (no downgrade). With --from and a source file, imports instead (see
             'vaulttool import').
             """
@@ -26,7 +28,7 @@ struct Migrate: Command {
             OptionSpec(
                 names: ["--to"],
                 valueName: "format",
-                help: "The format to reach: 1.1 (default) or 1.2 (recipients)."
+                help: "The format to reach: 1.1 (default), 1.2 (recipients) or 2.0 (access-group recipients)."
             ),
         ] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
     static let arguments = [
@@ -35,8 +37,8 @@ struct Migrate: Command {
     ]
 
     let path: String
-    /// `--to`: the minor version to reach (format 1.2 only by this explicit choice, R12-MIG-1).
-    let targetMinor: UInt16?
+    /// `--to`: the version to reach (formats 1.2 and 2.0 only by this explicit choice, R12-MIG-1, R2-MIG-1).
+    let targetVersion: (major: UInt16, minor: UInt16)?
     let runner: ImportRunner?
     let keepBackup, dryRun, json: Bool
     let kdfOptions: KDFOptions
@@ -49,10 +51,11 @@ struct Migrate: Command {
         dryRun = parsed.flag("--dry-run")
         json = parsed.flag("--json")
         switch parsed.value("--to") {
-        case nil: targetMinor = nil
-        case "1.1": targetMinor = 1
-        case "1.2": targetMinor = 2
-        case let other?: throw UsageError("'--to' is 1.1 or 1.2, not '\(other)'")
+        case nil: targetVersion = nil
+        case "1.1": targetVersion = (1, 1)
+        case "1.2": targetVersion = (1, 2)
+        case "2.0": targetVersion = (2, 0)
+        case let other?: throw UsageError("'--to' is 1.1, 1.2 or 2.0, not '\(other)'")
         }
         if parsed.positionals.count == 2 {
             path = parsed.positional(1)!
@@ -100,15 +103,18 @@ struct Migrate: Command {
         if let runner { return try runner.run(credentials: credentialOptions) }
         let header = try VaultFileReader(path: path).header()
         let from = "\(header.major).\(header.minor)"
-        let to = "\(VaultHeader.currentMajor).\(targetMinor ?? max(header.minor, VaultHeader.newVaultMinor))"
+        let version: (major: UInt16, minor: UInt16) =
+            targetVersion
+            ?? (header.isVersion2 ? (2, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor)))
+        let to = "\(version.major).\(version.minor)"
         // R-HDR-3: a newer minor is read-only here; rewriting it would drop what it added.
-        if (header.major, header.minor) > (VaultHeader.currentMajor, VaultHeader.currentMinor) {
+        if !header.isWritable {
             throw ToolError(
                 "vault format \(from) is newer than this vaulttool (\(to)); migrate never downgrades: install a newer vaulttool",
                 exitCode: .unsupported
             )
         }
-        if let targetMinor, header.major == VaultHeader.currentMajor, targetMinor < header.minor {
+        if let targetVersion, targetVersion < (header.major, header.minor) {
             throw ToolError("vault \(path) is already format \(from); migrate never downgrades", exitCode: .unsupported)
         }
         let target = kdfOptions.isGiven ? try kdfOptions.resolve() : KDFParameters.default
@@ -193,7 +199,11 @@ struct Migrate: Command {
             // First the format, so that rewrapped keyslots take the NFC password (R11-PW-1).
             let report = try txn.upgradeToVersion11()
             // Format 1.2 only when asked for: tools of format 1.1 then open the vault read-only.
-            if targetMinor == 2 { try txn.upgradeToVersion12() }
+            if txn.formatVersion.major == 1 && (targetVersion?.minor == 2 || targetVersion?.major == 2) {
+                try txn.upgradeToVersion12()
+            }
+            // Format 2.0 only when asked for: no 1.x tool opens the vault afterwards (R2-MIG-1).
+            if targetVersion?.major == 2 { try txn.upgradeToVersion2() }
             for change in plan.keyslots {
                 let slot = txn.keyslots[change.index]
                 let kdf =

@@ -16,13 +16,21 @@ struct Recipients: Command {
             --name. 'rm' removes the recipient given by --recipient or --name and then replaces the
             master key (a rekey, as 'vaulttool rekey'), so that the removed identity does not open
             what is written afterwards, even with an old copy of the file: every other recipient is
-            kept, and every keyslot needs its credential as for 'rekey'.
+            kept, and every keyslot needs its credential as for 'rekey'. 'add --access-group <group>'
+            adds a recipient that reads only the items of that access group (a CI runner for
+            'deploy' reads nothing of 'billing'); it needs vault format 2.0 ('vaulttool migrate
+            --to 2.0'), and 'ls' prints the group after the name.
             """
     )
     static let options =
         [
             OptionSpec(names: ["--recipient"], valueName: "key", help: "A public key, VAULT-RECIPIENT-1:..."),
             OptionSpec(names: ["--name"], valueName: "name", help: "The recipient's name (up to 64 bytes)."),
+            OptionSpec(
+                names: ["--access-group"],
+                valueName: "group",
+                help: "add: limit the recipient to this access group (format 2.0)."
+            ),
             OptionSpec(names: ["--json"], valueName: nil, help: "ls: print machine-readable output."),
             OptionSpec(
                 names: ["--unreadable"],
@@ -39,6 +47,8 @@ struct Recipients: Command {
     let path: String
     let key: RecipientKey?
     let name: String?
+    /// `--access-group`: the one access group an added recipient may read (format 2.0).
+    let accessGroup: String?
     let json: Bool
     let unreadable: Bool
     let flags: RekeyFlags
@@ -48,6 +58,10 @@ struct Recipients: Command {
         action = parsed.positional(0)!
         path = parsed.positional(1)!
         name = parsed.value("--name")
+        accessGroup = parsed.value("--access-group")
+        if accessGroup != nil && parsed.positional(0) != "add" {
+            throw UsageError("'--access-group' applies only to 'add'")
+        }
         json = parsed.flag("--json")
         unreadable = parsed.flag("--unreadable")
         flags = RekeyFlags(parsed)
@@ -83,6 +97,8 @@ struct Recipients: Command {
         struct Entry: Encodable {
             var key: String
             var name: String
+            /// The access group a limited recipient reads (format 2.0); absent for a full one.
+            var accessGroup: String?
         }
         var vault: String
         var recipients: [Entry]
@@ -97,20 +113,35 @@ struct Recipients: Command {
         )
         switch action {
         case "ls":
-            let recipients = try Self.list(vault)
+            let (recipients, groups) = try Self.list(vault)
             if json {
-                let entries = recipients.map { Listing.Entry(key: $0.key.description, name: $0.name) }
+                let entries = zip(recipients, groups).map {
+                    Listing.Entry(key: $0.key.description, name: $0.name, accessGroup: $1)
+                }
                 Output.out(try Output.json(Listing(vault: vault.path, recipients: entries)))
             } else if recipients.isEmpty {
                 Output.out("No recipients.\n")
             } else {
-                for recipient in recipients {
-                    Output.out("\(recipient.key)  \(TerminalText.escaped(recipient.name))\n")
+                for (recipient, group) in zip(recipients, groups) {
+                    let limit = group.map { "  (access group \(TerminalText.escaped($0)) only)" } ?? ""
+                    Output.out("\(recipient.key)  \(TerminalText.escaped(recipient.name))\(limit)\n")
                 }
             }
         case "add":
             try VaultAccess.write(vault) { txn in
-                guard txn.formatVersion.minor >= 2 else {
+                if let accessGroup {
+                    guard txn.formatVersion.major == 2 else {
+                        throw ToolError(
+                            "a recipient limited to one access group needs vault format 2.0 and \(path) is "
+                                + "\(txn.formatVersion.major).\(txn.formatVersion.minor): upgrade it first with "
+                                + "'vaulttool migrate --to 2.0 \(path)' (no 1.x vaulttool opens it afterwards)",
+                            exitCode: .unsupported
+                        )
+                    }
+                    try txn.addRecipient(key!, name: name!, limitedTo: accessGroup)
+                    return
+                }
+                guard txn.formatVersion.major == 2 || txn.formatVersion.minor >= 2 else {
                     throw ToolError(
                         "recipients need vault format 1.2 and \(path) is \(txn.formatVersion.major).\(txn.formatVersion.minor): "
                             + "upgrade it first with 'vaulttool migrate --to 1.2 \(path)' "
@@ -120,7 +151,8 @@ struct Recipients: Command {
                 }
                 try txn.addRecipient(key!, name: name!)
             }
-            Output.out("Added recipient \(TerminalText.escaped(name!)) to \(path): \(key!)\n")
+            let limit = accessGroup.map { " (access group \(TerminalText.escaped($0)) only)" } ?? ""
+            Output.out("Added recipient \(TerminalText.escaped(name!))\(limit) to \(path): \(key!)\n")
         default:
             let options = try flags.options(current: credentials)
             if unreadable {
@@ -160,8 +192,10 @@ struct Recipients: Command {
         }
     }
 
-    private static func list(_ vault: Vault) throws -> [Recipient] {
-        try vault.read { snapshot in try readable(snapshot.recipients(), vault.path) }
+    private static func list(_ vault: Vault) throws -> ([Recipient], [String?]) {
+        try vault.read { snapshot in
+            (try readable(snapshot.recipients(), vault.path), try snapshot.recipientAccessGroups())
+        }
     }
 
     /// `recipients`, or an error naming the way out when a stanza does not read: such a stanza

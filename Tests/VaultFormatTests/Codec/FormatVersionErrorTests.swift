@@ -10,7 +10,7 @@ struct FormatVersionErrorTests {
     private let vault = TestVault(seed: "format-version-error")
 
     // R-HDR-2
-    @Test(arguments: [UInt16(0), 2, 0xFFFF])
+    @Test(arguments: [UInt16(0), 3, 0xFFFF])
     func otherMajor_errorCarriesTheFileVersion(major: UInt16) throws {
         var header = try EditableHeader(try vault.file(items: [vault.draft(service: "mail")]))
         header.major = major

@@ -52,14 +52,22 @@ struct HeaderDecodeTests {
     }
 
     // R-HDR-2 (also before the checksum: the major is checked right after the magic)
-    @Test(arguments: [UInt16(0), 2, 0xFFFF])
+    @Test(arguments: [UInt16(0), 3, 0xFFFF])  // 1 and 2 (format 2.0, R2-VER-1) are known
     func decode_withOtherMajorVersion_throwsUnsupportedVersion(major: UInt16) throws {
         var header = try EditableHeader(file)
         header.major = major
         expectOpen(header.file(), throws: .unsupportedVersion)
         var damaged = file
-        damaged[8] = 2
+        damaged[8] = UInt8(truncatingIfNeeded: major == 0 ? 3 : major)
         expectOpen(damaged, throws: .unsupportedVersion)
+    }
+
+    /// R2-VER-3: a reader that knows major 2 reads a 1.x file whose major byte alone was changed
+    /// to 2 as a damaged header: the checksum (R-HDR-5) no longer matches.
+    @Test func decode_withMajorChangedTo2_throwsHeaderCorrupt() {
+        var damaged = file
+        damaged[8] = 2
+        expectOpen(damaged, throws: .headerCorrupt)
     }
 
     // R-HDR-4

@@ -154,7 +154,7 @@ struct AgentServerTests {
                     .add,
                     [
                         Array(vault.path.utf8), snapshot.header.vaultID, keys.master?.secret.copyBytes() ?? [],
-                        keys.base.secret.copyBytes(), [],
+                        keys.base!.secret.copyBytes(), [],
                     ]
                 ),
                 now: now

@@ -1,0 +1,161 @@
+// vault: access-group keys and limited recipient stanzas (format 2.0).
+
+extension KeyHierarchy {
+    /// `GK(d) = Derive(MK, 256 + d, "VLTgroup")`, the group key of key domain `d` (R2-KEY-1).
+    package static func groupKey(_ domain: UInt8, master: MasterKey) -> SecretBytes {
+        BLAKE2b.deriveKey(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
+    }
+
+    /// `GNK = Derive(MK, 3, "VLTgrpnm")`, the key that seals the access groups' names (R2-GRP-1).
+    static func groupNameKey(_ master: MasterKey) -> KeyEncryptionKey {
+        KeyEncryptionKey(secret: BLAKE2b.deriveKey(from: master.secret, id: 3, context: "VLTgrpnm"))
+    }
+
+    static func groupAssociatedData(domain: UInt8, vaultID: [UInt8]) -> [UInt8] {
+        Array("VLT2grp_".utf8) + vaultID + [domain]
+    }
+
+    /// The table entry of access group `name` in key domain `domain`, its name sealed under `GNK`.
+    ///
+    /// - Throws: `invalidParameter` for an empty name, one over 64 UTF-8 bytes, or with control
+    ///   characters.
+    package static func makeAccessGroupEntry(
+        name: String,
+        domain: UInt8,
+        master: MasterKey,
+        vaultID: [UInt8],
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> AccessGroupEntry {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= AccessGroupEntry.maximumNameByteCount else {
+            throw VaultFormatError(.invalidParameter, "an access group name is 1 to 64 UTF-8 bytes")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw VaultFormatError(.invalidParameter, "an access group name must not contain control characters")
+        }
+        let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        var plain = [UInt8(bytes.count)] + bytes
+        plain += [UInt8](repeating: 0, count: 1 + AccessGroupEntry.maximumNameByteCount - plain.count)
+        defer { Sodium.wipe(&plain) }
+        let sealed = XChaCha20Poly1305.seal(
+            plain,
+            using: groupNameKey(master),
+            nonce: nonce,
+            authenticating: groupAssociatedData(domain: domain, vaultID: vaultID)
+        )
+        return AccessGroupEntry(domain: domain, nonce: nonce, sealedName: sealed)
+    }
+
+    /// The name of an access group, decrypted with the master key (R2-GRP-2).
+    ///
+    /// - Throws: `headerAuthentication` when it does not open; `structure` when it opens but is
+    ///   malformed (length 0 or over 64, non-zero padding, not UTF-8).
+    package static func accessGroupName(of entry: AccessGroupEntry, master: MasterKey, vaultID: [UInt8])
+        throws(VaultFormatError) -> String
+    {
+        guard
+            var plain = XChaCha20Poly1305.open(
+                entry.sealedName,
+                using: groupNameKey(master),
+                nonce: entry.nonce,
+                authenticating: groupAssociatedData(domain: entry.domain, vaultID: vaultID)
+            )
+        else {
+            throw VaultFormatError(.headerAuthentication, "an access group's name does not open with the master key")
+        }
+        defer { Sodium.wipe(&plain) }
+        let length = Int(plain[0])
+        guard (1...AccessGroupEntry.maximumNameByteCount).contains(length),
+            plain[(1 + length)...].allSatisfy({ $0 == 0 }),
+            let name = String(validating: plain[1..<1 + length], as: UTF8.self)
+        else { throw VaultFormatError(.structure, "an access group's name is malformed") }
+        return name
+    }
+
+    /// The keys a limited stanza wraps for key domain `domain`: `HK || IK || LK || GK(domain)`
+    /// (128 bytes, R2-RCP-2).
+    static func limitedKeys(domain: UInt8, master: MasterKey) -> SecretBytes {
+        let base = baseKey(from: master)
+        let parts = [
+            BLAKE2b.deriveKey(from: base.secret, id: 1, context: "VLTheadr"),
+            BLAKE2b.deriveKey(from: base.secret, id: 2, context: "VLTindex"),
+            BLAKE2b.deriveKey(from: base.secret, id: 3, context: "VLTlookp"),
+            groupKey(domain, master: master),
+        ]
+        return SecretBytes(count: RecipientStanza.limitedKeysByteCount, protection: .guarded) { out in
+            for (i, part) in parts.enumerated() {
+                part.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(rebasing: out[32 * i..<32 * i + 32]).copyMemory(from: $0)
+                }
+            }
+        }
+    }
+
+    /// Builds a limited stanza (scope 2) that lets `recipient` read the records of key domain
+    /// `domain` and nothing else (R2-RCP-2). The info is sealed as in R12-RCP-2.
+    package static func makeLimitedRecipientStanza(
+        for recipient: Recipient,
+        domain: UInt8,
+        master: MasterKey,
+        vaultID: [UInt8],
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> RecipientStanza {
+        try checkRecipientName(recipient.name)
+        let ephemeral = SecretBytes(count: X25519.keyByteCount, protection: .guarded) { random.fill($0) }
+        let ephemeralKey = X25519.publicKey(of: ephemeral)
+        guard let shared = X25519.sharedSecret(ephemeral, recipient.key.bytes) else {
+            throw VaultFormatError(.invalidParameter, "this recipient key is a low-order point and cannot be used")
+        }
+        var stanza = RecipientStanza(
+            scope: 2,
+            domain: domain,
+            ephemeralKey: ephemeralKey,
+            nonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
+            wrapped: [],
+            infoNonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
+            info: []
+        )
+        let kek = recipientKEK(shared: shared, ephemeralKey: stanza.ephemeralKey, recipientKey: recipient.key.bytes)
+        stanza.wrapped = XChaCha20Poly1305.seal(
+            limitedKeys(domain: domain, master: master),
+            using: kek,
+            nonce: stanza.nonce,
+            authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
+        )
+        var plain = recipient.key.bytes + [UInt8(recipient.name.utf8.count)] + Array(recipient.name.utf8)
+        plain += [UInt8](repeating: 0, count: RecipientStanza.infoPlaintextByteCount - plain.count)
+        defer { Sodium.wipe(&plain) }
+        stanza.info = XChaCha20Poly1305.seal(
+            plain,
+            using: recipientInfoKey(master),
+            nonce: stanza.infoNonce,
+            authenticating: recipientInfoAssociatedData(stanza, vaultID: vaultID)
+        )
+        return stanza
+    }
+
+    /// `HK || IK || LK || GK` from a limited stanza when `identity` is its recipient, else `nil`
+    /// (R2-RCP-3).
+    package static func openLimitedRecipientStanza(
+        _ stanza: RecipientStanza,
+        identity: RecipientIdentity,
+        vaultID: [UInt8]
+    ) -> SecretBytes? {
+        guard let shared = X25519.sharedSecret(identity.secret, stanza.ephemeralKey) else { return nil }
+        let kek = recipientKEK(
+            shared: shared,
+            ephemeralKey: stanza.ephemeralKey,
+            recipientKey: identity.recipient.bytes
+        )
+        guard
+            var plain = XChaCha20Poly1305.open(
+                stanza.wrapped,
+                using: kek,
+                nonce: stanza.nonce,
+                authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
+            )
+        else { return nil }
+        defer { Sodium.wipe(&plain) }
+        return SecretBytes(bytes: plain, protection: .guarded)
+    }
+}
