@@ -69,6 +69,7 @@ package enum Argon2id {
                 }
             }
         }
+        KDFRunCounter.current?.record(parameters)
         guard status == ARGON2_OK.rawValue else {
             let message = String(cString: argon2_error_message(status))
             throw VaultFormatError(.cryptoFailure, "Argon2id failed: \(message)")

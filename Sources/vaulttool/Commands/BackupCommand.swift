@@ -30,18 +30,22 @@ struct BackupCommand: Command {
     let path: String
     let destination: String?
     let credentialOptions: CredentialOptions
+    /// Whether `--device-secret-file` was given: a credential, as for `inspect`. The
+    /// environment's device secret alone is not one (it is set for everyday use).
+    let deviceSecretNamed: Bool
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         destination = parsed.positional(1)
         credentialOptions = try CredentialOptions(parsed)
+        deviceSecretNamed = parsed.value("--device-secret-file") != nil
     }
 
     func run() throws {
         // A credential is optional here: without one the header and layout are still checked.
         let given =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-            || credentialOptions.deviceSecretFile != nil || credentialOptions.identityFile != nil
+            || deviceSecretNamed || credentialOptions.identityOptionGiven
         let credentials = given ? try credentialOptions.credentials() : nil
         let backup = try Progress.run("Copying \(path)") {
             try Vault.backup(of: path, to: destination, credentials: credentials)

@@ -28,17 +28,22 @@ struct Inspect: Command {
     let json: Bool
     let items: Bool
     let credentialOptions: CredentialOptions
+    /// Whether `--device-secret-file` was given: a credential (it opens device keyslots), as for
+    /// `backup`. The environment's device secret alone is not one.
+    let deviceSecretNamed: Bool
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed.positional(0)!
         json = parsed.flag("--json")
         items = parsed.flag("--items")
         credentialOptions = try CredentialOptions(parsed)
+        deviceSecretNamed = parsed.value("--device-secret-file") != nil
     }
 
     /// Whether a credential was named on the command line (then the header MAC is checked).
     private var credentialGiven: Bool {
-        credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil || credentialOptions.identityOptionGiven
+        credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil || deviceSecretNamed
+            || credentialOptions.identityOptionGiven
     }
 
     func run() throws {

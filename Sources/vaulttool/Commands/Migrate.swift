@@ -119,125 +119,45 @@ struct Migrate: Command {
         }
         let target = kdfOptions.isGiven ? try kdfOptions.resolve() : KDFParameters.default
         let credentials = try credentialOptions.credentials()
-        let vault = try VaultAccess.vault(
+        // One key derivation checks the credential; each raised keyslot costs one more (its new key).
+        let session = try VaultAccess.session(
             path,
             credentials: credentials,
             acceptRollback: credentialOptions.acceptRollback
         )
-        var plan = Plan(vault: vault.path, fromFormat: from, toFormat: to, dryRun: dryRun)
-        var planned = header.keyslots
-        for (index, slot) in header.keyslots.enumerated() {
-            guard let kdf = slot.kdf else { continue }
-            let wanted = kdfOptions.isGiven ? target : Self.raise(kdf, to: target)
-            guard wanted != kdf else { continue }
-            guard try KeyslotProbe.opens(index, of: header, with: credentials) else {
-                plan.unchangedKeyslots.append("#\(index) \(slot.kind): its credential was not given")
-                continue
-            }
-            plan.keyslots.append(
-                .init(
-                    index: index,
-                    kind: slot.kind.description,
-                    from: KDFOptions.describe(kdf),
-                    to: KDFOptions.describe(wanted)
-                )
-            )
-            planned[index].kdf = wanted
-        }
-        // R-KS-8: the raised slots together must stay within the work of one open; refused here,
-        // in the plan (and in --dry-run), before any backup or write.
-        try KDFParameters.validateTotal(of: planned)
-        // R11-PW-1: a password that is not in NFC form opened its 1.0 keyslots as typed; in 1.1
-        // the reader normalizes it, so those keyslots are rewrapped with the NFC form.
-        if header.minor < 1, let password = credentials.password, !PasswordNormalization.isNormalized(password) {
-            for (index, slot) in header.keyslots.enumerated()
-            where slot.kind.usesPassword && !plan.keyslots.contains(where: { $0.index == index }) {
-                guard let kdf = slot.kdf, try KeyslotProbe.opens(index, of: header, with: credentials) else { continue }
-                let described = KDFOptions.describe(kdf)
-                plan.keyslots.append(
-                    .init(index: index, kind: slot.kind.description, from: described, to: described + " (NFC password)")
-                )
-            }
-        }
-        if !dryRun && !plan.isEmpty {
-            plan.backup = try migrate(vault, plan: &plan, target: target, credentials: credentials)
-            plan.migrated = true
-        } else if !dryRun {
-            // A 1.1 vault may still hold this device's items without their tag (an earlier
-            // migration without the password): re-tag them when the keys now allow it.
-            let report = try VaultAccess.write(vault) { txn in try txn.upgradeToVersion11() }
-            plan.retaggedItems = report.retagged
-            plan.pendingDeviceItems = report.pending
-            plan.migrated = report.retagged > 0
-        }
-        Output.out(json ? try Output.json(plan) : Self.text(plan))
-    }
-
-    /// Each parameter raised to at least the target's; nothing is ever lowered without explicit options.
-    static func raise(_ kdf: KDFParameters, to target: KDFParameters) -> KDFParameters {
-        guard kdf.memoryKiB < target.memoryKiB || kdf.iterations < target.iterations || kdf.isWeak else { return kdf }
-        var raised = KDFParameters(
-            memoryKiB: max(kdf.memoryKiB, target.memoryKiB),
-            iterations: max(kdf.iterations, target.iterations),
-            lanes: max(kdf.lanes, target.lanes)
+        let options = MigrationOptions(
+            kdf: kdfOptions.isGiven ? .exactly(target) : .raise(toAtLeast: target),
+            dryRun: dryRun,
+            keepBackup: keepBackup,
+            formatVersion: targetVersion.map { FormatVersion(major: $0.major, minor: $0.minor) }
         )
-        while UInt64(raised.memoryKiB) * UInt64(raised.iterations) > KDFParameters.maximumWork && raised.iterations > 2
-        {
-            raised.iterations -= 1
-        }
-        return raised
-    }
-
-    /// Backs up, rewrites the keyslots, verifies the new file, then drops the backup.
-    /// - Returns: The backup's path when it is kept.
-    private func migrate(_ vault: Vault, plan: inout Plan, target: KDFParameters, credentials: Credentials) throws
-        -> String?
-    {
-        let before = try vault.read { try $0.verify() }
-        let backup = try Backup.write(of: vault.path)
-        let report = try VaultAccess.write(vault) { txn in
-            // First the format, so that rewrapped keyslots take the NFC password (R11-PW-1).
-            let report = try txn.upgradeToVersion11()
-            // Format 1.2 only when asked for: tools of format 1.1 then open the vault read-only.
-            if txn.formatVersion.major == 1 && (targetVersion?.minor == 2 || targetVersion?.major == 2) {
-                try txn.upgradeToVersion12()
-            }
-            // Format 2.0 only when asked for: no 1.x tool opens the vault afterwards (R2-MIG-1).
-            if targetVersion?.major == 2 { try txn.upgradeToVersion2() }
-            for change in plan.keyslots {
-                let slot = txn.keyslots[change.index]
-                let kdf =
-                    change.to.hasSuffix("(NFC password)")
-                    ? slot.kdf! : kdfOptions.isGiven ? target : Self.raise(slot.kdf!, to: target)
-                // The same credential at a higher cost (or in NFC): nothing is revoked, so the master key stays.
-                try txn.replaceKeyslot(
-                    at: change.index,
-                    kind: slot.kind,
-                    credentials: credentials,
-                    kdf: kdf,
-                    rekey: nil
-                )
-            }
-            return report
-        }
-        plan.retaggedItems = report.retagged
-        plan.pendingDeviceItems = report.pending
+        if !dryRun { VaultAccess.warnAboutLocation(of: session.vault) }
+        let report: MigrationReport
         do {
-            let snapshot = try VaultAccess.snapshot(vault.path, credentials: credentials)
-            let after = try Progress.run("Verifying \(vault.path)") { try snapshot.verify() }
-            guard after == before else {
-                throw VaultFormatError(.recordCorrupt, "the migrated vault has a different number of items")
+            report = try Progress.run("Migrating \(session.vault.path)") {
+                try session.migrate(options, credentials: credentials)
             }
-        } catch {
-            try Backup.restore(backup, over: vault.path)
-            throw ToolError(
-                "the migrated vault did not verify (\(describe(error).0)); the original was put back",
-                exitCode: .damaged
+        } catch let error as VaultFormatError where error.reason.hasSuffix("the original was put back") {
+            throw ToolError(error.reason, exitCode: .damaged)
+        }
+        var plan = Plan(vault: session.vault.path, fromFormat: from, toFormat: to, dryRun: dryRun)
+        plan.keyslots = report.plan.keyslotChanges.map { change in
+            let to = KDFOptions.describe(change.to)
+            return .init(
+                index: change.index,
+                kind: change.kind.description,
+                from: KDFOptions.describe(change.from),
+                to: change.normalizesPassword ? to + " (NFC password)" : to
             )
         }
-        if keepBackup { return backup }
-        try Backup.remove(backup)
-        return nil
+        plan.unchangedKeyslots = report.plan.skippedKeyslots.map {
+            "#\($0.index) \($0.kind): its credential was not given"
+        }
+        plan.migrated = report.migrated
+        plan.backup = report.backup
+        plan.retaggedItems = report.retaggedItems
+        plan.pendingDeviceItems = report.pendingDeviceItems
+        Output.out(json ? try Output.json(plan) : Self.text(plan))
     }
 
     static func text(_ plan: Plan) -> String {
@@ -265,19 +185,5 @@ struct Migrate: Command {
             out += plan.backup.map { " Backup kept at \($0).\n" } ?? " Backup removed.\n"
         }
         return out
-    }
-}
-
-/// Whether given credentials open one keyslot, found by trying it alone.
-enum KeyslotProbe {
-    static func opens(_ index: Int, of header: VaultHeader, with credentials: Credentials) throws -> Bool {
-        var alone = header
-        alone.keyslots = [header.keyslots[index]]
-        do {
-            _ = try Progress.run("Checking keyslot #\(index)") { try KeyHierarchy.unlock(alone, with: credentials) }
-            return true
-        } catch let error as VaultFormatError where error.code == .wrongCredential {
-            return false
-        }
     }
 }

@@ -120,7 +120,13 @@ struct Passwd: Command {
 
     func run() throws {
         let credentials = try credentialOptions.credentials()
-        let opened = try VaultAccess.snapshot(path, credentials: credentials).openedKeyslot
+        // The one key derivation of the current credential; the write below reuses its key.
+        let session = try VaultAccess.session(
+            path,
+            credentials: credentials,
+            acceptRollback: credentialOptions.acceptRollback
+        )
+        let vault = session.vault
         let kdf: KDFParameters? = kdfOptions.isGiven ? try kdfOptions.resolve() : nil
         var recovery: String?
         if case .addRecovery = action {
@@ -135,11 +141,6 @@ struct Passwd: Command {
         // The new key file is read (or written) before the vault is touched.
         var newKeyFile: KeyFileDigest?
         if case .addKeyFile(let file) = action { newKeyFile = try KeyFiles.readForNewKeyslot(file) }
-        let vault = try VaultAccess.vault(
-            path,
-            credentials: credentials,
-            acceptRollback: credentialOptions.acceptRollback
-        )
         var generated: String?
         if case .generateKeyFile(let file) = action {
             newKeyFile = try KeyFiles.generate(file)
@@ -147,18 +148,21 @@ struct Passwd: Command {
         }
         var message: String
         do {
-            message = try VaultAccess.write(vault) { txn -> String in
-                let message = try change(
-                    &txn,
-                    opened: opened,
-                    credentials: credentials,
-                    newSecret: newSecret,
-                    newKeyFile: newKeyFile,
-                    kdf: kdf,
-                    recovery: recovery
-                )
-                guard let rekey else { return message }
-                return message.dropLast() + "; " + RekeyFlags.summary(try txn.rekey(rekey)) + "."
+            VaultAccess.warnAboutLocation(of: vault)
+            message = try Progress.run("Writing \(vault.path)") {
+                try session.write { txn -> String in
+                    let message = try change(
+                        &txn,
+                        opened: session.openedKeyslot(in: txn.keyslots),
+                        credentials: credentials,
+                        newSecret: newSecret,
+                        newKeyFile: newKeyFile,
+                        kdf: kdf,
+                        recovery: recovery
+                    )
+                    guard let rekey else { return message }
+                    return message.dropLast() + "; " + RekeyFlags.summary(try txn.rekey(rekey)) + "."
+                }
             }
         } catch {
             if let generated { KeyFiles.discardGenerated(generated) }
@@ -182,7 +186,7 @@ struct Passwd: Command {
     /// Makes the keyslot change; the master key is replaced afterwards, in the same write.
     private func change(
         _ txn: inout VaultTransaction,
-        opened: Int,
+        opened: Int?,
         credentials: Credentials,
         newSecret: SecretBytes?,
         newKeyFile: KeyFileDigest?,
@@ -193,8 +197,9 @@ struct Passwd: Command {
         case .changePassword:
             let slots = txn.keyslots
             let index =
-                slots.indices.contains(opened) && slots[opened].kind.usesPassword
-                ? opened : slots.firstIndex { $0.kind.usesPassword }
+                if let opened, slots[opened].kind.usesPassword { opened } else {
+                    slots.firstIndex { $0.kind.usesPassword }
+                }
             var next = Credentials(password: newSecret, keyFile: credentials.keyFile)
             next.keyFileDigest = credentials.keyFileDigest
             next.deviceSecret = credentials.deviceSecret

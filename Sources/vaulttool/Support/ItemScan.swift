@@ -1,5 +1,7 @@
 // vaulttool: reading every item once, with damaged and unavailable items accounted for.
 
+import Foundation
+import Synchronization
 import VaultFormat
 
 /// What one pass over a vault's items found.
@@ -22,26 +24,66 @@ extension ItemSelector {
         try Progress.run("Reading items") {
             // Every record is read: one read of the records section, not one per record.
             let snapshot = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
-            var out = ItemScan()
-            for position in 0..<snapshot.index.count {
-                do {
-                    // The attributes first; the secret only of an item that matches.
-                    let item = try snapshot.item(at: position, includeSecret: false)
-                    guard matches(item) else { continue }
-                    guard includeSecrets else {
-                        out.items.append(item)
-                        continue
-                    }
-                    out.items.append(try item.addingSecret(from: snapshot, at: position))
-                } catch let damage as ItemDamage {
-                    guard salvage else { throw damage }
-                    if mayMatch(damage) { out.damaged.append(damage) }
-                } catch let error as VaultFormatError where !ItemDamage.isDamage(error) {
-                    out.unavailable.append(snapshot.index.entry(at: position))
+            let count = snapshot.index.count
+            // Large vaults are decrypted in chunks on every processor, then merged in order.
+            let processors = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            let chunkCount = count < 2048 || processors == 1 ? 1 : min(4 * processors, count / 512, 64)
+            guard chunkCount > 1 else {
+                return try scan(0..<count, of: snapshot, includeSecrets: includeSecrets, salvage: salvage)
+            }
+            let chunkSize = (count + chunkCount - 1) / chunkCount
+            let results = ChunkResults(count: chunkCount)
+            let shared = UncheckedShared(selector: self, snapshot: snapshot)
+            DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+                let range = chunk * chunkSize..<min(count, (chunk + 1) * chunkSize)
+                let result = Result {
+                    try shared.selector.scan(
+                        range,
+                        of: shared.snapshot,
+                        includeSecrets: includeSecrets,
+                        salvage: salvage
+                    )
                 }
+                results.set(chunk, result)
+            }
+            var out = ItemScan()
+            out.items.reserveCapacity(count)
+            for result in results.all {
+                let part = try result!.get()
+                out.items += part.items
+                out.damaged += part.damaged
+                out.unavailable += part.unavailable
             }
             return out
         }
+    }
+
+    /// One pass over the items at `positions`.
+    private func scan(
+        _ positions: Range<Int>,
+        of snapshot: VaultSnapshot,
+        includeSecrets: Bool,
+        salvage: Bool
+    ) throws -> ItemScan {
+        var out = ItemScan()
+        for position in positions {
+            do {
+                // The attributes first; the secret only of an item that matches.
+                let item = try snapshot.item(at: position, includeSecret: false)
+                guard matches(item) else { continue }
+                guard includeSecrets else {
+                    out.items.append(item)
+                    continue
+                }
+                out.items.append(try item.addingSecret(from: snapshot, at: position))
+            } catch let damage as ItemDamage {
+                guard salvage else { throw damage }
+                if mayMatch(damage) { out.damaged.append(damage) }
+            } catch let error as VaultFormatError where !ItemDamage.isDamage(error) {
+                out.unavailable.append(snapshot.index.entry(at: position))
+            }
+        }
+        return out
     }
 
     /// Whether a damaged item could be one the options select.
@@ -83,4 +125,24 @@ extension DecodedItem {
             throw ItemDamage(entry: entry, attributes: attributes, error: error)
         }
     }
+}
+
+/// The outcome of each chunk of a parallel scan, in chunk order.
+private final class ChunkResults: Sendable {
+    private let results: Mutex<[Result<ItemScan, any Error>?]>
+
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
+
+    func set(_ chunk: Int, _ result: Result<ItemScan, any Error>) {
+        results.withLock { $0[chunk] = result }
+    }
+
+    var all: [Result<ItemScan, any Error>?] { results.withLock { $0 } }
+}
+
+/// The selector and snapshot the chunks read. Both are only read: the snapshot's records are
+/// in memory (`withRecordsLoaded`) and its keys are immutable.
+private struct UncheckedShared: @unchecked Sendable {
+    let selector: ItemSelector
+    let snapshot: VaultSnapshot
 }
