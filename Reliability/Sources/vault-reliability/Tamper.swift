@@ -121,8 +121,9 @@ enum Tamper {
             tally.fail("tamper: cannot read \(fixtures)/manifest.json")
             return tally
         }
-        let suiteName =
-            fixtures.hasSuffix("v1.1") ? "tamper-v1.1" : fixtures.hasSuffix("v1.2") ? "tamper-v1.2" : "tamper"
+        // "tamper" for Fixtures/v1, "tamper-<folder>" for the later versions (tamper-v1.1, tamper-v2, ...).
+        let folder = fixtures.split(separator: "/").last.map(String.init) ?? fixtures
+        let suiteName = folder == "v1" ? "tamper" : "tamper-\(folder)"
         // One case per file: the one that reads every item, with the most credentials.
         var chosen: [String: Manifest.Case] = [:]
         for c in manifest.cases where c.expect == "success" && (c.unavailable ?? 0) == 0 {
