@@ -173,7 +173,7 @@ extension VaultTransaction {
             kdf: kdf ?? self.kdf,
             vaultID: writer.header.vaultID,
             allowWeak: kdfFloor == .waivedForTesting,
-            formatMinor: writer.header.minor
+            normalizesPassword: writer.header.followsVersion11Rules
         )
         newSlotKEKs[made.slot] = made.kek
         return made.slot

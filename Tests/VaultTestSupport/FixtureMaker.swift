@@ -68,7 +68,7 @@ final class FixtureMaker {
                 vaultID: vaultID,
                 random: random,
                 allowWeak: true,
-                formatMinor: minor
+                normalizesPassword: minor >= 1
             )
         case .keyFile(let keyFile):
             return try KeyHierarchy.makeKeyslot(
@@ -89,7 +89,7 @@ final class FixtureMaker {
                 vaultID: vaultID,
                 random: random,
                 allowWeak: true,
-                formatMinor: minor
+                normalizesPassword: minor >= 1
             )
         case .deviceWrapping(let device, let key):
             return try KeyHierarchy.makeKeyslot(

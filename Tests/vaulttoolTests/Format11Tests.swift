@@ -120,7 +120,7 @@ struct Format11Tests {
             credentials: .password(decomposed),
             kdf: KDFParameters(memoryKiB: 19_456, iterations: 2, lanes: 1),
             vaultID: vaultID,
-            formatMinor: 0
+            normalizesPassword: false
         )
         var writer = try VaultWriter(
             vaultID: vaultID,

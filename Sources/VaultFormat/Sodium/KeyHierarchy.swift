@@ -301,8 +301,9 @@ package enum KeyHierarchy {
     ///     ``KDFParameters/validateForWriting()`` unless `allowWeak` (tests only).
     ///   - allowShortKeyFile: Skips the 32-byte key-file minimum (R-KF-1); only for tests and
     ///     fixtures that must reproduce what older writers made.
-    ///   - formatMinor: The minor version of the file the slot goes into: from 1 on, the
-    ///     password is normalized to NFC first (R11-PW-1).
+    ///   - normalizesPassword: Whether the file the slot goes into follows the 1.1 password rule
+    ///     (``VaultHeader/followsVersion11Rules``: formats 1.1, 1.2 and 2.0): then the password
+    ///     is normalized to NFC first (R11-PW-1), as every reader of such a file does.
     /// - Throws: `invalidParameter` when a needed credential is missing or a key file is shorter
     ///   than ``KeyFileDigest/minimumByteCount`` (R-KF-1); `kdfRejected` for weak parameters.
     public static func makeKeyslot(
@@ -315,7 +316,7 @@ package enum KeyHierarchy {
         random: some RandomSource = SystemRandom(),
         allowWeak: Bool = false,
         allowShortKeyFile: Bool = false,
-        formatMinor: UInt16 = VaultHeader.currentMinor
+        normalizesPassword: Bool = true
     ) throws(VaultFormatError) -> Keyslot {
         try makeKeyslotKeepingKEK(
             kind: kind,
@@ -327,7 +328,7 @@ package enum KeyHierarchy {
             random: random,
             allowWeak: allowWeak,
             allowShortKeyFile: allowShortKeyFile,
-            formatMinor: formatMinor
+            normalizesPassword: normalizesPassword
         ).slot
     }
 
@@ -344,7 +345,7 @@ package enum KeyHierarchy {
         random: some RandomSource = SystemRandom(),
         allowWeak: Bool = false,
         allowShortKeyFile: Bool = false,
-        formatMinor: UInt16
+        normalizesPassword: Bool
     ) throws(VaultFormatError) -> (slot: Keyslot, kek: KeyEncryptionKey) {
         // A key-file slot has no work factor: its key file must carry a key's worth of bytes (R-KF-1).
         if kind.usesKeyFile, !allowShortKeyFile, let keyFile = credentials.resolvedKeyFile,
@@ -368,7 +369,8 @@ package enum KeyHierarchy {
             if allowWeak { try kdf.validateForReading() } else { try kdf.validateForWriting() }
             slot.kdf = kdf
         }
-        guard let kek = try keyEncryptionKey(for: slot, credentials: credentials, normalizingPassword: formatMinor >= 1)
+        guard
+            let kek = try keyEncryptionKey(for: slot, credentials: credentials, normalizingPassword: normalizesPassword)
         else {
             throw VaultFormatError(.invalidParameter, "a \(kind) keyslot needs that credential")
         }

@@ -147,7 +147,7 @@ struct Version11Tests {
                 vaultID: vault.vaultID,
                 random: vault.random,
                 allowWeak: true,
-                formatMinor: minor
+                normalizesPassword: minor >= 1
             )
             var writer = try vault.writer(slots: [slot])
             writer.setVersion(major: 1, minor: minor)
