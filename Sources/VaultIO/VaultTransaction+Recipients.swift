@@ -25,7 +25,7 @@ extension VaultTransaction {
     ///   the vault holds an unknown header field of type `0x0001` (R12-MIG-1).
     @discardableResult
     public mutating func upgradeToVersion12() throws -> Bool {
-        if writer.header.minor < 1 {
+        if writer.header.major == 1 && writer.header.minor < 1 {
             throw VaultFormatError(.unsupportedVersion, "a format 1.0 vault is upgraded to 1.1 before 1.2")
         }
         guard try writer.upgradeToVersion12() else { return false }

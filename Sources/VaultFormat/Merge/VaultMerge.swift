@@ -204,6 +204,15 @@ private struct Merger {
             keyslotsFrom = primary == 0 ? .ours : .theirs
         }
         if sameKeys {
+            // Format 2.0: adding a group's first limited recipient reseals that group's records
+            // under its own key; two files that differ there cannot be merged record by record.
+            guard ours.header.accessGroups == theirs.header.accessGroups else {
+                throw VaultMergeError(
+                    .accessGroupsDiffer,
+                    "the two files differ in the access groups of limited recipients (format 2.0); "
+                        + "merge them before adding a limited recipient, or add it again after the merge"
+                )
+            }
             recipientChanges = try Self.mergeRecipients(ours: ours, theirs: theirs, base: base, into: &writer)
         }
     }
