@@ -56,6 +56,7 @@ struct AccessGroupRecipientTests {
             // The runner cannot decrypt the item's attributes, so no item matches (exit 2); the
             // library reports the item itself as keyUnavailable (Spec/format-v2.md, R2-RCP-3).
             #expect(get.status == 2, "\(get.stderr)")
+            #expect(get.stderr.contains("3 other items cannot be read with it (another access group"))
             #expect(!get.stdout.contains("secret") && !get.stderr.contains("\(service)-secret"))
         }
         let list = try w.run(["list", "--identity", "ci.id", "v.vault"])

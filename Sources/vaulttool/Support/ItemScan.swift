@@ -98,7 +98,15 @@ extension ItemSelector {
     /// searched because no device secret was given.
     static func noMatch(_ scan: ItemScan, _ snapshot: VaultSnapshot) -> String {
         let deviceBound = scan.unavailable.filter { $0.protectionClass.isDeviceBound }.count
-        guard deviceBound > 0, snapshot.keys.deviceSecret == nil else { return "no item matches" }
+        guard deviceBound > 0, snapshot.keys.deviceSecret == nil else {
+            // A base-scope keyslot or a recipient limited to one access group (format 2.0)
+            // cannot read the other items' attributes, so they cannot be matched either.
+            let unreadable = scan.unavailable.count
+            guard unreadable > 0 else { return "no item matches" }
+            return "no item matches among the items this credential opens; \(Output.count(unreadable)) other "
+                + "item\(unreadable == 1 ? "" : "s") cannot be read with it (another access group, or a "
+                + "protection class its keyslot does not reach)"
+        }
         return "no item matches among the items this credential opens; \(Output.count(deviceBound)) "
             + "ThisDeviceOnly item\(deviceBound == 1 ? "" : "s") cannot be searched without this machine's "
             + "device secret (--device-secret-file or VAULTTOOL_DEVICE_SECRET_FILE; "
