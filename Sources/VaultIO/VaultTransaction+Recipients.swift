@@ -67,6 +67,14 @@ extension VaultTransaction {
         -> (removed: Int, rekey: RekeyReport?)
     {
         try requireMasterKey("remove recipients")
+        if rekey == nil, let master = writer.keys.master {
+            let vaultID = writer.header.vaultID
+            let limitedUnreadable = writer.header.recipientStanzas.contains {
+                $0.scope == RecipientStanza.limitedScope
+                    && (try? KeyHierarchy.recipient(of: $0, master: master, vaultID: vaultID)) == nil
+            }
+            if limitedUnreadable { throw Self.limitedRemovalNeedsRekey }
+        }
         let removed = try writer.removeUnreadableRecipients()
         guard removed > 0 else { return (0, nil) }
         hasChanges = true
@@ -77,7 +85,8 @@ extension VaultTransaction {
 
     /// Removes the recipient with `key` and, unless `rekey` is `nil`, replaces the master key, so
     /// that the removed identity, with a copy of the file made before, does not open what is
-    /// written from now on (R12-RCP-6).
+    /// written from now on (R12-RCP-6). A recipient limited to one access group (format 2.0) is
+    /// removed only with a rekey (R2-RCP-5): with `rekey` `nil` it throws `invalidParameter`.
     ///
     /// The rekey rewraps every remaining recipient from its stored public key (no identity is
     /// needed) and every keyslot as ``rekey(_:)`` does, which needs each keyslot's credential in
@@ -93,10 +102,22 @@ extension VaultTransaction {
         guard let index = try recipients().firstIndex(where: { $0.key == key }) else {
             throw VaultFormatError(.invalidParameter, "this key is not a recipient of the vault")
         }
+        // R2-RCP-5: the removed holder of a limited stanza knows HK, IK, LK and GK(d), which
+        // only a new master key replaces.
+        if rekey == nil, writer.header.recipientStanzas[index].scope == RecipientStanza.limitedScope {
+            throw Self.limitedRemovalNeedsRekey
+        }
         try writer.removeRecipient(at: index)
         hasChanges = true
         keyslotsChanged = true
         guard let rekey else { return nil }
         return try self.rekey(rekey)
+    }
+
+    static var limitedRemovalNeedsRekey: VaultFormatError {
+        VaultFormatError(
+            .invalidParameter,
+            "removing a recipient limited to one access group must rekey in the same write (R2-RCP-5)"
+        )
     }
 }

@@ -6,12 +6,14 @@ import Testing
 @Suite("Merge of access-group copies")
 struct MergeAccessGroupTests {
     /// One copy adds the first `deploy`-limited recipient (which reseals `deploy`'s records);
-    /// the other adds an item. The merge used to write a file every open then refused as
-    /// damaged; it now refuses, names the cause, and leaves the target as it was.
-    @Test func firstLimitedRecipientOnOneSide_refusesAndWritesNothing() throws {
+    /// the other adds a `deploy` item. The merge used to write a file that every open then
+    /// refused as damaged. Now (R-MRG-16) the group is added to ours and ours' `deploy` item is
+    /// sealed into its domain: the runner reads both `deploy` items and nothing else.
+    @Test func firstLimitedRecipientOnOneSide_mergesIntoAReadableVault() throws {
         let w = try Workspace()
         try w.makeVault()
         try w.set("d1", ["--service", "db", "--access-group", "deploy"])
+        try w.set("b1", ["--service", "bank", "--access-group", "billing"])
         let migrate = try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let runner = try w.run(["keygen", "ci.id"]).stdout.trimmingCharacters(in: .newlines)
@@ -25,13 +27,19 @@ struct MergeAccessGroupTests {
         )
         #expect(add.status == 0, "\(add.stderr)")
         try w.set("d9", ["--service", "db9", "--access-group", "deploy"])
-        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
         let merge = try w.run(
             ["merge", "--password-file", "pw", "--base", "base.vault", "v.vault", "theirs.vault"]
         )
-        #expect(merge.status == 1)
-        #expect(merge.stderr.contains("differ in the access groups of limited recipients"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
+        #expect(merge.status == 0, "\(merge.stderr)")
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+        for (service, secret) in [("db", "d1"), ("db9", "d9")] {
+            let get = try w.run(["get", "--identity", "ci.id", "--service", service, "v.vault"])
+            #expect(get.status == 0, "\(service): \(get.stderr)")
+            #expect(get.stdout.hasPrefix(secret))
+        }
+        let bank = try w.run(["get", "--identity", "ci.id", "--service", "bank", "v.vault"])
+        #expect(bank.status == 2 && !bank.stdout.contains("b1"))
+        let owner = try w.run(["get", "--password-file", "pw", "--service", "bank", "v.vault"])
+        #expect(owner.status == 0 && owner.stdout.hasPrefix("b1"))
     }
 }

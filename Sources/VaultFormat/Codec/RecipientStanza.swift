@@ -26,6 +26,8 @@ package struct RecipientStanza: Hashable, Sendable {
     package static let limitedByteCount = 340
     /// Bytes of the keys a limited stanza wraps: `HK || IK || LK || GK`.
     package static let limitedKeysByteCount = 128
+    /// The scope byte of a limited stanza (format 2.0, R2-RCP-1).
+    package static let limitedScope: UInt8 = 2
     /// The only kind: X25519.
     package static let kindX25519: UInt8 = 1
     /// The most stanzas a header may hold.

@@ -128,8 +128,8 @@ public struct VaultMergeError: Error, Equatable, Sendable, CustomStringConvertib
         public static let masterKeysDiffer = Code("masterKeysDiffer")
         /// Records of the side whose master key is not kept cannot be read here (R-MRG-13).
         public static let unreadableRecords = Code("unreadableRecords")
-        /// The files have the same master key and different access groups of limited recipients
-        /// (format 2.0, R-MRG-15): a merge cannot reconcile the records those groups reseal.
+        /// The files put one access group in different key domains, or two groups in one
+        /// domain (format 2.0, R-MRG-16).
         public static let accessGroupsDiffer = Code("accessGroupsDiffer")
     }
 

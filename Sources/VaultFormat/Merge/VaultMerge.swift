@@ -13,7 +13,7 @@
 /// for conflict in result.report.conflicts { print(conflict.itemID, conflict.kind) }
 /// ```
 ///
-/// Spec: Spec/merge.md (R-MRG-1 to R-MRG-14).
+/// Spec: Spec/merge.md (R-MRG-1 to R-MRG-16).
 public enum VaultMerge {
     /// The attribute tag of a conflict copy's marker: the origin item's ID (16 bytes) and the
     /// version it had (8 bytes, big-endian). Readers that do not know it preserve it (R-ATT-2).
@@ -204,17 +204,69 @@ private struct Merger {
             keyslotsFrom = primary == 0 ? .ours : .theirs
         }
         if sameKeys {
-            // Format 2.0: adding a group's first limited recipient reseals that group's records
-            // under its own key; two files that differ there cannot be merged record by record.
-            guard ours.header.accessGroups == theirs.header.accessGroups else {
-                throw VaultMergeError(
-                    .accessGroupsDiffer,
-                    "the two files differ in the access groups of limited recipients (format 2.0); "
-                        + "merge them before adding a limited recipient, or add it again after the merge"
-                )
-            }
+            // R-MRG-16: the access groups first, so that every limited stanza names a domain of
+            // the merged header, and that domain holds the same group on both sides.
+            try Self.mergeAccessGroups(ours: ours, theirs: theirs, into: &writer)
             recipientChanges = try Self.mergeRecipients(ours: ours, theirs: theirs, base: base, into: &writer)
         }
+    }
+
+    /// R-MRG-16: the access groups (format 2.0) of a merge of two files with one master key.
+    ///
+    /// A domain both sides have must hold the same group, and a group both sides have must be in
+    /// the same domain; otherwise the merge refuses (`accessGroupsDiffer`): carrying a limited
+    /// stanza of domain `d` into a header where `d` is another group would hand its holder that
+    /// group's key. A group only theirs has is added with its domain, and ours' items of that
+    /// group are sealed again in it (R2-GRP-4).
+    static func mergeAccessGroups(ours: VaultSnapshot, theirs: VaultSnapshot, into writer: inout VaultWriter) throws {
+        guard ours.header.isVersion2 || theirs.header.isVersion2 else { return }
+        try writer.upgradeToVersion2()
+        guard !theirs.header.accessGroups.isEmpty, let master = ours.keys.master else { return }
+        let vaultID = ours.header.vaultID
+        var oursByDomain: [UInt8: String] = [:]
+        for group in ours.header.accessGroups {
+            oursByDomain[group.domain] = try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: vaultID)
+        }
+        let oursNames = Set(oursByDomain.values)
+        var added: [AccessGroupEntry] = []
+        var addedNames: Set<String> = []
+        for group in theirs.header.accessGroups {
+            let name = try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: vaultID)
+            if let mine = oursByDomain[group.domain] {
+                guard mine == name else {
+                    throw VaultMergeError(
+                        .accessGroupsDiffer,
+                        "the two files use one access-group key domain for different groups; merge them "
+                            + "after removing the limited recipients of one side"
+                    )
+                }
+            } else {
+                guard !oursNames.contains(name) else {
+                    throw VaultMergeError(
+                        .accessGroupsDiffer,
+                        "the two files give one access group different key domains; merge them after "
+                            + "removing the limited recipients of one side"
+                    )
+                }
+                added.append(group)
+                addedNames.insert(name)
+            }
+        }
+        guard !added.isEmpty else { return }
+        // Ours' items of the added groups, read with the current keys, before the keys change.
+        var moving: [ItemDraft] = []
+        for entry in writer.entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
+            guard let record = writer.record(for: entry.itemID) else { continue }
+            let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: vaultID, keys: writer.keys)
+            if addedNames.contains(draft.attributes.accessGroup) { moving.append(draft) }
+        }
+        writer.header.accessGroups = (writer.header.accessGroups + added).sorted { $0.domain < $1.domain }
+        writer.keys = KeyHierarchy.keys(
+            writer.keys,
+            groupDomains: writer.header.accessGroups.map(\.domain),
+            vaultID: vaultID
+        )
+        for draft in moving { try writer.put(draft) }
     }
 
     /// R-MRG-15: the recipient stanzas of a merge of two files with one master key (with two keys,
@@ -564,9 +616,13 @@ private struct Merger {
             )
             if loser.0 == id { return }
         }
-        if input.keyGroup == inputs[primary].keyGroup {
+        if input.keyGroup == inputs[primary].keyGroup,
+            try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain
+        {
             writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
         } else {
+            // Another master key, or a key domain the merged header puts the item's group in
+            // (R-MRG-16, R2-GRP-3): sealed again.
             try writer.put(version.draft)
         }
     }
