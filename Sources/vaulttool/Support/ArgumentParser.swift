@@ -6,6 +6,9 @@ struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     /// Positional arguments in order.
     private(set) var positionals: [String] = []
+    /// The command whose declarations these were parsed against (typed keys find their
+    /// argument's position there).
+    let command: any Command.Type
 
     /// Whether a flag was given.
     func flag(_ name: String) -> Bool { values[name] != nil }
@@ -21,6 +24,7 @@ struct ParsedArguments {
     /// - Throws: ``UsageError`` for an unknown option, a missing value, a repeated
     ///   single option, or the wrong number of positional arguments.
     init(_ arguments: [String], for command: any Command.Type) throws {
+        self.command = command
         var optionsDone = false
         var rest = arguments[...]
         while let word = rest.popFirst() {
