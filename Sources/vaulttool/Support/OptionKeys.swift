@@ -102,27 +102,39 @@ extension ParsedArguments {
     /// The required argument. The parser has checked that it is there; reading an argument the
     /// command did not declare is a programming error.
     subscript(_ key: Argument) -> String {
-        let index = position(of: key.spec)
-        precondition(index < positionals.count, "argument <\(key.spec.name)> missing after parsing")
+        guard let index = slot(of: key.spec) else {
+            preconditionFailure("argument <\(key.spec.name)> missing after parsing")
+        }
         return positionals[index]
     }
 
     /// The optional argument, or `nil` when it was left out.
     subscript(_ key: OptionalArgument) -> String? {
-        let index = position(of: key.spec)
-        return index < positionals.count ? positionals[index] : nil
+        slot(of: key.spec).map { positionals[$0] }
     }
 
     /// The words taken by the last, repeating argument.
     subscript(_ key: RemainingArguments) -> [String] {
-        Array(positionals.dropFirst(position(of: key.spec)))
+        slot(of: key.spec).map { Array(positionals[$0...]) } ?? []
     }
 
-    /// Where `spec` sits among the command's declared arguments.
-    private func position(of spec: ArgumentSpec) -> Int {
-        guard let index = command.arguments.firstIndex(where: { $0.name == spec.name }) else {
-            preconditionFailure("<\(spec.name)> is not an argument of '\(command.configuration.commandName)'")
+    /// Where `spec`'s word sits among the positionals, or `nil` when it was left out.
+    ///
+    /// Required arguments are always filled; the words left over fill the optional ones from the
+    /// left, so `[<source>] <vault>` reads one word as `<vault>` and two as `<source> <vault>`.
+    private func slot(of spec: ArgumentSpec) -> Int? {
+        var spare = positionals.count - command.arguments.filter { !$0.optional && !$0.repeats }.count
+        var next = 0
+        for argument in command.arguments {
+            if argument.repeats {
+                guard argument.name == spec.name else { break }
+                return next < positionals.count ? next : nil
+            }
+            let given = !argument.optional || spare > 0
+            if argument.optional && given { spare -= 1 }
+            if argument.name == spec.name { return given && next < positionals.count ? next : nil }
+            if given { next += 1 }
         }
-        return index
+        preconditionFailure("<\(spec.name)> is not an argument of '\(command.configuration.commandName)'")
     }
 }
