@@ -18,7 +18,7 @@ struct Create: Command {
             """
     )
     static let options =
-        CredentialOptions.specs.filter { $0.names[0] != "--device-secret-file" } + [KeyFiles.generateOption.spec]
+        CredentialOptions.specs(without: CredentialOptions.deviceSecretFileOption.spec) + [KeyFiles.generateOption.spec]
         + KDFOptions.specs
     static let arguments = [vault.spec]
 

@@ -27,7 +27,7 @@ struct GitDiff: Command {
             """
     )
     /// The credential options without `--password-stdin`: git gives a textconv driver no input.
-    static let credentialSpecs = CredentialOptions.specs.filter { $0.names[0] != "--password-stdin" }
+    static let credentialSpecs = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
     static let options = credentialSpecs
     static let arguments = [fileArgument.spec]
 
@@ -43,7 +43,7 @@ struct GitDiff: Command {
         path = parsed[Self.fileArgument]
         credentialOptions = try CredentialOptions(parsed)
         explicitCredential = Self.credentialSpecs.contains {
-            $0.names[0] != "--device-secret-file" && parsed.value($0.names[0]) != nil
+            $0.names != CredentialOptions.deviceSecretFileOption.spec.names && parsed.isGiven($0)
         }
     }
 

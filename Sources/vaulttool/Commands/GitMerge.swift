@@ -23,7 +23,7 @@ struct GitMerge: Command {
             as usual.
             """
     )
-    static let options = CredentialOptions.specs.filter { $0.names[0] != "--password-stdin" }
+    static let options = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
     static let arguments = [
         ancestorArgument.spec, oursArgument.spec, theirsArgument.spec,
     ]

@@ -50,6 +50,11 @@ struct CredentialOptions {
         keyFileOption.spec, deviceSecretFileOption.spec, identityOption.spec,
     ]
 
+    /// The group without `excluded`, for a command that cannot take those options.
+    static func specs(without excluded: OptionSpec...) -> [OptionSpec] {
+        specs.filter { spec in !excluded.contains { $0.names == spec.names } }
+    }
+
     var passwordFile: String?
     var passwordStdin: Bool
     var passwordEnv: String?

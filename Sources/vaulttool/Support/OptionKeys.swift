@@ -90,6 +90,9 @@ struct RemainingArguments {
 // MARK: - Reading parsed values
 
 extension ParsedArguments {
+    /// Whether the option declared by `spec` was given (for code that walks a group's specs).
+    func isGiven(_ spec: OptionSpec) -> Bool { value(spec.names[0]) != nil }
+
     /// Whether the flag was given.
     subscript(_ key: Flag) -> Bool { flag(key.name) }
 
