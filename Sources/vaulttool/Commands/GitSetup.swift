@@ -107,7 +107,7 @@ struct GitSetup: Command {
         }
         var out = [String]()
         for spec in GitDiff.credentialSpecs where spec.valueName != nil {
-            guard let value = parsed.value(spec.names[0]) else { continue }
+            guard let value = parsed.occurrences(of: spec).last else { continue }
             out += [spec.names[0], spec.valueName == "file" ? absolute(value) : value]
         }
         return out

@@ -10,14 +10,11 @@ struct ParsedArguments {
     /// argument's position there).
     let command: any Command.Type
 
-    /// Whether a flag was given.
-    func flag(_ name: String) -> Bool { values[name] != nil }
-    /// The last value of an option.
-    func value(_ name: String) -> String? { values[name]?.last }
-    /// Every value of a repeatable option.
-    func all(_ name: String) -> [String] { values[name] ?? [] }
-    /// The positional argument at `index`.
-    func positional(_ index: Int) -> String? { index < positionals.count ? positionals[index] : nil }
+    /// Every value given to the option `spec` declares, in order (`[""]` for a flag given).
+    ///
+    /// Commands read through the typed keys of Support/OptionKeys.swift (`parsed[Self.json]`);
+    /// this is for code that walks a group's declarations.
+    func occurrences(of spec: OptionSpec) -> [String] { values[spec.names[0]] ?? [] }
 
     /// Parses `arguments` against the options and arguments of `command`.
     ///

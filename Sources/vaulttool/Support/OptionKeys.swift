@@ -91,16 +91,16 @@ struct RemainingArguments {
 
 extension ParsedArguments {
     /// Whether the option declared by `spec` was given (for code that walks a group's specs).
-    func isGiven(_ spec: OptionSpec) -> Bool { value(spec.names[0]) != nil }
+    func isGiven(_ spec: OptionSpec) -> Bool { !occurrences(of: spec).isEmpty }
 
     /// Whether the flag was given.
-    subscript(_ key: Flag) -> Bool { flag(key.name) }
+    subscript(_ key: Flag) -> Bool { !occurrences(of: key.spec).isEmpty }
 
     /// The option's last value, or `nil` when it was not given.
-    subscript(_ key: Option) -> String? { value(key.name) }
+    subscript(_ key: Option) -> String? { occurrences(of: key.spec).last }
 
     /// Every value of the repeatable option, in the order given.
-    subscript(_ key: RepeatedOption) -> [String] { all(key.name) }
+    subscript(_ key: RepeatedOption) -> [String] { occurrences(of: key.spec) }
 
     /// The required argument. The parser has checked that it is there; reading an argument the
     /// command did not declare is a programming error.
