@@ -22,13 +22,24 @@ struct Agent: Command {
             """
     )
     static let options = [
-        OptionSpec(names: ["--foreground"], valueName: nil, help: "Serve in the foreground until stopped."),
-        OptionSpec(names: ["--socket"], valueName: "path", help: "The socket (default: see the discussion)."),
-        OptionSpec(names: ["--idle-timeout"], valueName: "seconds", help: "Drop keys unused this long (600)."),
-        OptionSpec(names: ["--max-lifetime"], valueName: "seconds", help: "Drop keys this long after unlock (7200)."),
-        OptionSpec(names: ["--status"], valueName: nil, help: "List the vaults the running agent holds."),
-        OptionSpec(names: ["--stop"], valueName: nil, help: "Drop every key and stop the running agent."),
+        foregroundFlag.spec, socketOption.spec, idleTimeoutOption.spec, maxLifetimeOption.spec, statusFlag.spec,
+        stopFlag.spec,
     ]
+
+    static let foregroundFlag = Flag("--foreground", help: "Serve in the foreground until stopped.")
+    static let socketOption = Option("--socket", valueName: "path", help: "The socket (default: see the discussion).")
+    static let idleTimeoutOption = Option(
+        "--idle-timeout",
+        valueName: "seconds",
+        help: "Drop keys unused this long (600)."
+    )
+    static let maxLifetimeOption = Option(
+        "--max-lifetime",
+        valueName: "seconds",
+        help: "Drop keys this long after unlock (7200)."
+    )
+    static let statusFlag = Flag("--status", help: "List the vaults the running agent holds.")
+    static let stopFlag = Flag("--stop", help: "Drop every key and stop the running agent.")
     static let arguments: [ArgumentSpec] = []
 
     let foreground, status, stop: Bool
@@ -36,21 +47,23 @@ struct Agent: Command {
     let limits: AgentServer.Limits
 
     init(_ parsed: ParsedArguments) throws {
-        foreground = parsed.flag("--foreground")
-        status = parsed.flag("--status")
-        stop = parsed.flag("--stop")
+        foreground = parsed[Self.foregroundFlag]
+        status = parsed[Self.statusFlag]
+        stop = parsed[Self.stopFlag]
         socketPath =
-            parsed.value("--socket") ?? VaultAccess.agentSocket
+            parsed[Self.socketOption] ?? VaultAccess.agentSocket
             ?? AgentSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
         guard socketPath.hasPrefix("/") else { throw UsageError("The agent socket must be an absolute path") }
-        func seconds(_ name: String, _ fallback: Int) throws -> Duration? {
-            let text = parsed.value(name) ?? String(fallback)
-            guard let value = Int(text), value >= 0 else { throw UsageError("'\(name)' needs a number of seconds") }
+        func seconds(_ option: Option, _ fallback: Int) throws -> Duration? {
+            let text = parsed[option] ?? String(fallback)
+            guard let value = Int(text), value >= 0 else {
+                throw UsageError("'\(option.name)' needs a number of seconds")
+            }
             return value == 0 ? nil : .seconds(value)
         }
         limits = AgentServer.Limits(
-            idleTimeout: try seconds("--idle-timeout", 600),
-            maximumLifetime: try seconds("--max-lifetime", 7200)
+            idleTimeout: try seconds(Self.idleTimeoutOption, 600),
+            maximumLifetime: try seconds(Self.maxLifetimeOption, 7200)
         )
         guard [foreground, status, stop].filter({ $0 }).count <= 1 else {
             throw UsageError("Give one of '--foreground', '--status' and '--stop'")

@@ -23,9 +23,14 @@ struct BackupCommand: Command {
     )
     static let options = CredentialOptions.specs
     static let arguments = [
-        ArgumentSpec(name: "vault", help: "The vault file to copy."),
-        ArgumentSpec(name: "destination", help: "The new file (default: <vault>.backup-<UTC time>).", optional: true),
+        vault.spec, destinationArgument.spec,
     ]
+
+    static let vault = Argument("vault", help: "The vault file to copy.")
+    static let destinationArgument = OptionalArgument(
+        "destination",
+        help: "The new file (default: <vault>.backup-<UTC time>)."
+    )
 
     let path: String
     let destination: String?
@@ -35,10 +40,10 @@ struct BackupCommand: Command {
     let deviceSecretNamed: Bool
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        destination = parsed.positional(1)
+        path = parsed[Self.vault]
+        destination = parsed[Self.destinationArgument]
         credentialOptions = try CredentialOptions(parsed)
-        deviceSecretNamed = parsed.value("--device-secret-file") != nil
+        deviceSecretNamed = parsed[CredentialOptions.deviceSecretFileOption] != nil
     }
 
     func run() throws {

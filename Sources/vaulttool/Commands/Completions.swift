@@ -13,12 +13,14 @@ struct Completions: Command {
             """
     )
     static let options: [OptionSpec] = []
-    static let arguments = [ArgumentSpec(name: "shell", help: "bash or zsh.", completion: .values(["bash", "zsh"]))]
+    static let arguments = [shellArgument.spec]
+
+    static let shellArgument = Argument("shell", help: "bash or zsh.", completion: .values(["bash", "zsh"]))
 
     let shell: String
 
     init(_ parsed: ParsedArguments) throws {
-        shell = parsed.positional(0)!
+        shell = parsed[Self.shellArgument]
         guard shell == "bash" || shell == "zsh" else { throw UsageError("Unknown shell '\(shell)'; use bash or zsh") }
     }
 

@@ -18,9 +18,11 @@ struct Create: Command {
             """
     )
     static let options =
-        CredentialOptions.specs.filter { $0.names[0] != "--device-secret-file" } + [KeyFiles.generateSpec]
+        CredentialOptions.specs(without: CredentialOptions.deviceSecretFileOption.spec) + [KeyFiles.generateOption.spec]
         + KDFOptions.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file to create; it must not exist.")]
+    static let arguments = [vault.spec]
+
+    static let vault = Argument("vault", help: "The vault file to create; it must not exist.")
 
     let path: String
     let credentialOptions: CredentialOptions
@@ -29,10 +31,10 @@ struct Create: Command {
     let generatedKeyFile: String?
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Self.vault]
         credentialOptions = try CredentialOptions(parsed)
         kdfOptions = try KDFOptions(parsed)
-        generatedKeyFile = parsed.value("--generate-key-file")
+        generatedKeyFile = parsed[KeyFiles.generateOption]
         if generatedKeyFile != nil && credentialOptions.keyFile != nil {
             throw UsageError("Use only one of '--key-file' and '--generate-key-file'")
         }

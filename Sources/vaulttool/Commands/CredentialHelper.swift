@@ -24,19 +24,20 @@ struct CredentialHelper: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(
-                names: ["--vault"],
-                valueName: "path",
-                help: "The vault file (default: $VAULTTOOL_VAULT).",
-                completion: .files
-            )
-        ]
-        + CredentialOptions.specs
-    static let arguments = [
-        ArgumentSpec(name: "helper", help: "git or docker."),
-        ArgumentSpec(name: "action", help: "git: get, store, erase. docker: get, store, erase, list, version."),
-    ]
+        [vaultOption.spec] + CredentialOptions.specs
+    static let arguments = [helperArgument.spec, actionArgument.spec]
+
+    static let vaultOption = Option(
+        "--vault",
+        valueName: "path",
+        help: "The vault file (default: $VAULTTOOL_VAULT).",
+        completion: .files
+    )
+    static let helperArgument = Argument("helper", help: "git or docker.")
+    static let actionArgument = Argument(
+        "action",
+        help: "git: get, store, erase. docker: get, store, erase, list, version."
+    )
 
     /// The two protocols.
     enum Helper: String {
@@ -49,13 +50,13 @@ struct CredentialHelper: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        let name = parsed.positional(0)!
+        let name = parsed[Self.helperArgument]
         guard let helper = Helper(rawValue: name) else {
             throw UsageError("Unknown credential helper '\(name)'; use git or docker")
         }
         self.helper = helper
-        action = parsed.positional(1)!
-        vault = parsed.value("--vault")
+        action = parsed[Self.actionArgument]
+        vault = parsed[Self.vaultOption]
         credentialOptions = try CredentialOptions(parsed)
         if credentialOptions.usesStdin {
             throw UsageError("Standard input carries the \(name) protocol; give the password with '--password-file'")

@@ -19,17 +19,17 @@ struct DeviceSecretCommand: Command {
             """
     )
     static let options: [OptionSpec] = []
-    static let arguments = [
-        ArgumentSpec(name: "action", help: "init or path."),
-        ArgumentSpec(name: "file", help: "The device-secret file (default: see above).", optional: true),
-    ]
+    static let arguments = [actionArgument.spec, fileArgument.spec]
+
+    static let actionArgument = Argument("action", help: "init or path.")
+    static let fileArgument = OptionalArgument("file", help: "The device-secret file (default: see above).")
 
     let action: String
     let file: String?
 
     init(_ parsed: ParsedArguments) throws {
-        action = parsed.positional(0)!
-        file = parsed.positional(1)
+        action = parsed[Self.actionArgument]
+        file = parsed[Self.fileArgument]
         guard action == "init" || action == "path" else {
             throw UsageError("The action is 'init' or 'path', not '\(action)'")
         }

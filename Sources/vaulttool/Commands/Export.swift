@@ -17,12 +17,18 @@ struct Export: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(names: ["--output", "-o"], valueName: "file", help: "Write to a new file (mode 0600)."),
-            OptionSpec(names: ["--include-device-only"], valueName: nil, help: "Include ThisDeviceOnly items."),
-            OptionSpec(names: ["--salvage"], valueName: nil, help: "Export every readable item despite damaged ones."),
-        ] + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+        [outputOption.spec, includeDeviceOnlyFlag.spec, salvageFlag.spec] + ItemSelector.specs
+        + ItemSelector.filterSpecs + CredentialOptions.specs
+    static let arguments = [Argument.vault.spec]
+
+    static let outputOption = Option(
+        "--output",
+        shortName: "-o",
+        valueName: "file",
+        help: "Write to a new file (mode 0600)."
+    )
+    static let includeDeviceOnlyFlag = Flag("--include-device-only", help: "Include ThisDeviceOnly items.")
+    static let salvageFlag = Flag("--salvage", help: "Export every readable item despite damaged ones.")
 
     /// The top level of the generic JSON layout.
     struct Document: Codable {
@@ -39,10 +45,10 @@ struct Export: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        output = parsed.value("--output")
-        includeDeviceOnly = parsed.flag("--include-device-only")
-        salvage = parsed.flag("--salvage")
+        path = parsed[Argument.vault]
+        output = parsed[Self.outputOption]
+        includeDeviceOnly = parsed[Self.includeDeviceOnlyFlag]
+        salvage = parsed[Self.salvageFlag]
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
     }

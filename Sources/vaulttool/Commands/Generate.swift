@@ -17,12 +17,16 @@ struct Generate: Command {
             --count above 1 every password is on its own line.
             """
     )
-    static let options = [
-        OptionSpec(names: ["--length"], valueName: "n", help: "The number of characters (1 to 4096)."),
-        OptionSpec(names: ["--alphabet"], valueName: "characters", help: "The characters to draw from."),
-        OptionSpec(names: ["--count"], valueName: "n", help: "How many passwords to print (default 1)."),
-        OptionSpec(names: ["--no-newline", "-n"], valueName: nil, help: "Never end a single password with a newline."),
-    ]
+    static let options = [lengthOption.spec, alphabetOption.spec, countOption.spec, noNewlineFlag.spec]
+
+    static let lengthOption = Option("--length", valueName: "n", help: "The number of characters (1 to 4096).")
+    static let alphabetOption = Option("--alphabet", valueName: "characters", help: "The characters to draw from.")
+    static let countOption = Option("--count", valueName: "n", help: "How many passwords to print (default 1).")
+    static let noNewlineFlag = Flag(
+        "--no-newline",
+        shortName: "-n",
+        help: "Never end a single password with a newline."
+    )
     static let arguments: [ArgumentSpec] = []
 
     let shape: PasswordGenerator.Shape
@@ -30,13 +34,13 @@ struct Generate: Command {
     let noNewline: Bool
 
     init(_ parsed: ParsedArguments) throws {
-        let length = try parsed.value("--length").map { text in
+        let length = try parsed[Self.lengthOption].map { text in
             guard let value = Int(text), (1...4096).contains(value) else {
                 throw UsageError("'--length' needs a number from 1 to 4096")
             }
             return value
         }
-        let alphabet = parsed.value("--alphabet")
+        let alphabet = parsed[Self.alphabetOption]
         if let alphabet, Swift.Set(alphabet).count < 2 {
             throw UsageError("'--alphabet' needs at least two different characters")
         }
@@ -46,13 +50,13 @@ struct Generate: Command {
             shape = .custom(length: length ?? 20, alphabet: alphabet ?? PasswordGenerator.unambiguousAlphabet)
         }
         count =
-            try parsed.value("--count").map { text in
+            try parsed[Self.countOption].map { text in
                 guard let value = Int(text), (1...1000).contains(value) else {
                     throw UsageError("'--count' needs a number from 1 to 1000")
                 }
                 return value
             } ?? 1
-        noNewline = parsed.flag("--no-newline")
+        noNewline = parsed[Self.noNewlineFlag]
     }
 
     func run() throws {

@@ -18,14 +18,15 @@ struct Get: Command {
             """
     )
     static let options =
-        [OptionSpec(names: ["--json"], valueName: nil, help: "Print the item and its secret as JSON.")]
-        + ItemSelector.specs + ItemSelector.filterSpecs + [expectedAccessibilitySpec] + CredentialOptions.specs
-    static let expectedAccessibilitySpec = OptionSpec(
-        names: ["--accessibility"],
+        [jsonFlag.spec] + ItemSelector.specs + ItemSelector.filterSpecs + [expectedAccessibilityOption.spec]
+        + CredentialOptions.specs
+    static let jsonFlag = Flag("--json", help: "Print the item and its secret as JSON.")
+    static let expectedAccessibilityOption = Option(
+        "--accessibility",
         valueName: "class",
         help: "Refuse the item unless its protection class is <class>."
     )
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+    static let arguments = [Argument.vault.spec]
 
     let path: String
     let json: Bool
@@ -35,11 +36,11 @@ struct Get: Command {
     let expectedAccessibility: ProtectionClass?
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        json = parsed.flag("--json")
+        path = parsed[Argument.vault]
+        json = parsed[Self.jsonFlag]
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
-        expectedAccessibility = try parsed.value("--accessibility").map { name in
+        expectedAccessibility = try parsed[Self.expectedAccessibilityOption].map { name in
             guard let value = ProtectionClass(name: name) else {
                 throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
             }

@@ -27,9 +27,11 @@ struct GitDiff: Command {
             """
     )
     /// The credential options without `--password-stdin`: git gives a textconv driver no input.
-    static let credentialSpecs = CredentialOptions.specs.filter { $0.names[0] != "--password-stdin" }
+    static let credentialSpecs = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
     static let options = credentialSpecs
-    static let arguments = [ArgumentSpec(name: "file", help: "The vault file (git passes a temporary copy).")]
+    static let arguments = [fileArgument.spec]
+
+    static let fileArgument = Argument("file", help: "The vault file (git passes a temporary copy).")
 
     let path: String
     let credentialOptions: CredentialOptions
@@ -38,10 +40,10 @@ struct GitDiff: Command {
     let explicitCredential: Bool
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Self.fileArgument]
         credentialOptions = try CredentialOptions(parsed)
         explicitCredential = Self.credentialSpecs.contains {
-            $0.names[0] != "--device-secret-file" && parsed.value($0.names[0]) != nil
+            $0.names != CredentialOptions.deviceSecretFileOption.spec.names && parsed.isGiven($0)
         }
     }
 

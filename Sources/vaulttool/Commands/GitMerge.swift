@@ -23,12 +23,14 @@ struct GitMerge: Command {
             as usual.
             """
     )
-    static let options = CredentialOptions.specs.filter { $0.names[0] != "--password-stdin" }
+    static let options = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
     static let arguments = [
-        ArgumentSpec(name: "ancestor", help: "The common ancestor (git's %O)."),
-        ArgumentSpec(name: "ours", help: "Our version (git's %A); the merge is written here."),
-        ArgumentSpec(name: "theirs", help: "Their version (git's %B)."),
+        ancestorArgument.spec, oursArgument.spec, theirsArgument.spec,
     ]
+
+    static let ancestorArgument = Argument("ancestor", help: "The common ancestor (git's %O).")
+    static let oursArgument = Argument("ours", help: "Our version (git's %A); the merge is written here.")
+    static let theirsArgument = Argument("theirs", help: "Their version (git's %B).")
 
     /// The variables that supply credentials when no option does.
     static let passwordFileVariable = "VAULTTOOL_PASSWORD_FILE"
@@ -40,9 +42,9 @@ struct GitMerge: Command {
     var credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        ancestor = parsed.positional(0)!
-        ours = parsed.positional(1)!
-        theirs = parsed.positional(2)!
+        ancestor = parsed[Self.ancestorArgument]
+        ours = parsed[Self.oursArgument]
+        theirs = parsed[Self.theirsArgument]
         credentialOptions = try CredentialOptions(parsed)
         let environment = ProcessInfo.processInfo.environment
         if !credentialOptions.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {

@@ -26,29 +26,26 @@ struct GitSetup: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(
-                names: ["--repo"],
-                valueName: "dir",
-                help: "A directory inside the repository (default: the current directory).",
-                completion: .files
-            ),
-            OptionSpec(names: ["--dry-run"], valueName: nil, help: "Print what would change; change nothing."),
-            OptionSpec(
-                names: ["--use-path"],
-                valueName: nil,
-                help: "Write plain 'vaulttool' (looked up on PATH) instead of this program's absolute path."
-            ),
-        ] + GitDiff.credentialSpecs
-    static let arguments = [
-        ArgumentSpec(
-            name: "pattern",
-            help: "gitattributes patterns of the vault files (default: *.vault); repeatable.",
-            optional: true,
-            completion: .none,
-            repeats: true
-        )
-    ]
+        [repoOption.spec, dryRunFlag.spec, usePathFlag.spec] + GitDiff.credentialSpecs
+    static let arguments = [patternArguments.spec]
+
+    static let repoOption = Option(
+        "--repo",
+        valueName: "dir",
+        help: "A directory inside the repository (default: the current directory).",
+        completion: .files
+    )
+    static let dryRunFlag = Flag("--dry-run", help: "Print what would change; change nothing.")
+    static let usePathFlag = Flag(
+        "--use-path",
+        help: "Write plain 'vaulttool' (looked up on PATH) instead of this program's absolute path."
+    )
+    static let patternArguments = RemainingArguments(
+        "pattern",
+        help: "gitattributes patterns of the vault files (default: *.vault); repeatable.",
+        optional: true,
+        completion: .none
+    )
 
     let repo: String
     let dryRun: Bool
@@ -57,10 +54,11 @@ struct GitSetup: Command {
     let driverOptions: [String]
 
     init(_ parsed: ParsedArguments) throws {
-        repo = parsed.value("--repo") ?? FileManager.default.currentDirectoryPath
-        dryRun = parsed.flag("--dry-run")
-        usePath = parsed.flag("--use-path")
-        patterns = parsed.positionals.isEmpty ? ["*.vault"] : parsed.positionals
+        repo = parsed[Self.repoOption] ?? FileManager.default.currentDirectoryPath
+        dryRun = parsed[Self.dryRunFlag]
+        usePath = parsed[Self.usePathFlag]
+        let given = parsed[Self.patternArguments]
+        patterns = given.isEmpty ? ["*.vault"] : given
         for pattern in patterns where !Self.isPlainPattern(pattern) {
             throw UsageError(
                 "The pattern '\(pattern)' cannot be written to .gitattributes; use one without spaces, quotes or '#'"
@@ -109,7 +107,7 @@ struct GitSetup: Command {
         }
         var out = [String]()
         for spec in GitDiff.credentialSpecs where spec.valueName != nil {
-            guard let value = parsed.value(spec.names[0]) else { continue }
+            guard let value = parsed.occurrences(of: spec).last else { continue }
             out += [spec.names[0], spec.valueName == "file" ? absolute(value) : value]
         }
         return out

@@ -18,16 +18,16 @@ struct Import: Command {
             """
     )
     static let options = ImportRunner.specs + CredentialOptions.specs + KDFOptions.specs + RollbackOption.specs
-    static let arguments = [
-        ArgumentSpec(name: "file", help: "The export to read."),
-        ArgumentSpec(name: "vault", help: "The vault to add the items to (see --create)."),
-    ]
+    static let arguments = [fileArgument.spec, vault.spec]
+
+    static let fileArgument = Argument("file", help: "The export to read.")
+    static let vault = Argument("vault", help: "The vault to add the items to (see --create).")
 
     let runner: ImportRunner
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        runner = try ImportRunner(parsed, source: parsed.positional(0)!, vault: parsed.positional(1)!)
+        runner = try ImportRunner(parsed, source: parsed[Self.fileArgument], vault: parsed[Self.vault])
         credentialOptions = try CredentialOptions(parsed)
     }
 

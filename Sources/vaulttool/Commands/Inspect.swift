@@ -18,11 +18,12 @@ struct Inspect: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output."),
-            OptionSpec(names: ["--items"], valueName: nil, help: "List the items too (needs a credential)."),
-        ] + CredentialOptions.specs
-    static let arguments = [ArgumentSpec(name: "path", help: "The vault file to inspect.")]
+        [jsonFlag.spec, itemsFlag.spec] + CredentialOptions.specs
+    static let arguments = [vault.spec]
+
+    static let jsonFlag = Flag("--json", help: "Print machine-readable output.")
+    static let itemsFlag = Flag("--items", help: "List the items too (needs a credential).")
+    static let vault = Argument("path", help: "The vault file to inspect.")
 
     let path: String
     let json: Bool
@@ -33,11 +34,11 @@ struct Inspect: Command {
     let deviceSecretNamed: Bool
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        json = parsed.flag("--json")
-        items = parsed.flag("--items")
+        path = parsed[Self.vault]
+        json = parsed[Self.jsonFlag]
+        items = parsed[Self.itemsFlag]
         credentialOptions = try CredentialOptions(parsed)
-        deviceSecretNamed = parsed.value("--device-secret-file") != nil
+        deviceSecretNamed = parsed[CredentialOptions.deviceSecretFileOption] != nil
     }
 
     /// Whether a credential was named on the command line (then the header MAC is checked).

@@ -15,17 +15,18 @@ struct Keygen: Command {
             '--identity <identity>'. With --recipient-of, prints the public key of an existing identity.
             """
     )
-    static let options = [
-        OptionSpec(names: ["--recipient-of"], valueName: nil, help: "Print the public key of an existing identity.")
-    ]
-    static let arguments = [ArgumentSpec(name: "identity", help: "The identity file.")]
+    static let options = [recipientOf.spec]
+    static let arguments = [identity.spec]
+
+    static let recipientOf = Flag("--recipient-of", help: "Print the public key of an existing identity.")
+    static let identity = Argument("identity", help: "The identity file.")
 
     let path: String
     let show: Bool
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        show = parsed.flag("--recipient-of")
+        path = parsed[Self.identity]
+        show = parsed[Self.recipientOf]
     }
 
     func run() throws {

@@ -15,12 +15,11 @@ struct List: Command {
         aliases: ["ls"]
     )
     static let options =
-        [
-            OptionSpec(names: ["--json"], valueName: nil, help: "Print machine-readable output."),
-            OptionSpec(names: ["--salvage"], valueName: nil, help: "List every readable item despite damaged ones."),
-        ]
-        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+        [jsonFlag.spec, salvageFlag.spec] + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
+    static let arguments = [Argument.vault.spec]
+
+    static let jsonFlag = Flag("--json", help: "Print machine-readable output.")
+    static let salvageFlag = Flag("--salvage", help: "List every readable item despite damaged ones.")
 
     struct Report: Encodable {
         var items: [ItemRecord]
@@ -36,9 +35,9 @@ struct List: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        json = parsed.flag("--json")
-        salvage = parsed.flag("--salvage")
+        path = parsed[Argument.vault]
+        json = parsed[Self.jsonFlag]
+        salvage = parsed[Self.salvageFlag]
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
     }

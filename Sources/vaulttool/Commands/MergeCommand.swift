@@ -24,29 +24,29 @@ struct MergeCommand: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(
-                names: ["--base"],
-                valueName: "file",
-                help: "The common ancestor of <vault> and one <other>: merge three-way."
-            ),
-            OptionSpec(
-                names: ["--output"],
-                valueName: "file",
-                help: "Write the merge of <vault> and one <other> to a new file; both stay as they are."
-            ),
-            OptionSpec(names: ["--remove-merged"], valueName: nil, help: "Delete each <other> once it is merged."),
-            OptionSpec(
-                names: ["--keep-key"],
-                valueName: "side",
-                help: "ours or theirs: the master key to keep when one copy was rekeyed.",
-                completion: .values(["ours", "theirs"])
-            ),
-        ] + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [
-        ArgumentSpec(name: "vault", help: "The vault to merge into (ours)."),
-        ArgumentSpec(name: "other", help: "A copy of the same vault to merge in (theirs).", repeats: true),
-    ]
+        [baseOption.spec, outputOption.spec, removeMergedFlag.spec, keepKeyOption.spec]
+        + CredentialOptions.specs + RollbackOption.specs
+    static let arguments = [vault.spec, otherArguments.spec]
+
+    static let baseOption = Option(
+        "--base",
+        valueName: "file",
+        help: "The common ancestor of <vault> and one <other>: merge three-way."
+    )
+    static let outputOption = Option(
+        "--output",
+        valueName: "file",
+        help: "Write the merge of <vault> and one <other> to a new file; both stay as they are."
+    )
+    static let removeMergedFlag = Flag("--remove-merged", help: "Delete each <other> once it is merged.")
+    static let keepKeyOption = Option(
+        "--keep-key",
+        valueName: "side",
+        help: "ours or theirs: the master key to keep when one copy was rekeyed.",
+        completion: .values(["ours", "theirs"])
+    )
+    static let vault = Argument("vault", help: "The vault to merge into (ours).")
+    static let otherArguments = RemainingArguments("other", help: "A copy of the same vault to merge in (theirs).")
 
     let path: String
     let others: [String]
@@ -57,12 +57,12 @@ struct MergeCommand: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        others = Array(parsed.positionals.dropFirst())
-        base = parsed.value("--base")
-        output = parsed.value("--output")
-        removeMerged = parsed.flag("--remove-merged")
-        if let side = parsed.value("--keep-key") {
+        path = parsed[Self.vault]
+        others = parsed[Self.otherArguments]
+        base = parsed[Self.baseOption]
+        output = parsed[Self.outputOption]
+        removeMerged = parsed[Self.removeMergedFlag]
+        if let side = parsed[Self.keepKeyOption] {
             guard let chosen = MergeSide(rawValue: side) else {
                 throw UsageError("--keep-key takes 'ours' or 'theirs', not '\(side)'")
             }

@@ -23,18 +23,17 @@ struct Migrate: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(names: ["--keep-backup"], valueName: nil, help: "Keep the backup after a successful migration."),
-            OptionSpec(
-                names: ["--to"],
-                valueName: "format",
-                help: "The format to reach: 1.1 (default), 1.2 (recipients) or 2.0 (access-group recipients)."
-            ),
-        ] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [
-        ArgumentSpec(name: "source", help: "With --from: the export to import.", optional: true),
-        ArgumentSpec(name: "vault", help: "The vault file."),
-    ]
+        [keepBackupFlag.spec, toOption.spec] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs
+        + RollbackOption.specs
+    static let arguments = [sourceArgument.spec, Argument.vault.spec]
+
+    static let keepBackupFlag = Flag("--keep-backup", help: "Keep the backup after a successful migration.")
+    static let toOption = Option(
+        "--to",
+        valueName: "format",
+        help: "The format to reach: 1.1 (default), 1.2 (recipients) or 2.0 (access-group recipients)."
+    )
+    static let sourceArgument = OptionalArgument("source", help: "With --from: the export to import.")
 
     let path: String
     /// `--to`: the version to reach (formats 1.2 and 2.0 only by this explicit choice, R12-MIG-1, R2-MIG-1).
@@ -47,26 +46,25 @@ struct Migrate: Command {
     init(_ parsed: ParsedArguments) throws {
         credentialOptions = try CredentialOptions(parsed)
         kdfOptions = try KDFOptions(parsed)
-        keepBackup = parsed.flag("--keep-backup")
-        dryRun = parsed.flag("--dry-run")
-        json = parsed.flag("--json")
-        switch parsed.value("--to") {
+        keepBackup = parsed[Self.keepBackupFlag]
+        dryRun = parsed[ImportRunner.Key.dryRun]
+        json = parsed[ImportRunner.Key.json]
+        switch parsed[Self.toOption] {
         case nil: targetVersion = nil
         case "1.1": targetVersion = (1, 1)
         case "1.2": targetVersion = (1, 2)
         case "2.0": targetVersion = (2, 0)
         case let other?: throw UsageError("'--to' is 1.1, 1.2 or 2.0, not '\(other)'")
         }
-        if parsed.positionals.count == 2 {
-            path = parsed.positional(1)!
-            runner = try ImportRunner(parsed, source: parsed.positional(0)!, vault: path)
+        path = parsed[Argument.vault]
+        if let source = parsed[Self.sourceArgument] {
+            runner = try ImportRunner(parsed, source: source, vault: path)
             if keepBackup { throw UsageError("'--keep-backup' does not apply to imports") }
         } else {
-            path = parsed.positional(0)!
             runner = nil
-            if parsed.value("--from") != nil { throw UsageError("Missing expected argument '<source>'") }
-            if parsed.flag("--replace") || parsed.value("--accessibility") != nil || parsed.flag("--skip-duplicates")
-                || parsed.flag("--create")
+            if parsed[ImportRunner.Key.from] != nil { throw UsageError("Missing expected argument '<source>'") }
+            if parsed[ImportRunner.Key.replace] || parsed[ImportRunner.Key.accessibility] != nil
+                || parsed[ImportRunner.Key.skipDuplicates] || parsed[ImportRunner.Key.create]
             {
                 throw UsageError(
                     "'--replace', '--skip-duplicates', '--create' and '--accessibility' apply only to imports ('--from')"

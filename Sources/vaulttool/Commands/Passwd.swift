@@ -30,41 +30,54 @@ struct Passwd: Command {
     )
     static let options =
         [
-            OptionSpec(names: ["--new-password-file"], valueName: "file", help: "Read the new password from a file."),
-            OptionSpec(
-                names: ["--new-password-env"],
-                valueName: "name",
-                help: "The new password is the value of environment variable <name>."
-            ),
-            OptionSpec(
-                names: ["--new-password-file-env"],
-                valueName: "name",
-                help: "Read the new password from the file named by environment variable <name>."
-            ),
-            OptionSpec(
-                names: ["--add-key-file"],
-                valueName: "file",
-                help: "Add a keyslot that this key file alone opens (a second way in)."
-            ),
-            OptionSpec(
-                names: ["--generate-key-file"],
-                valueName: "file",
-                help: "Write a new 32-byte random key file and add a keyslot that it alone opens."
-            ),
-            OptionSpec(names: ["--remove-key-file"], valueName: nil, help: "Remove every key-file-only keyslot."),
-            OptionSpec(
-                names: ["--add-recovery"],
-                valueName: nil,
-                help: "Add a keyslot for a generated recovery password (printed once)."
-            ),
-            OptionSpec(names: ["--remove-keyslot"], valueName: "index", help: "Remove the keyslot at <index>."),
-            OptionSpec(
-                names: ["--no-rekey"],
-                valueName: nil,
-                help: "Keep the master key: the old credential still works with an old copy of the vault."
-            ),
+            Key.newPasswordFile.spec, Key.newPasswordEnv.spec, Key.newPasswordFileEnv.spec, Key.addKeyFile.spec,
+            Key.generateKeyFile.spec, Key.removeKeyFile.spec, Key.addRecovery.spec, Key.removeKeyslot.spec,
+            Key.noRekey.spec,
         ] + RekeyFlags.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+    static let arguments = [Argument.vault.spec]
+
+    /// The options of `passwd` beyond the shared groups, declared once.
+    enum Key {
+        static let newPasswordFile = Option(
+            "--new-password-file",
+            valueName: "file",
+            help: "Read the new password from a file."
+        )
+        static let newPasswordEnv = Option(
+            "--new-password-env",
+            valueName: "name",
+            help: "The new password is the value of environment variable <name>."
+        )
+        static let newPasswordFileEnv = Option(
+            "--new-password-file-env",
+            valueName: "name",
+            help: "Read the new password from the file named by environment variable <name>."
+        )
+        static let addKeyFile = Option(
+            "--add-key-file",
+            valueName: "file",
+            help: "Add a keyslot that this key file alone opens (a second way in)."
+        )
+        static let generateKeyFile = Option(
+            "--generate-key-file",
+            valueName: "file",
+            help: "Write a new 32-byte random key file and add a keyslot that it alone opens."
+        )
+        static let removeKeyFile = Flag("--remove-key-file", help: "Remove every key-file-only keyslot.")
+        static let addRecovery = Flag(
+            "--add-recovery",
+            help: "Add a keyslot for a generated recovery password (printed once)."
+        )
+        static let removeKeyslot = Option(
+            "--remove-keyslot",
+            valueName: "index",
+            help: "Remove the keyslot at <index>."
+        )
+        static let noRekey = Flag(
+            "--no-rekey",
+            help: "Keep the master key: the old credential still works with an old copy of the vault."
+        )
+    }
 
     enum Action {
         case changePassword, addKeyFile(String), generateKeyFile(String), removeKeyFiles, addRecovery
@@ -81,24 +94,24 @@ struct Passwd: Command {
     let rekeyFlags: RekeyFlags
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Argument.vault]
         credentialOptions = try CredentialOptions(parsed)
         kdfOptions = try KDFOptions(parsed)
         var actions = [Action]()
-        if let file = parsed.value("--add-key-file") { actions.append(.addKeyFile(file)) }
-        if let file = parsed.value("--generate-key-file") { actions.append(.generateKeyFile(file)) }
-        if parsed.flag("--remove-key-file") { actions.append(.removeKeyFiles) }
-        if parsed.flag("--add-recovery") { actions.append(.addRecovery) }
-        if let text = parsed.value("--remove-keyslot") {
+        if let file = parsed[Key.addKeyFile] { actions.append(.addKeyFile(file)) }
+        if let file = parsed[Key.generateKeyFile] { actions.append(.generateKeyFile(file)) }
+        if parsed[Key.removeKeyFile] { actions.append(.removeKeyFiles) }
+        if parsed[Key.addRecovery] { actions.append(.addRecovery) }
+        if let text = parsed[Key.removeKeyslot] {
             guard let index = Int(text), index >= 0 else { throw UsageError("'--remove-keyslot' needs an index") }
             actions.append(.removeKeyslot(index))
         }
         guard actions.count <= 1 else { throw UsageError("Give one action at a time") }
         action = actions.first ?? .changePassword
         newPassword = try CredentialOptions(
-            passwordFile: parsed.value("--new-password-file"),
-            passwordEnv: parsed.value("--new-password-env"),
-            passwordFileEnv: parsed.value("--new-password-file-env")
+            passwordFile: parsed[Key.newPasswordFile],
+            passwordEnv: parsed[Key.newPasswordEnv],
+            passwordFileEnv: parsed[Key.newPasswordFileEnv]
         )
         if case .changePassword = action {
         } else if newPassword.hasPasswordSource {
@@ -106,9 +119,9 @@ struct Passwd: Command {
         }
         rekeyFlags = RekeyFlags(parsed)
         switch action {
-        case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !parsed.flag("--no-rekey")
+        case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !parsed[Key.noRekey]
         case .addKeyFile, .generateKeyFile, .addRecovery:
-            if parsed.flag("--no-rekey") { throw UsageError("'--no-rekey' only goes with a change or removal") }
+            if parsed[Key.noRekey] { throw UsageError("'--no-rekey' only goes with a change or removal") }
             rekeys = false
         }
         if rekeyFlags.isGiven && !rekeys {

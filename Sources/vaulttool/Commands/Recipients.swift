@@ -23,25 +23,23 @@ struct Recipients: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(names: ["--recipient"], valueName: "key", help: "A public key, VAULT-RECIPIENT-1:..."),
-            OptionSpec(names: ["--name"], valueName: "name", help: "The recipient's name (up to 64 bytes)."),
-            OptionSpec(
-                names: ["--access-group"],
-                valueName: "group",
-                help: "add: limit the recipient to this access group (format 2.0)."
-            ),
-            OptionSpec(names: ["--json"], valueName: nil, help: "ls: print machine-readable output."),
-            OptionSpec(
-                names: ["--unreadable"],
-                valueName: nil,
-                help: "rm: remove every recipient whose key and name do not decrypt."
-            ),
-        ] + RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [
-        ArgumentSpec(name: "action", help: "ls, add or rm."),
-        ArgumentSpec(name: "vault", help: "The vault file."),
-    ]
+        [recipientOption.spec, nameOption.spec, accessGroupOption.spec, jsonFlag.spec, unreadableFlag.spec]
+        + RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
+    static let arguments = [actionArgument.spec, Argument.vault.spec]
+
+    static let recipientOption = Option("--recipient", valueName: "key", help: "A public key, VAULT-RECIPIENT-1:...")
+    static let nameOption = Option("--name", valueName: "name", help: "The recipient's name (up to 64 bytes).")
+    static let accessGroupOption = Option(
+        "--access-group",
+        valueName: "group",
+        help: "add: limit the recipient to this access group (format 2.0)."
+    )
+    static let jsonFlag = Flag("--json", help: "ls: print machine-readable output.")
+    static let unreadableFlag = Flag(
+        "--unreadable",
+        help: "rm: remove every recipient whose key and name do not decrypt."
+    )
+    static let actionArgument = Argument("action", help: "ls, add or rm.")
 
     let action: String
     let path: String
@@ -55,18 +53,18 @@ struct Recipients: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        action = parsed.positional(0)!
-        path = parsed.positional(1)!
-        name = parsed.value("--name")
-        accessGroup = parsed.value("--access-group")
-        if accessGroup != nil && parsed.positional(0) != "add" {
+        action = parsed[Self.actionArgument]
+        path = parsed[Argument.vault]
+        name = parsed[Self.nameOption]
+        accessGroup = parsed[Self.accessGroupOption]
+        if accessGroup != nil && action != "add" {
             throw UsageError("'--access-group' applies only to 'add'")
         }
-        json = parsed.flag("--json")
-        unreadable = parsed.flag("--unreadable")
+        json = parsed[Self.jsonFlag]
+        unreadable = parsed[Self.unreadableFlag]
         flags = RekeyFlags(parsed)
         credentialOptions = try CredentialOptions(parsed)
-        key = try parsed.value("--recipient").map { text in
+        key = try parsed[Self.recipientOption].map { text in
             do {
                 return try RecipientKey(text: text)
             } catch let error as VaultFormatError {

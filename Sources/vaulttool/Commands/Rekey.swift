@@ -24,14 +24,14 @@ struct Rekey: Command {
             """
     )
     static let options = RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+    static let arguments = [Argument.vault.spec]
 
     let path: String
     let flags: RekeyFlags
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Argument.vault]
         flags = RekeyFlags(parsed)
         credentialOptions = try CredentialOptions(parsed)
     }

@@ -16,9 +16,10 @@ struct Remove: Command {
         aliases: ["remove"]
     )
     static let options =
-        [OptionSpec(names: ["--all"], valueName: nil, help: "Remove every matching item.")]
-        + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+        [allFlag.spec] + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs + RollbackOption.specs
+    static let arguments = [Argument.vault.spec]
+
+    static let allFlag = Flag("--all", help: "Remove every matching item.")
 
     let path: String
     let all: Bool
@@ -26,8 +27,8 @@ struct Remove: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
-        all = parsed.flag("--all")
+        path = parsed[Argument.vault]
+        all = parsed[Self.allFlag]
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
         if selector.isEmpty {

@@ -27,31 +27,41 @@ struct SetItem: Command {
     )
     static let options =
         ItemSelector.specs + [
-            OptionSpec(
-                names: ["--class"],
-                valueName: "class",
-                help: "generic or internet (default: from the options).",
-                completion: .values(["generic", "internet"])
-            ),
-            OptionSpec(names: ["--label"], valueName: "label", help: "A label for people."),
-            OptionSpec(names: ["--comment"], valueName: "comment", help: "A comment."),
-            OptionSpec(names: ["--description"], valueName: "text", help: "A description of the kind of item."),
-            OptionSpec(
-                names: ["--accessibility"],
-                valueName: "class",
-                help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.",
-                completion: .values(ProtectionClass.allCases.map(\.description))
-            ),
-            OptionSpec(names: ["--synchronizable"], valueName: nil, help: "Mark the item synchronizable."),
-            OptionSpec(
-                names: ["--secret-file"],
-                valueName: "file",
-                help: "Read the secret from a file (every byte, at most 16 MiB)."
-            ),
-            OptionSpec(names: ["--allow-empty"], valueName: nil, help: "Store an empty secret instead of refusing it."),
-            OptionSpec(names: ["--trim-newline"], valueName: nil, help: "Remove one trailing newline from the secret."),
+            Key.itemClass.spec, Key.label.spec, Key.comment.spec, Key.description.spec, Key.accessibility.spec,
+            Key.synchronizable.spec, Key.secretFile.spec, Key.allowEmpty.spec, Key.trimNewline.spec,
         ] + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+
+    /// The options of `set` beyond the selector's, declared once.
+    enum Key {
+        static let itemClass = Option(
+            "--class",
+            valueName: "class",
+            help: "generic or internet (default: from the options).",
+            completion: .values(["generic", "internet"])
+        )
+        static let label = Option("--label", valueName: "label", help: "A label for people.")
+        static let comment = Option("--comment", valueName: "comment", help: "A comment.")
+        static let description = Option(
+            "--description",
+            valueName: "text",
+            help: "A description of the kind of item."
+        )
+        static let accessibility = Option(
+            "--accessibility",
+            valueName: "class",
+            help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.",
+            completion: .values(ProtectionClass.allCases.map(\.description))
+        )
+        static let synchronizable = Flag("--synchronizable", help: "Mark the item synchronizable.")
+        static let secretFile = Option(
+            "--secret-file",
+            valueName: "file",
+            help: "Read the secret from a file (every byte, at most 16 MiB)."
+        )
+        static let allowEmpty = Flag("--allow-empty", help: "Store an empty secret instead of refusing it.")
+        static let trimNewline = Flag("--trim-newline", help: "Remove one trailing newline from the secret.")
+    }
+    static let arguments = [Argument.vault.spec]
 
     let path: String
     let selector: ItemSelector
@@ -64,11 +74,11 @@ struct SetItem: Command {
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Argument.vault]
         selector = try ItemSelector(parsed)
         credentialOptions = try CredentialOptions(parsed)
         itemClass =
-            try parsed.value("--class").map(ItemSelector.parseClass)
+            try parsed[Key.itemClass].map(ItemSelector.parseClass)
             ?? (selector.hasInternetFields ? .internetPassword : .genericPassword)
         if itemClass == .genericPassword && selector.hasInternetFields {
             throw UsageError("A generic password has no server, protocol, port, path or security domain")
@@ -79,14 +89,14 @@ struct SetItem: Command {
         if selector.service == nil && selector.account == nil && selector.server == nil {
             throw UsageError("Name the item with '--service' or '--server', and '--account'")
         }
-        label = parsed.value("--label")
-        comment = parsed.value("--comment")
-        itemDescription = parsed.value("--description")
-        secretFile = parsed.value("--secret-file")
-        synchronizable = parsed.flag("--synchronizable")
-        allowEmpty = parsed.flag("--allow-empty")
-        trimNewline = parsed.flag("--trim-newline")
-        accessibility = try parsed.value("--accessibility").map { name in
+        label = parsed[Key.label]
+        comment = parsed[Key.comment]
+        itemDescription = parsed[Key.description]
+        secretFile = parsed[Key.secretFile]
+        synchronizable = parsed[Key.synchronizable]
+        allowEmpty = parsed[Key.allowEmpty]
+        trimNewline = parsed[Key.trimNewline]
+        accessibility = try parsed[Key.accessibility].map { name in
             guard let value = ProtectionClass(name: name) else {
                 throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
             }

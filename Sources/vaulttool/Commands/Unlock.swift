@@ -16,13 +16,13 @@ struct Unlock: Command {
             """
     )
     static let options = CredentialOptions.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file.")]
+    static let arguments = [Argument.vault.spec]
 
     let path: String
     let credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Argument.vault]
         credentialOptions = try CredentialOptions(parsed)
     }
 
@@ -55,12 +55,14 @@ struct Lock: Command {
             """
     )
     static let options: [OptionSpec] = []
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file (default: every vault).", optional: true)]
+    static let arguments = [vault.spec]
+
+    static let vault = OptionalArgument("vault", help: "The vault file (default: every vault).")
 
     let path: String?
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)
+        path = parsed[Self.vault]
     }
 
     func run() throws {

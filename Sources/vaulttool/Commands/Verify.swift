@@ -17,23 +17,20 @@ struct Verify: Command {
             """
     )
     static let options =
-        [
-            OptionSpec(
-                names: ["--allow-foreign"],
-                valueName: nil,
-                help: "With a device secret, accept items of other devices."
-            )
-        ] + CredentialOptions.specs
-    static let arguments = [ArgumentSpec(name: "vault", help: "The vault file to check.")]
+        [allowForeignFlag.spec] + CredentialOptions.specs
+    static let arguments = [vault.spec]
+
+    static let allowForeignFlag = Flag("--allow-foreign", help: "With a device secret, accept items of other devices.")
+    static let vault = Argument("vault", help: "The vault file to check.")
 
     let path: String
     let credentialOptions: CredentialOptions
     let allowForeign: Bool
 
     init(_ parsed: ParsedArguments) throws {
-        path = parsed.positional(0)!
+        path = parsed[Self.vault]
         credentialOptions = try CredentialOptions(parsed)
-        allowForeign = parsed.flag("--allow-foreign")
+        allowForeign = parsed[Self.allowForeignFlag]
     }
 
     func run() throws {

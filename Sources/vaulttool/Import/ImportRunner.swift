@@ -6,28 +6,33 @@ import VaultIO
 
 /// Reads an export, writes its items into a vault in one transaction, and reports.
 struct ImportRunner {
-    static let specs = [
-        OptionSpec(
-            names: ["--from"],
+    /// The import options, declared once: ``specs`` lists them, `init` reads them.
+    enum Key {
+        static let from = Option(
+            "--from",
             valueName: "format",
             help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
             completion: .values(Importers.names)
-        ),
-        OptionSpec(
-            names: ["--accessibility"],
+        )
+        static let accessibility = Option(
+            "--accessibility",
             valueName: "class",
             help: "Accessibility of imported items (default whenUnlocked).",
             completion: .values(ProtectionClass.allCases.map(\.description))
-        ),
-        OptionSpec(names: ["--replace"], valueName: nil, help: "Replace items that are already in the vault."),
-        OptionSpec(
-            names: ["--skip-duplicates"],
-            valueName: nil,
+        )
+        static let replace = Flag("--replace", help: "Replace items that are already in the vault.")
+        static let skipDuplicates = Flag(
+            "--skip-duplicates",
             help: "Import the rest when some entries are duplicates (else nothing is imported)."
-        ),
-        OptionSpec(names: ["--create"], valueName: nil, help: "Create the vault first if it does not exist."),
-        OptionSpec(names: ["--dry-run"], valueName: nil, help: "Show what would happen; change nothing."),
-        OptionSpec(names: ["--json"], valueName: nil, help: "Print the summary as JSON."),
+        )
+        static let create = Flag("--create", help: "Create the vault first if it does not exist.")
+        static let dryRun = Flag("--dry-run", help: "Show what would happen; change nothing.")
+        static let json = Flag("--json", help: "Print the summary as JSON.")
+    }
+
+    static let specs = [
+        Key.from.spec, Key.accessibility.spec, Key.replace.spec, Key.skipDuplicates.spec, Key.create.spec,
+        Key.dryRun.spec, Key.json.spec,
     ]
 
     /// The summary; its JSON form is documented in Spec/cli.md.
@@ -61,22 +66,22 @@ struct ImportRunner {
     let kdfOptions: KDFOptions
 
     init(_ parsed: ParsedArguments, source: String, vault: String) throws {
-        guard let format = parsed.value("--from") else { throw UsageError("Missing '--from <format>'") }
+        guard let format = parsed[Key.from] else { throw UsageError("Missing '--from <format>'") }
         guard Importers.names.contains(format) else {
             throw UsageError("Unknown format '\(format)'; use one of \(Importers.names.joined(separator: ", "))")
         }
         self.format = format
         self.source = source
         vaultPath = vault
-        accessibility = try parsed.value("--accessibility").map { name in
+        accessibility = try parsed[Key.accessibility].map { name in
             guard let value = ProtectionClass(name: name) else { throw UsageError("Unknown accessibility '\(name)'") }
             return value
         }
-        replace = parsed.flag("--replace")
-        dryRun = parsed.flag("--dry-run")
-        json = parsed.flag("--json")
-        skipDuplicates = parsed.flag("--skip-duplicates")
-        create = parsed.flag("--create")
+        replace = parsed[Key.replace]
+        dryRun = parsed[Key.dryRun]
+        json = parsed[Key.json]
+        skipDuplicates = parsed[Key.skipDuplicates]
+        create = parsed[Key.create]
         kdfOptions = try KDFOptions(parsed)
         if kdfOptions.isGiven && !create {
             throw UsageError("KDF options apply to an import only with '--create'")

@@ -6,21 +6,22 @@ struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     /// Positional arguments in order.
     private(set) var positionals: [String] = []
+    /// The command whose declarations these were parsed against (typed keys find their
+    /// argument's position there).
+    let command: any Command.Type
 
-    /// Whether a flag was given.
-    func flag(_ name: String) -> Bool { values[name] != nil }
-    /// The last value of an option.
-    func value(_ name: String) -> String? { values[name]?.last }
-    /// Every value of a repeatable option.
-    func all(_ name: String) -> [String] { values[name] ?? [] }
-    /// The positional argument at `index`.
-    func positional(_ index: Int) -> String? { index < positionals.count ? positionals[index] : nil }
+    /// Every value given to the option `spec` declares, in order (`[""]` for a flag given).
+    ///
+    /// Commands read through the typed keys of Support/OptionKeys.swift (`parsed[Self.json]`);
+    /// this is for code that walks a group's declarations.
+    func occurrences(of spec: OptionSpec) -> [String] { values[spec.names[0]] ?? [] }
 
     /// Parses `arguments` against the options and arguments of `command`.
     ///
     /// - Throws: ``UsageError`` for an unknown option, a missing value, a repeated
     ///   single option, or the wrong number of positional arguments.
     init(_ arguments: [String], for command: any Command.Type) throws {
+        self.command = command
         var optionsDone = false
         var rest = arguments[...]
         while let word = rest.popFirst() {

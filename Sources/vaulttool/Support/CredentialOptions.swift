@@ -9,35 +9,51 @@ import VaultIO
 ///
 /// Spec: Spec/cli.md, "Credentials".
 struct CredentialOptions {
+    static let passwordFileOption = Option(
+        "--password-file",
+        valueName: "file",
+        help: "Read the password from a file (one trailing newline dropped)."
+    )
+    static let passwordStdinFlag = Flag(
+        "--password-stdin",
+        help: "Read the password from standard input (one trailing newline dropped)."
+    )
+    static let passwordEnvOption = Option(
+        "--password-env",
+        valueName: "name",
+        help: "The password is the value of environment variable <name>."
+    )
+    static let passwordFileEnvOption = Option(
+        "--password-file-env",
+        valueName: "name",
+        help: "Read the password from the file named by environment variable <name>."
+    )
+    static let keyFileOption = Option(
+        "--key-file",
+        valueName: "file",
+        help: "Use a key file as (part of) the credential."
+    )
+    static let deviceSecretFileOption = Option(
+        "--device-secret-file",
+        valueName: "file",
+        help: "This machine's 32-byte device secret."
+    )
+    static let identityOption = Option(
+        "--identity",
+        valueName: "file",
+        help: "An identity file (format 1.2 recipients)."
+    )
+
+    /// The group's declarations, in help order.
     static let specs = [
-        OptionSpec(
-            names: ["--password-file"],
-            valueName: "file",
-            help: "Read the password from a file (one trailing newline dropped)."
-        ),
-        OptionSpec(
-            names: ["--password-stdin"],
-            valueName: nil,
-            help: "Read the password from standard input (one trailing newline dropped)."
-        ),
-        OptionSpec(
-            names: ["--password-env"],
-            valueName: "name",
-            help: "The password is the value of environment variable <name>."
-        ),
-        OptionSpec(
-            names: ["--password-file-env"],
-            valueName: "name",
-            help: "Read the password from the file named by environment variable <name>."
-        ),
-        OptionSpec(names: ["--key-file"], valueName: "file", help: "Use a key file as (part of) the credential."),
-        OptionSpec(
-            names: ["--device-secret-file"],
-            valueName: "file",
-            help: "This machine's 32-byte device secret."
-        ),
-        OptionSpec(names: ["--identity"], valueName: "file", help: "An identity file (format 1.2 recipients)."),
+        passwordFileOption.spec, passwordStdinFlag.spec, passwordEnvOption.spec, passwordFileEnvOption.spec,
+        keyFileOption.spec, deviceSecretFileOption.spec, identityOption.spec,
     ]
+
+    /// The group without `excluded`, for a command that cannot take those options.
+    static func specs(without excluded: OptionSpec...) -> [OptionSpec] {
+        specs.filter { spec in !excluded.contains { $0.names == spec.names } }
+    }
 
     var passwordFile: String?
     var passwordStdin: Bool
@@ -55,21 +71,24 @@ struct CredentialOptions {
     var acceptRollback = false
 
     init(_ parsed: ParsedArguments) throws {
-        acceptRollback = parsed.flag(RollbackOption.name)
-        passwordFile = parsed.value("--password-file")
-        passwordStdin = parsed.flag("--password-stdin")
-        passwordEnv = parsed.value("--password-env")
-        passwordFileEnv = parsed.value("--password-file-env")
-        keyFile = parsed.value("--key-file")
+        acceptRollback = parsed[RollbackOption.flag]
+        passwordFile = parsed[Self.passwordFileOption]
+        passwordStdin = parsed[Self.passwordStdinFlag]
+        passwordEnv = parsed[Self.passwordEnvOption]
+        passwordFileEnv = parsed[Self.passwordFileEnvOption]
+        keyFile = parsed[Self.keyFileOption]
         deviceSecretFile =
-            parsed.value("--device-secret-file") ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
-        identityOptionGiven = parsed.value("--identity") != nil
+            parsed[Self.deviceSecretFileOption] ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
+        identityOptionGiven = parsed[Self.identityOption] != nil
         identityFile =
-            parsed.value("--identity")
+            parsed[Self.identityOption]
             ?? ProcessInfo.processInfo.environment["VAULTTOOL_IDENTITY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         try Self.checkOneSource(
             [passwordFile != nil, passwordStdin, passwordEnv != nil, passwordFileEnv != nil],
-            names: ["--password-file", "--password-stdin", "--password-env", "--password-file-env"]
+            names: [
+                Self.passwordFileOption.name, Self.passwordStdinFlag.name, Self.passwordEnvOption.name,
+                Self.passwordFileEnvOption.name,
+            ]
         )
     }
 

@@ -8,32 +8,41 @@ import VaultFormat
 /// Every option given must match exactly; options left out match anything.
 /// Spec: Spec/cli.md, "Selecting items".
 struct ItemSelector {
-    static let specs = [
-        OptionSpec(names: ["--service"], valueName: "service", help: "The service (generic passwords)."),
-        OptionSpec(names: ["--account"], valueName: "account", help: "The account."),
-        OptionSpec(names: ["--access-group"], valueName: "group", help: "The access group."),
-        OptionSpec(
-            names: ["--server"],
+    /// The options, declared once: ``specs`` and ``filterSpecs`` list them, `init(_:)` reads them.
+    enum Key {
+        static let service = Option("--service", valueName: "service", help: "The service (generic passwords).")
+        static let account = Option("--account", valueName: "account", help: "The account.")
+        static let accessGroup = Option("--access-group", valueName: "group", help: "The access group.")
+        static let server = Option(
+            "--server",
             valueName: "server",
             help: "The server (internet passwords; compared without case)."
-        ),
-        OptionSpec(names: ["--protocol"], valueName: "protocol", help: "The protocol, such as https."),
-        OptionSpec(names: ["--port"], valueName: "port", help: "The port (0: none)."),
-        OptionSpec(names: ["--path"], valueName: "path", help: "The path on the server."),
-        OptionSpec(names: ["--security-domain"], valueName: "domain", help: "The security domain."),
-        OptionSpec(names: ["--authentication-type"], valueName: "type", help: "The authentication type."),
-    ]
-    /// Options only filters take.
-    static let filterSpecs = [
-        OptionSpec(names: ["--label"], valueName: "label", help: "The label."),
-        OptionSpec(
-            names: ["--class"],
+        )
+        static let `protocol` = Option("--protocol", valueName: "protocol", help: "The protocol, such as https.")
+        static let port = Option("--port", valueName: "port", help: "The port (0: none).")
+        static let path = Option("--path", valueName: "path", help: "The path on the server.")
+        static let securityDomain = Option("--security-domain", valueName: "domain", help: "The security domain.")
+        static let authenticationType = Option(
+            "--authentication-type",
+            valueName: "type",
+            help: "The authentication type."
+        )
+        static let label = Option("--label", valueName: "label", help: "The label.")
+        static let itemClass = Option(
+            "--class",
             valueName: "class",
             help: "generic or internet.",
             completion: .values(["generic", "internet"])
-        ),
-        OptionSpec(names: ["--id"], valueName: "id", help: "The item ID (32 hex digits)."),
-    ]
+        )
+        static let id = Option("--id", valueName: "id", help: "The item ID (32 hex digits).")
+    }
+
+    static let specs = [
+        Key.service, Key.account, Key.accessGroup, Key.server, Key.protocol, Key.port, Key.path, Key.securityDomain,
+        Key.authenticationType,
+    ].map(\.spec)
+    /// Options only filters take.
+    static let filterSpecs = [Key.label, Key.itemClass, Key.id].map(\.spec)
 
     var service, account, accessGroup, server, `protocol`, path, securityDomain, authenticationType: String?
     var port: UInt16?
@@ -47,24 +56,24 @@ struct ItemSelector {
     private init() {}
 
     init(_ parsed: ParsedArguments) throws {
-        service = parsed.value("--service")
-        account = parsed.value("--account")
-        accessGroup = parsed.value("--access-group")
+        service = parsed[Key.service]
+        account = parsed[Key.account]
+        accessGroup = parsed[Key.accessGroup]
         // Host names are case-insensitive (RFC 4343): stored and compared in lower case.
-        server = parsed.value("--server")?.lowercased()
-        `protocol` = parsed.value("--protocol")
-        path = parsed.value("--path")
-        securityDomain = parsed.value("--security-domain")
-        authenticationType = parsed.value("--authentication-type")
-        label = parsed.value("--label")
-        if let text = parsed.value("--port") {
+        server = parsed[Key.server]?.lowercased()
+        `protocol` = parsed[Key.protocol]
+        path = parsed[Key.path]
+        securityDomain = parsed[Key.securityDomain]
+        authenticationType = parsed[Key.authenticationType]
+        label = parsed[Key.label]
+        if let text = parsed[Key.port] {
             guard let value = UInt16(text) else {
                 throw UsageError("'--port' needs a number from 0 (no port) to 65535")
             }
             port = value
         }
-        if let text = parsed.value("--class") { itemClass = try Self.parseClass(text) }
-        if let text = parsed.value("--id") {
+        if let text = parsed[Key.itemClass] { itemClass = try Self.parseClass(text) }
+        if let text = parsed[Key.id] {
             guard let value = ItemID(hex: text) else { throw UsageError("'--id' needs 32 hexadecimal digits") }
             id = value
         }

@@ -7,22 +7,21 @@ import VaultFormat
 ///
 /// Spec: Spec/cli.md, "Key-derivation options".
 struct KDFOptions {
-    static let specs = [
-        OptionSpec(
-            names: ["--kdf"],
-            valueName: "preset",
-            help: "interactive (default), moderate or sensitive.",
-            completion: .values(KDFParameters.presets.map(\.name))
-        ),
-        OptionSpec(names: ["--kdf-memory"], valueName: "KiB", help: "Argon2id memory in KiB (at least 19456)."),
-        OptionSpec(names: ["--kdf-iterations"], valueName: "n", help: "Argon2id passes (2 to 16)."),
-        OptionSpec(names: ["--kdf-lanes"], valueName: "n", help: "Argon2id lanes (1 to 8)."),
-        OptionSpec(
-            names: ["--kdf-target-ms"],
-            valueName: "ms",
-            help: "Raise passes until one unlock takes about <ms> here (measured)."
-        ),
-    ]
+    static let presetOption = Option(
+        "--kdf",
+        valueName: "preset",
+        help: "interactive (default), moderate or sensitive.",
+        completion: .values(KDFParameters.presets.map(\.name))
+    )
+    static let memoryOption = Option("--kdf-memory", valueName: "KiB", help: "Argon2id memory in KiB (at least 19456).")
+    static let iterationsOption = Option("--kdf-iterations", valueName: "n", help: "Argon2id passes (2 to 16).")
+    static let lanesOption = Option("--kdf-lanes", valueName: "n", help: "Argon2id lanes (1 to 8).")
+    static let targetOption = Option(
+        "--kdf-target-ms",
+        valueName: "ms",
+        help: "Raise passes until one unlock takes about <ms> here (measured)."
+    )
+    static let specs = [presetOption, memoryOption, iterationsOption, lanesOption, targetOption].map(\.spec)
 
     var preset: KDFParameters?
     var memory: UInt32?
@@ -31,16 +30,16 @@ struct KDFOptions {
     var targetMilliseconds: Int?
 
     init(_ parsed: ParsedArguments) throws {
-        if let name = parsed.value("--kdf") {
+        if let name = parsed[Self.presetOption] {
             guard let match = KDFParameters.presets.first(where: { $0.name == name }) else {
                 throw UsageError("'--kdf' is interactive, moderate or sensitive, not '\(name)'")
             }
             preset = match.parameters
         }
-        memory = try Self.number(parsed, "--kdf-memory")
-        iterations = try Self.number(parsed, "--kdf-iterations")
-        lanes = try Self.number(parsed, "--kdf-lanes")
-        if let text = parsed.value("--kdf-target-ms") {
+        memory = try Self.number(parsed, Self.memoryOption)
+        iterations = try Self.number(parsed, Self.iterationsOption)
+        lanes = try Self.number(parsed, Self.lanesOption)
+        if let text = parsed[Self.targetOption] {
             guard let value = Int(text), (1...60_000).contains(value) else {
                 throw UsageError("'--kdf-target-ms' needs a number of milliseconds from 1 to 60000")
             }
@@ -48,9 +47,9 @@ struct KDFOptions {
         }
     }
 
-    private static func number(_ parsed: ParsedArguments, _ name: String) throws -> UInt32? {
-        guard let text = parsed.value(name) else { return nil }
-        guard let value = UInt32(text), value > 0 else { throw UsageError("'\(name)' needs a positive number") }
+    private static func number(_ parsed: ParsedArguments, _ option: Option) throws -> UInt32? {
+        guard let text = parsed[option] else { return nil }
+        guard let value = UInt32(text), value > 0 else { throw UsageError("'\(option.name)' needs a positive number") }
         return value
     }
 

@@ -16,8 +16,8 @@ enum KeyFiles {
     static let maximumPasswordByteCount = 64 << 10
 
     /// The `--generate-key-file <file>` option.
-    static let generateSpec = OptionSpec(
-        names: ["--generate-key-file"],
+    static let generateOption = Option(
+        "--generate-key-file",
         valueName: "file",
         help: "Write a new key file of 32 random bytes (mode 0600; <file> must not exist)."
     )

@@ -7,33 +7,29 @@ import VaultIO
 ///
 /// Spec: Spec/cli.md, "rekey".
 struct RekeyFlags {
-    static let specs = [
-        OptionSpec(
-            names: ["--keep-password-file"],
-            valueName: "file",
-            help: "Also keep the keyslots this password opens (for example a recovery password).",
-            repeats: true
-        ),
-        OptionSpec(
-            names: ["--drop-keyslots"],
-            valueName: nil,
-            help: "Remove the keyslots that no credential given opens, instead of refusing."
-        ),
-        OptionSpec(
-            names: ["--drop-foreign"],
-            valueName: nil,
-            help: "Delete other devices' ThisDeviceOnly items, which cannot be sealed again, instead of refusing."
-        ),
-    ]
+    static let keepPasswordFile = RepeatedOption(
+        "--keep-password-file",
+        valueName: "file",
+        help: "Also keep the keyslots this password opens (for example a recovery password)."
+    )
+    static let dropKeyslotsFlag = Flag(
+        "--drop-keyslots",
+        help: "Remove the keyslots that no credential given opens, instead of refusing."
+    )
+    static let dropForeignFlag = Flag(
+        "--drop-foreign",
+        help: "Delete other devices' ThisDeviceOnly items, which cannot be sealed again, instead of refusing."
+    )
+    static let specs = [keepPasswordFile.spec, dropKeyslotsFlag.spec, dropForeignFlag.spec]
 
     var keepPasswordFiles: [String]
     var dropKeyslots: Bool
     var dropForeign: Bool
 
     init(_ parsed: ParsedArguments) {
-        keepPasswordFiles = parsed.all("--keep-password-file")
-        dropKeyslots = parsed.flag("--drop-keyslots")
-        dropForeign = parsed.flag("--drop-foreign")
+        keepPasswordFiles = parsed[Self.keepPasswordFile]
+        dropKeyslots = parsed[Self.dropKeyslotsFlag]
+        dropForeign = parsed[Self.dropForeignFlag]
     }
 
     /// Whether any of these options was given (they only make sense with a rekey).

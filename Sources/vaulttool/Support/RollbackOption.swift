@@ -7,15 +7,13 @@ import VaultIO
 ///
 /// Spec: Spec/cli.md, "Rollback".
 enum RollbackOption {
-    static let name = "--accept-rollback"
+    static let flag = Flag(
+        "--accept-rollback",
+        help: "Write even when the vault is older than one seen before here, and record it as the newest."
+    )
+    static var name: String { flag.name }
 
-    static let specs = [
-        OptionSpec(
-            names: [name],
-            valueName: nil,
-            help: "Write even when the vault is older than one seen before here, and record it as the newest."
-        )
-    ]
+    static let specs = [flag.spec]
 
     /// The warning a read prints before it goes on.
     static func warn(path: String, _ finding: RollbackFinding) {
