@@ -12,10 +12,7 @@ extension VaultSnapshot {
         guard let master = keys.master else {
             throw VaultFormatError(.keyUnavailable, "the access groups are readable only with the master key")
         }
-        var names = [UInt8: String]()
-        for group in header.accessGroups {
-            names[group.domain] = try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: header.vaultID)
-        }
+        let names = try KeyHierarchy.accessGroupNames(of: header, master: master)
         return header.recipientStanzas.map { $0.isLimited ? names[$0.domain] : nil }
     }
 }

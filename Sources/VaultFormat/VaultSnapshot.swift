@@ -127,10 +127,13 @@ public struct VaultSnapshot: Sendable {
         try verifyMAC(headerBytes, keys: keys)
         // Format 2.0: keys held from an earlier generation (or handed over by the agent) lack the
         // record keys of access groups added since; with the master key they are derived again.
+        // The group keys depend on the groups' names too (R2-KEY-1), so the names are compared.
         var keys = keys
-        let domains = header.accessGroups.map(\.domain)
-        if keys.master != nil && keys.groupDomains != domains {
-            keys = KeyHierarchy.keys(keys, groupDomains: domains, vaultID: header.vaultID)
+        if let master = keys.master, !(header.accessGroups.isEmpty && keys.groupNames.isEmpty) {
+            let groups = try KeyHierarchy.accessGroupNames(of: header, master: master)
+            if keys.groupNames != groups {
+                keys = KeyHierarchy.keys(keys, groups: groups, vaultID: header.vaultID)
+            }
         }
         return try assemble(header, headerBytes: headerBytes, source: source, keys: keys, openedKeyslot: openedKeyslot)
     }

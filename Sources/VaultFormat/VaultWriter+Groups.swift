@@ -32,11 +32,7 @@ extension VaultWriter {
         guard let master = keys.master else {
             throw VaultFormatError(.keyUnavailable, "the access groups are readable only with the master key")
         }
-        var out = [UInt8: String]()
-        for group in header.accessGroups {
-            out[group.domain] = try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: header.vaultID)
-        }
-        return out
+        return try KeyHierarchy.accessGroupNames(of: header, master: master)
     }
 
     /// The key domain an item of `accessGroup` is sealed in (R2-GRP-3): the domain of the group
@@ -96,6 +92,7 @@ extension VaultWriter {
                 try KeyHierarchy.makeLimitedRecipientStanza(
                     for: recipient,
                     domain: domain,
+                    accessGroup: accessGroup,
                     master: master,
                     vaultID: header.vaultID,
                     random: random
@@ -137,7 +134,9 @@ extension VaultWriter {
         }
         header.accessGroups.append(entry)
         header.accessGroups.sort { $0.domain < $1.domain }
-        keys = KeyHierarchy.keys(keys, groupDomains: header.accessGroups.map(\.domain), vaultID: header.vaultID)
+        var groups = names
+        groups[domain] = accessGroup
+        keys = KeyHierarchy.keys(keys, groups: groups, vaultID: header.vaultID)
         for draft in moving { try put(draft, random: random) }
         return domain
     }

@@ -66,16 +66,13 @@ extension VaultWriter {
         }
         // Format 2.0: the group keys follow the new master key (R2-KEY-1), so each access group's
         // records are sealed again in the same key domain under the new GK (R2-RCP-5).
-        let newKeys = KeyHierarchy.keys(
-            newKeys,
-            groupDomains: header.accessGroups.map(\.domain),
-            vaultID: header.vaultID
-        )
+        let names = try KeyHierarchy.accessGroupNames(of: header, master: keys.master!)
+        let newKeys = KeyHierarchy.keys(newKeys, groups: names, vaultID: header.vaultID)
         var groups = [AccessGroupEntry]()
         for group in header.accessGroups {
             groups.append(
                 try KeyHierarchy.makeAccessGroupEntry(
-                    name: try KeyHierarchy.accessGroupName(of: group, master: keys.master!, vaultID: header.vaultID),
+                    name: names[group.domain]!,
                     domain: group.domain,
                     master: newKeys.master!,
                     vaultID: header.vaultID,
@@ -109,6 +106,7 @@ extension VaultWriter {
             header.recipientStanzas,
             from: keys.master!,
             to: newKeys.master!,
+            accessGroups: names,
             vaultID: header.vaultID,
             random: random
         )

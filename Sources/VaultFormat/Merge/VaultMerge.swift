@@ -263,7 +263,7 @@ private struct Merger {
         writer.header.accessGroups = (writer.header.accessGroups + added).sorted { $0.domain < $1.domain }
         writer.keys = KeyHierarchy.keys(
             writer.keys,
-            groupDomains: writer.header.accessGroups.map(\.domain),
+            groups: try KeyHierarchy.accessGroupNames(of: writer.header, master: master),
             vaultID: vaultID
         )
         for draft in moving { try writer.put(draft) }

@@ -1,9 +1,37 @@
 // vault: access-group keys and limited recipient stanzas (format 2.0).
 
 extension KeyHierarchy {
-    /// `GK(d) = Derive(MK, 256 + d, "VLTgroup")`, the group key of key domain `d` (R2-KEY-1).
-    package static func groupKey(_ domain: UInt8, master: MasterKey) -> SecretBytes {
-        BLAKE2b.deriveKey(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
+    /// `GK(d, name) = BLAKE2b(32, key = Derive(MK, 256 + d, "VLTgroup"), "VLT2gkey" || name)`, the
+    /// group key of access group `name` in key domain `d` (R2-KEY-1). The name is bound so that two
+    /// copies of one vault that gave domain `d` to different groups do not share a key.
+    package static func groupKey(_ domain: UInt8, name: String, master: MasterKey) -> SecretBytes {
+        let domainKey = BLAKE2b.deriveKey(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
+        return BLAKE2b.keyedKey(key: domainKey, message: groupKeyMessage(name))
+    }
+
+    /// The message of the group key's keyed hash: `"VLT2gkey" || UTF-8 name` (R2-KEY-1).
+    static func groupKeyMessage(_ name: String) -> [any ReadableBytes] {
+        [Array("VLT2gkey".utf8), Array(name.utf8)]
+    }
+
+    /// The header's access groups, name by key domain, decrypted with the master key (R2-GRP-2).
+    ///
+    /// - Throws: `headerAuthentication` or `structure` for an entry that does not open or is
+    ///   malformed.
+    package static func accessGroupNames(of header: VaultHeader, master: MasterKey) throws(VaultFormatError)
+        -> [UInt8: String]
+    {
+        var names = [UInt8: String]()
+        for group in header.accessGroups {
+            names[group.domain] = try accessGroupName(of: group, master: master, vaultID: header.vaultID)
+        }
+        return names
+    }
+
+    /// ``accessGroupNames(of:master:)``, or no groups when an entry is damaged: the keys are then
+    /// derived again after the header MAC is checked, which reports the damage (R2-GRP-2).
+    static func optionalAccessGroupNames(of header: VaultHeader, master: MasterKey) -> [UInt8: String] {
+        (try? accessGroupNames(of: header, master: master)) ?? [:]
     }
 
     /// `GNK = Derive(MK, 3, "VLTgrpnm")`, the key that seals the access groups' names (R2-GRP-1).
@@ -72,15 +100,15 @@ extension KeyHierarchy {
         return name
     }
 
-    /// The keys a limited stanza wraps for key domain `domain`: `HK || IK || LK || GK(domain)`
-    /// (128 bytes, R2-RCP-2).
-    static func limitedKeys(domain: UInt8, master: MasterKey) -> SecretBytes {
+    /// The keys a limited stanza wraps for access group `name` in key domain `domain`:
+    /// `HK || IK || LK || GK(domain, name)` (128 bytes, R2-RCP-2).
+    static func limitedKeys(domain: UInt8, name: String, master: MasterKey) -> SecretBytes {
         let base = baseKey(from: master)
         let parts = [
             BLAKE2b.deriveKey(from: base.secret, id: 1, context: "VLTheadr"),
             BLAKE2b.deriveKey(from: base.secret, id: 2, context: "VLTindex"),
             BLAKE2b.deriveKey(from: base.secret, id: 3, context: "VLTlookp"),
-            groupKey(domain, master: master),
+            groupKey(domain, name: name, master: master),
         ]
         return SecretBytes(count: RecipientStanza.limitedKeysByteCount, protection: .guarded) { out in
             for (i, part) in parts.enumerated() {
@@ -91,11 +119,13 @@ extension KeyHierarchy {
         }
     }
 
-    /// Builds a limited stanza (scope 2) that lets `recipient` read the records of key domain
-    /// `domain` and nothing else (R2-RCP-2). The info is sealed as in R12-RCP-2.
+    /// Builds a limited stanza (scope 2) that lets `recipient` read the records of access group
+    /// `accessGroup` in key domain `domain` and nothing else (R2-RCP-2). The info is sealed as in
+    /// R12-RCP-2.
     package static func makeLimitedRecipientStanza(
         for recipient: Recipient,
         domain: UInt8,
+        accessGroup: String,
         master: MasterKey,
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom()
@@ -117,7 +147,7 @@ extension KeyHierarchy {
         )
         let kek = recipientKEK(shared: shared, ephemeralKey: stanza.ephemeralKey, recipientKey: recipient.key.bytes)
         stanza.wrapped = XChaCha20Poly1305.seal(
-            limitedKeys(domain: domain, master: master),
+            limitedKeys(domain: domain, name: accessGroup, master: master),
             using: kek,
             nonce: stanza.nonce,
             authenticating: recipientAssociatedData(stanza, vaultID: vaultID)

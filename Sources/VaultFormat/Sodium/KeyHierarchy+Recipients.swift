@@ -101,12 +101,24 @@ extension KeyHierarchy {
         return Recipient(key: key, name: name)
     }
 
+    /// The name of the access group a limited stanza's domain belongs to (R2-RCP-1).
+    private static func limitedGroup(of stanza: RecipientStanza, in accessGroups: [UInt8: String])
+        throws(VaultFormatError) -> String
+    {
+        guard let name = accessGroups[stanza.domain] else {
+            throw VaultFormatError(.structure, "a limited recipient stanza names a key domain without an access group")
+        }
+        return name
+    }
+
     /// The stanzas again around `newMaster`: each recipient read with `oldMaster` gets a new
-    /// stanza (fresh ephemeral key and nonces), in the same order (R12-RCP-6).
+    /// stanza (fresh ephemeral key and nonces), in the same order (R12-RCP-6). `accessGroups`
+    /// names the group of each key domain, for the limited stanzas' group keys (R2-KEY-1).
     package static func rewrapRecipientStanzas(
         _ stanzas: [RecipientStanza],
         from oldMaster: MasterKey,
         to newMaster: MasterKey,
+        accessGroups: [UInt8: String],
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom()
     ) throws(VaultFormatError) -> [RecipientStanza] {
@@ -119,6 +131,7 @@ extension KeyHierarchy {
                     try makeLimitedRecipientStanza(
                         for: recipient,
                         domain: stanza.domain,
+                        accessGroup: try limitedGroup(of: stanza, in: accessGroups),
                         master: newMaster,
                         vaultID: vaultID,
                         random: random

@@ -27,6 +27,9 @@ public final class VaultKeys: Sendable {
     let classKeys: [ProtectionClass: RecordKeys]
     /// Record keys of the access groups' key domains (format 2.0), by domain.
     let groupClassKeys: [UInt8: [ProtectionClass: RecordKeys]]
+    /// The names of the access groups whose keys were derived from the master key, by domain
+    /// (format 2.0); empty for a limited recipient, which receives its group key in its stanza.
+    package let groupNames: [UInt8: String]
 
     struct RecordKeys: Sendable {
         let attributes: KeyRef
@@ -36,13 +39,20 @@ public final class VaultKeys: Sendable {
     /// Derives every key that `master` (or only `base`) and `deviceSecret` allow, into
     /// one guarded allocation.
     ///
-    /// - Parameter groupDomains: The key domains of the header's access groups (format 2.0);
-    ///   with `master`, their record keys are derived too (R2-KEY-1).
-    init(master: MasterKey?, base: BaseKey, deviceSecret: DeviceSecret?, vaultID: [UInt8], groupDomains: [UInt8] = []) {
+    /// - Parameter groups: The header's access groups, name by key domain (format 2.0); with
+    ///   `master`, their record keys are derived too, from `GK(d, name)` (R2-KEY-1).
+    init(
+        master: MasterKey?,
+        base: BaseKey,
+        deviceSecret: DeviceSecret?,
+        vaultID: [UInt8],
+        groups: [UInt8: String] = [:]
+    ) {
         self.master = master
         self.base = base
         limitedDomain = nil
-        let groupCount = master == nil ? 0 : groupDomains.count
+        groupNames = master == nil ? [:] : groups
+        let groupCount = groupNames.count
         let classCount = ProtectionClass.allCases.count
         var arena = KeyArenaBuilder(slots: 4 + 2 * classCount * (1 + groupCount))
         headerKey = arena.derive(from: base.secret, id: 1, context: "VLTheadr")
@@ -52,7 +62,7 @@ public final class VaultKeys: Sendable {
         deviceMarkerKey = deviceSecret.map {
             arena.keyedHash(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
         }
-        var scratch = KeyArenaBuilder(slots: (2 * classCount + 1) * (1 + groupCount))
+        var scratch = KeyArenaBuilder(slots: (2 * classCount + 2) * (1 + groupCount))
         var keys: [ProtectionClass: RecordKeys] = [:]
         for protection in ProtectionClass.allCases {
             let parent: SecretBytes
@@ -76,8 +86,9 @@ public final class VaultKeys: Sendable {
         classKeys = keys
         var groups: [UInt8: [ProtectionClass: RecordKeys]] = [:]
         if let master {
-            for domain in groupDomains {
-                let groupKey = scratch.derive(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
+            for (domain, name) in groupNames {
+                let domainKey = scratch.derive(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
+                let groupKey = scratch.keyedHash(key: domainKey, message: KeyHierarchy.groupKeyMessage(name))
                 groups[domain] = Self.groupRecordKeys(
                     groupKey: groupKey,
                     deviceSecret: deviceSecret,
@@ -95,6 +106,7 @@ public final class VaultKeys: Sendable {
         master = nil
         base = nil
         limitedDomain = domain
+        groupNames = [:]
         self.deviceSecret = deviceSecret
         let classCount = ProtectionClass.allCases.count
         var arena = KeyArenaBuilder(slots: 4 + 2 * classCount)
@@ -144,6 +156,7 @@ public final class VaultKeys: Sendable {
         master = keepMaster ? other.master : nil
         base = other.base
         limitedDomain = other.limitedDomain
+        groupNames = other.groupNames
         deviceSecret = other.deviceSecret
         // A fresh arena, so that dropped class keys do not stay reachable through this copy.
         var arena = KeyArenaBuilder(slots: 4 + 2 * classes.count * (1 + other.groupClassKeys.count))
@@ -425,7 +438,7 @@ package enum KeyHierarchy {
                     base: baseKey(from: master),
                     deviceSecret: credentials.deviceSecret,
                     vaultID: header.vaultID,
-                    groupDomains: header.accessGroups.map(\.domain)
+                    groups: optionalAccessGroupNames(of: header, master: master)
                 )
                 return (openedByRecipient, keys)
             }
@@ -465,7 +478,7 @@ package enum KeyHierarchy {
                 base: base,
                 deviceSecret: credentials.deviceSecret,
                 vaultID: header.vaultID,
-                groupDomains: header.accessGroups.map(\.domain)
+                groups: master.map { optionalAccessGroupNames(of: header, master: $0) } ?? [:]
             )
             return (index, keys)
         }
@@ -498,20 +511,20 @@ package enum KeyHierarchy {
             base: base,
             deviceSecret: deviceSecret,
             vaultID: vaultID,
-            groupDomains: keys.groupDomains
+            groups: keys.groupNames
         )
     }
 
-    /// The same keys with the record keys of the given access-group key domains (format 2.0),
-    /// derived from the master key; `keys` itself without a master key.
-    package static func keys(_ keys: VaultKeys, groupDomains: [UInt8], vaultID: [UInt8]) -> VaultKeys {
+    /// The same keys with the record keys of the given access groups (format 2.0, name by key
+    /// domain), derived from the master key; `keys` itself without a master key.
+    package static func keys(_ keys: VaultKeys, groups: [UInt8: String], vaultID: [UInt8]) -> VaultKeys {
         guard let master = keys.master, let base = keys.base else { return keys }
         let rebuilt = VaultKeys(
             master: master,
             base: base,
             deviceSecret: keys.deviceSecret,
             vaultID: vaultID,
-            groupDomains: groupDomains
+            groups: groups
         )
         // Classes dropped from `keys` (a library's lock) stay dropped, in every domain.
         let dropped = rebuilt.availableClasses.subtracting(keys.classKeys.keys)

@@ -14,8 +14,12 @@ struct AccessGroupVectorTests {
 
     /// R2-KEY-1, R2-GRP-1: computed independently in Python.
     @Test func derivations_matchTheSpec() throws {
-        let groupKey = KeyHierarchy.groupKey(1, master: Self.master)
-        #expect(hex(groupKey) == "16317a0b27c7cd423fee02be0c229968609c23844cde4139ecf1f022897b14d9")
+        let groupKey = KeyHierarchy.groupKey(1, name: "billing", master: Self.master)
+        #expect(hex(groupKey) == "e4f41ad977dd96410691693bc9a0719da90ba8df0d70ffdaeac6074540b241ca")
+        #expect(
+            hex(KeyHierarchy.groupKey(1, name: "deploy", master: Self.master))
+                == "a691597202d3d0b96412950451bfe5c3cc21bcf53c01764e06de03a854088f26"
+        )
         #expect(
             hex(KeyHierarchy.groupNameKey(Self.master).secret)
                 == "ca4b2522da6a8256e08837ac93f4f7cd75303e5fc5da97645823a1ce0533db50"
@@ -25,22 +29,22 @@ struct AccessGroupVectorTests {
             base: KeyHierarchy.baseKey(from: Self.master),
             deviceSecret: nil,
             vaultID: Array(repeating: 0, count: 16),
-            groupDomains: [1]
+            groups: [1: "billing"]
         )
         let classKey = BLAKE2b.deriveKey(from: groupKey, id: 16, context: "VLTgrpcl")
-        #expect(hex(classKey) == "e57a45d32dce07c0522de2e210d66e6805d244935a9bd804e7f6fbddf2a2158f")
+        #expect(hex(classKey) == "594ea130aa9079602f51c86edca1a0e1d57c66e55c85a82d922af173790fd5d0")
         #expect(
             hex(try keys.recordKeys(for: .whenUnlocked, domain: 1).secret)
-                == "d7e92c7f48b45a5bf6a0e7fceb12ff9fdbd978d69af4bd9dd60fb821f1748eea"
+                == "0c3f75c31d7aa768212fb1058b60bf7023f0e6f65781148ab5cc8f0f793fb8b5"
         )
         #expect(
             hex(BLAKE2b.deriveKey(from: groupKey, id: 18, context: "VLTgrpcl"))
-                == "b75302b17f7ce742f9197b8ecd8a9f98843913329b1e93904b5822a6a00cacc0"
+                == "7d0d1ce6c5ca74f1b9bd302065dfd078a3c498325b16f7a9ec61bf7fd0c86a4d"
         )
     }
 
-    /// R2-RCP-2: a limited stanza with the inputs of Spec/format-v1.2.md section 8, domain 1,
-    /// computed independently in Python (Spec/format-v2.md section 9).
+    /// R2-RCP-2: a limited stanza with the inputs of Spec/format-v1.2.md section 8, domain 1 of
+    /// group `billing`, computed independently in Python (Spec/format-v2.md section 9).
     @Test func limitedStanza_matchesTheSpecVector() throws {
         let identity = try RecipientIdentity(
             fileContents: Array("VAULT-IDENTITY-1:gIGCg4SFhoeIiYqLjI2Oj5CRkpOUlZaXmJmam5ydnp-5PmZ-".utf8)
@@ -50,6 +54,7 @@ struct AccessGroupVectorTests {
         let stanza = try KeyHierarchy.makeLimitedRecipientStanza(
             for: Recipient(key: identity.recipient, name: "alice@laptop"),
             domain: 1,
+            accessGroup: "billing",
             master: Self.master,
             vaultID: vaultID,
             random: FixedBytes(bytes)
@@ -58,15 +63,15 @@ struct AccessGroupVectorTests {
             Hex.encode(stanza.wrapped)
                 == "d365369b28066599c77e13627b4cab2184a3e63c9660c79a96d94211bae68ca72592d84d2bd90d9eda0923b7fe445c8d"
                 + "cae7bafa1e62be9bbe4bed19838df90407b4de60845279f3dca963778240c21f949d9420633258ea97e8438a9baab03e"
-                + "b91ca0cb8d6a944f625271b3eb49bd2bb21f4310b286add60e4e4bfc822e034077f99dd92568caf8a3faec0dd63083c1"
+                + "4bd9c019dd70cf4c5b2d1a362ecb55de7b88c84bf32813350879bc9b4be75653fb7ae0858b1750dce4b4fa998c9a5eaf"
         )
         #expect(stanza.encoded.count == RecipientStanza.limitedByteCount)
         #expect(
             Hex.encode(BLAKE2b.hash(stanza.encoded, length: 32))
-                == "16593cf10ba3c2930d897d58031efcd5057df30e60b9f2726071c522bddbc067"
+                == "b3afef60a7dfb8d50cb285f79f4634d1e75513b89cb6d9766ee6d1754f6659e1"
         )
         let opened = try #require(KeyHierarchy.openLimitedRecipientStanza(stanza, identity: identity, vaultID: vaultID))
-        #expect(opened == KeyHierarchy.limitedKeys(domain: 1, master: Self.master))
+        #expect(opened == KeyHierarchy.limitedKeys(domain: 1, name: "billing", master: Self.master))
     }
 }
 
