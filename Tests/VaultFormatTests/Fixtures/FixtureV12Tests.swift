@@ -23,56 +23,18 @@ struct FixtureV12Tests {
         }
     }
 
-    @Test func everyCaseIsDocumentedInTheSpec() throws {
-        let spec = try String(
-            contentsOf: FixtureRunner.fixturesRoot.deletingLastPathComponent().appendingPathComponent(
-                "Spec/test-vectors.md"
-            ),
-            encoding: .utf8
-        )
-        for fixture in Self.cases {
-            #expect(spec.contains("`\(fixture.name)`"), "\(fixture.name) is missing from Spec/test-vectors.md")
-        }
-    }
+    static let checks = ManifestChecks(version: version, cases: cases)
+
+    @Test func everyCaseIsDocumentedInTheSpec() throws { try Self.checks.expectEveryCaseInTheSpec() }
 
     /// The generator reproduces every landed 1.1 fixture byte for byte.
     @Test func generatorReproducesEveryLandedFixture() throws {
-        let output = try FixtureCatalogV12.generate()
-        let landed = try FileManager.default.contentsOfDirectory(
-            atPath: FixtureRunner.fixturesRoot.appendingPathComponent(Self.version).path
-        )
-        for name in output.files.keys.sorted() {
-            #expect(
-                try FixtureRunner.bytes(name, version: Self.version) == output.files[name]!,
-                "\(name) differs from the generator's output"
-            )
-        }
-        let extra = Set(landed).subtracting(output.files.keys).subtracting(["README.md"])
-        #expect(extra.isEmpty, "files not made by the generator: \(extra.sorted())")
+        try Self.checks.expectGeneratorReproducesTheFolder(try FixtureCatalogV12.generate())
     }
 
     @Test(arguments: cases)
     func caseHasTheExpectedOutcome(_ fixture: FixtureCase) throws {
-        let file = try FixtureRunner.bytes(fixture.file, version: Self.version)
-        let credentials = try FixtureRunner.credentials(fixture, version: Self.version)
-        if fixture.expect == "failure" {
-            let expected = try #require(VaultFormatError.Code(name: fixture.error ?? ""))
-            let error = #expect(throws: VaultFormatError.self) { try FixtureRunner.openFully(file, with: credentials) }
-            #expect(error?.code == expected, "\(fixture.name): got \(error.map { "\($0)" } ?? "no error")")
-            return
-        }
-        let opened = try FixtureRunner.openFully(file, with: credentials)
-        let expected = try FixtureRunner.expectedItems(fixture, version: Self.version)
-        #expect(opened.items.count == expected.count, "\(fixture.name)")
-        #expect(opened.unavailable == (fixture.unavailable ?? 0), "\(fixture.name)")
-        let byID = Dictionary(uniqueKeysWithValues: expected.map { ($0.id, $0) })
-        for item in opened.items {
-            let want = try #require(byID[item.entry.itemID.description], "unexpected item in \(fixture.name)")
-            #expect(
-                FixtureRunner.mismatch(item, want) == nil,
-                "\(fixture.name): \(FixtureRunner.mismatch(item, want) ?? "")"
-            )
-        }
+        guard let opened = try Self.checks.openAsTheManifestSays(fixture) else { return }
         #expect(opened.snapshot.header.minor == (fixture.file.hasPrefix("v11_") ? 1 : 2))
         #expect(opened.snapshot.openedByRecipient == (fixture.credentials.identity != nil))
         #expect(opened.snapshot.header.isWritable == !(fixture.readOnly ?? false))
@@ -82,13 +44,7 @@ struct FixtureV12Tests {
     /// No 1.2 fixture holds any of its items' services, accounts or secrets in clear.
     @Test(arguments: cases.filter { $0.expect == "success" })
     func fileHoldsNoAttributeOrSecretInClear(_ fixture: FixtureCase) throws {
-        let file = Data(try FixtureRunner.bytes(fixture.file, version: Self.version))
-        for item in try FixtureRunner.expectedItems(fixture, version: Self.version) {
-            for text in [item.attributes.service, item.attributes.account, item.secret ?? ""] where text.utf8.count >= 4
-            {
-                #expect(file.range(of: Data(text.utf8)) == nil, "\(fixture.name) shows \(text.utf8.count) clear bytes")
-            }
-        }
+        try Self.checks.expectNoClearText(fixture)
     }
 
     /// Spec/format-v1.2.md section 7.2: no vault names its recipients in clear, neither their
