@@ -171,21 +171,6 @@ extension KeyHierarchy {
         identity: RecipientIdentity,
         vaultID: [UInt8]
     ) -> SecretBytes? {
-        guard let shared = X25519.sharedSecret(identity.secret, stanza.ephemeralKey) else { return nil }
-        let kek = recipientKEK(
-            shared: shared,
-            ephemeralKey: stanza.ephemeralKey,
-            recipientKey: identity.recipient.bytes
-        )
-        guard
-            var plain = XChaCha20Poly1305.open(
-                stanza.wrapped,
-                using: kek,
-                nonce: stanza.nonce,
-                authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
-            )
-        else { return nil }
-        defer { Sodium.wipe(&plain) }
-        return SecretBytes(bytes: plain, protection: .guarded)
+        unwrapRecipientStanza(stanza, identity: identity, vaultID: vaultID)
     }
 }

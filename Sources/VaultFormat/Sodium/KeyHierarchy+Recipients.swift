@@ -50,6 +50,14 @@ extension KeyHierarchy {
     package static func openRecipientStanza(_ stanza: RecipientStanza, identity: RecipientIdentity, vaultID: [UInt8])
         -> MasterKey?
     {
+        unwrapRecipientStanza(stanza, identity: identity, vaultID: vaultID).map { MasterKey(secret: $0) }
+    }
+
+    /// What `stanza` wraps (the master key, or a limited stanza's keys) when `identity` is its
+    /// recipient, else `nil`: one X25519 and one AEAD open (R12-RCP-3, R2-RCP-3).
+    static func unwrapRecipientStanza(_ stanza: RecipientStanza, identity: RecipientIdentity, vaultID: [UInt8])
+        -> SecretBytes?
+    {
         guard let shared = X25519.sharedSecret(identity.secret, stanza.ephemeralKey) else { return nil }
         let kek = recipientKEK(
             shared: shared,
@@ -65,7 +73,7 @@ extension KeyHierarchy {
             )
         else { return nil }
         defer { Sodium.wipe(&plain) }
-        return MasterKey(secret: SecretBytes(bytes: plain, protection: .guarded))
+        return SecretBytes(bytes: plain, protection: .guarded)
     }
 
     /// The recipient a stanza names, decrypted with the master key (R12-RCP-4).
