@@ -311,6 +311,8 @@ extension CredentialSession {
     private static func probe(_ index: Int, of header: VaultHeader, with credentials: Credentials) throws -> Bool {
         var alone = header
         alone.keyslots = [header.keyslots[index]]
+        // The slot alone: an identity would otherwise open a recipient stanza and pass for it.
+        alone.recipientStanzas = []
         do {
             _ = try KeyHierarchy.unlock(alone, with: credentials)
             return true

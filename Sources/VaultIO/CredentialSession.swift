@@ -23,9 +23,10 @@ public final class CredentialSession {
     public let vault: Vault
     /// The index of the keyslot that opened the vault, in the generation read at open.
     public let openedKeyslot: Int
-    /// The keyslot that opened, as read at open, and its key-encryption key.
-    let opened: Keyslot
-    let kek: KeyEncryptionKey
+    /// The keyslot that opened, as read at open, and its key-encryption key; `nil` when a
+    /// recipient stanza opened the vault (format 1.2).
+    let opened: Keyslot?
+    let kek: KeyEncryptionKey?
 
     /// Opens an existing vault and checks the credentials (one key derivation).
     ///
@@ -65,7 +66,7 @@ public final class CredentialSession {
             rollback: screened.finding
         )
         openedKeyslot = unlocked.slot
-        opened = header.keyslots[unlocked.slot]
+        opened = header.keyslots.indices.contains(unlocked.slot) ? header.keyslots[unlocked.slot] : nil
         kek = unlocked.kek
     }
 
@@ -78,7 +79,7 @@ public final class CredentialSession {
     @discardableResult
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
         try vault.write { txn in
-            if txn.keyslots.contains(opened) { txn.newSlotKEKs[opened] = kek }
+            if let opened, let kek, txn.keyslots.contains(opened) { txn.newSlotKEKs[opened] = kek }
             return try body(&txn)
         }
     }
@@ -86,6 +87,6 @@ public final class CredentialSession {
     /// The position of the keyslot that opened the vault among `keyslots` (for example a
     /// transaction's), or `nil` when another writer has replaced or removed it since.
     public func openedKeyslot(in keyslots: [Keyslot]) -> Int? {
-        keyslots.firstIndex(of: opened)
+        opened.flatMap { keyslots.firstIndex(of: $0) }
     }
 }

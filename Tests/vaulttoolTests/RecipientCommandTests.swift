@@ -22,6 +22,24 @@ struct RecipientCommandTests {
         return (w, keys[0], keys[1])
     }
 
+    /// migrate and passwd open through a credential session; an identity opens it as it opens
+    /// every other command (it used to be ignored there: "wrong password or key file"), and a
+    /// password slot the identity does not open is reported as skipped, not as opened by it.
+    @Test func migrateAndPasswd_openWithAnIdentity() throws {
+        let (w, alice, _) = try team()
+        let add = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", alice, "--name", "alice", "v.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        let migrate = try w.run(["migrate", "--identity", "alice.id", "--dry-run", "--kdf-memory", "65536", "v.vault"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(migrate.stdout.contains("Skipped:  keyslot #0 password: its credential was not given"))
+        let passwd = try w.run(["passwd", "--identity", "alice.id", "--generate-key-file", "kf", "v.vault"])
+        #expect(passwd.status == 0, "\(passwd.stderr)")
+        let get = try w.run(["get", "--key-file", "kf", "--service", "db", "--account", "app", "v.vault"])
+        #expect(get.status == 0 && get.stdout.hasPrefix("s3cret"), "\(get.stderr)")
+    }
+
     /// keygen: a private, never-overwritten identity file; the public key on stdout only.
     @Test func keygen_writesPrivateIdentity_printsItsKey() throws {
         let w = try Workspace()

@@ -409,6 +409,17 @@ package enum KeyHierarchy {
     public static func unlock(_ header: VaultHeader, with credentials: Credentials) throws(VaultFormatError)
         -> (slot: Int, keys: VaultKeys)
     {
+        let opened = try unlockKeepingKEK(header, with: credentials)
+        return (opened.slot, opened.keys)
+    }
+
+    /// Opens the vault as ``unlock(_:with:)`` does, and also returns the key-encryption key of
+    /// the keyslot that opened (`nil` when a recipient stanza opened it). A write that changes
+    /// keyslots (a removal with a rekey rewraps every kept slot) can then rewrap that slot
+    /// without running its key derivation a second time.
+    package static func unlockKeepingKEK(_ header: VaultHeader, with credentials: Credentials)
+        throws(VaultFormatError) -> (slot: Int, keys: VaultKeys, kek: KeyEncryptionKey?)
+    {
         // Check every password slot's cost before running any Argon2 (R-KS-2).
         for slot in header.keyslots where slot.kind.usesPassword { try slot.kdf?.validateForReading() }
         // ...and their sum, so that 32 slots at the ceiling cannot cost 32 times as much (R-KS-8).
@@ -428,7 +439,7 @@ package enum KeyHierarchy {
                         deviceSecret: credentials.deviceSecret,
                         vaultID: header.vaultID
                     )
-                    return (openedByRecipient, keys)
+                    return (openedByRecipient, keys, nil)
                 }
                 guard let master = openRecipientStanza(stanza, identity: identity, vaultID: header.vaultID) else {
                     continue
@@ -440,7 +451,7 @@ package enum KeyHierarchy {
                     vaultID: header.vaultID,
                     groups: optionalAccessGroupNames(of: header, master: master)
                 )
-                return (openedByRecipient, keys)
+                return (openedByRecipient, keys, nil)
             }
         }
         // Master-scope slots first (they give the most access), and among those the cheap
@@ -480,7 +491,7 @@ package enum KeyHierarchy {
                 vaultID: header.vaultID,
                 groups: master.map { optionalAccessGroupNames(of: header, master: $0) } ?? [:]
             )
-            return (index, keys)
+            return (index, keys, kek)
         }
         throw VaultFormatError(.wrongCredential, noSlotOpened(header, credentials))
     }
