@@ -86,6 +86,17 @@ enum AttributesCodec {
         return w.bytes
     }
 
+    /// `bytes` as a string, or `nil` when they are not valid UTF-8 (R-ATT-4).
+    ///
+    /// ASCII, the common case, is always valid UTF-8 and takes the decoder's fast path; anything
+    /// else is validated in full.
+    static func validatedString(_ bytes: ArraySlice<UInt8>) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            if buffer.allSatisfy({ $0 < 0x80 }) { return String(decoding: buffer, as: UTF8.self) }
+            return String(validating: buffer, as: UTF8.self)
+        }
+    }
+
     /// Decodes attributes; any rule broken is `recordCorrupt`.
     static func decode(_ bytes: ArraySlice<UInt8>, itemClass: ItemClass) throws(VaultFormatError) -> ItemAttributes {
         var r = ByteReader(bytes, failure: .recordCorrupt)
@@ -107,9 +118,9 @@ enum AttributesCodec {
                 continue
             }
             func string(_ limit: Int = maximumStringByteCount) throws(VaultFormatError) -> String {
-                guard !value.isEmpty, value.count <= limit,
-                    let text = String(validating: value, as: UTF8.self)
-                else { throw VaultFormatError(.recordCorrupt, "attribute \(tag) is not valid non-empty UTF-8") }
+                guard !value.isEmpty, value.count <= limit, let text = Self.validatedString(value) else {
+                    throw VaultFormatError(.recordCorrupt, "attribute \(tag) is not valid non-empty UTF-8")
+                }
                 return text
             }
             func number(_ size: Int) throws(VaultFormatError) -> UInt64 {

@@ -53,13 +53,22 @@ package enum RecordCodec {
     /// The largest secret, 16 MiB.
     public static let maximumSecretByteCount = 16 * 1024 * 1024
 
-    static func context(vaultID: [UInt8], entry: IndexEntry, label: String) -> [UInt8] {
-        var w = ByteWriter(capacity: 64)
-        w.append(label.utf8)
+    /// The associated data of one ciphertext of a record, followed by `trailing` (the secret's
+    /// tag, for the attributes): one array, sized once.
+    static func context(
+        vaultID: [UInt8],
+        entry: IndexEntry,
+        label: StaticString,
+        trailing: ArraySlice<UInt8> = []
+    ) -> [UInt8] {
+        var w = ByteWriter(capacity: 64 + trailing.count)
+        w.append(UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount))
         w.append(vaultID)
-        w.append(entry.itemID.bytes)
+        withUnsafeBytes(of: entry.itemID.high.bigEndian) { w.append($0) }
+        withUnsafeBytes(of: entry.itemID.low.bigEndian) { w.append($0) }
         w.u8(entry.classByte)
         w.u64(entry.version)
+        w.append(trailing)
         return w.bytes
     }
 
@@ -190,7 +199,7 @@ package enum RecordCodec {
     ) throws(VaultFormatError) -> ItemAttributes {
         let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
         let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
-        let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr") + parts.secret.suffix(16)
+        let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr", trailing: parts.secret.suffix(16))
         var plain = try openPadded(
             parts.attributes,
             using: recordKeys.attributes,

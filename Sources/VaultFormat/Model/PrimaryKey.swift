@@ -18,15 +18,15 @@ public struct PrimaryKey: Hashable, Sendable {
         var w = ByteWriter(capacity: 64)
         w.u8(itemClass.rawValue)
         func s(_ text: String) {
-            let bytes = Array(text.utf8)
-            guard bytes.count <= AttributesCodec.maximumStringByteCount else {
+            let utf8 = text.utf8
+            guard utf8.count <= AttributesCodec.maximumStringByteCount else {
                 // No stored item has a value this long (R-ATT-4), so this key matches nothing;
                 // mark it with a length no valid value has instead of trapping on LE16.
                 w.u16(0xFFFF)
-                w.append(BLAKE2b.hash(bytes, length: 32))
+                w.append(BLAKE2b.hash(Array(utf8), length: 32))
                 return
             }
-            w.lengthPrefixed(bytes)
+            w.lengthPrefixed(utf8)
         }
         switch itemClass {
         case .genericPassword:

@@ -40,7 +40,32 @@ package enum BLAKE2b {
     public static func hash(_ message: some ReadableBytes, key: some ReadableBytes = [UInt8](), length: Int = 32)
         -> [UInt8]
     {
-        hash([message], key: key, length: length)
+        [UInt8](unsafeUninitializedCapacity: length) { out, initialized in
+            hash(message, key: key, into: UnsafeMutableRawBufferPointer(out))
+            initialized = length
+        }
+    }
+
+    /// Hashes one message into `out` (1...64 bytes) with the one-shot C call: no state on the heap,
+    /// no array. Lookup tags take this path once per item read (Spec: "Lookup tag").
+    ///
+    /// The corresponding C function is `crypto_generichash`.
+    static func hash(_ message: some ReadableBytes, key: some ReadableBytes, into out: UnsafeMutableRawBufferPointer) {
+        Sodium.ensure()
+        precondition((1...64).contains(out.count))
+        message.withUnsafeBytes { m in
+            key.withUnsafeBytes { k in
+                precondition(k.count <= 64)
+                _ = crypto_generichash(
+                    out.bindMemory(to: UInt8.self).baseAddress!,
+                    out.count,
+                    m.bindMemory(to: UInt8.self).baseAddress,
+                    UInt64(m.count),
+                    k.bindMemory(to: UInt8.self).baseAddress,
+                    k.count
+                )
+            }
+        }
     }
 
     /// Derives a 32-byte subkey: `Derive(K, id, ctx)` in the spec.

@@ -249,8 +249,10 @@ public final class VaultKeys: Sendable {
     ///
     /// Spec: Spec/format-v1.md, "Lookup tag".
     public func lookupTag(_ key: PrimaryKey) -> UInt64 {
-        let tag = BLAKE2b.hash(key.bytes, key: lookupKey, length: 8)
-        return tag.reduce(0) { $0 << 8 | UInt64($1) }
+        withUnsafeTemporaryAllocation(byteCount: 8, alignment: 8) { tag in
+            BLAKE2b.hash(key.bytes, key: lookupKey, into: tag)
+            return tag.reduce(0) { $0 << 8 | UInt64($1) }
+        }
     }
 }
 

@@ -44,30 +44,42 @@ struct List: Command {
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentialOptions)
+        guard json else { return try table(snapshot) }
+        guard salvage else { return try jsonReport(snapshot) }
         // One pass: the matching items, those this credential cannot open, and the damaged ones.
-        let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: salvage)
+        let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: true)
+        let records = scan.items.map { ItemRecord($0, includeSecret: false) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
+        let damaged = scan.damaged.map(DamageReport.record)
+        Output.out(try Output.json(Report(items: records, unavailable: scan.unavailable.count, damaged: damaged)))
+        try Self.reportDamage(scan.damaged, of: snapshot)
+    }
+
+    /// `--json` without `--salvage`: item objects are written inside the scan's chunks, then
+    /// sorted by ID (ItemJSONWriter writes the bytes JSONEncoder would, faster).
+    private func jsonReport(_ snapshot: VaultSnapshot) throws {
+        let scan = try selector.scan(
+            in: snapshot,
+            includeSecrets: false,
+            salvage: false,
+            into: ItemJSONWriter.Items.self
+        )
+        ItemJSONWriter.writeListReport(scan.chunks, unavailable: scan.unavailable.count) { Output.outBytes($0) }
+    }
+
+    /// The table: rows are escaped and measured inside the scan's chunks, on every processor.
+    private func table(_ snapshot: VaultSnapshot) throws {
+        let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: salvage, into: ItemTable.Rows.self)
+        Output.outBytes(ItemTable.bytes(scan.chunks))
         let unavailable = scan.unavailable.count
-        if json && salvage {
-            let records = scan.items.map { ItemRecord($0, includeSecret: false) }
-                .sorted { ($0.id ?? "") < ($1.id ?? "") }
-            let damaged = scan.damaged.map(DamageReport.record)
-            Output.out(try Output.json(Report(items: records, unavailable: unavailable, damaged: damaged)))
-        } else if json {
-            // Sorted by ID; written by ItemJSONWriter (the bytes JSONEncoder would write, faster).
-            let ids = scan.items.map { $0.entry.itemID.description }
-            let order = ids.indices.sorted { ids[$0] < ids[$1] }
-            ItemJSONWriter.writeListReport(scan.items, ids: ids, order: order, unavailable: unavailable) {
-                Output.outBytes($0)
-            }
-        } else {
-            Output.outBytes(ItemTable.bytes(scan.items))
-            if unavailable > 0 {
-                Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
-            }
+        if unavailable > 0 {
+            Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
         }
-        if !scan.damaged.isEmpty {
-            DamageReport.warn(scan.damaged)
-            throw DamageReport.failure(scan.damaged, of: snapshot.index.count)
-        }
+        try Self.reportDamage(scan.damaged, of: snapshot)
+    }
+
+    private static func reportDamage(_ damaged: [ItemDamage], of snapshot: VaultSnapshot) throws {
+        guard !damaged.isEmpty else { return }
+        DamageReport.warn(damaged)
+        throw DamageReport.failure(damaged, of: snapshot.index.count)
     }
 }

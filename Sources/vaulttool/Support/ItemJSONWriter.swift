@@ -13,39 +13,52 @@ import VaultFormat
 struct ItemJSONWriter {
     private(set) var bytes: [UInt8] = []
 
-    init() { bytes.reserveCapacity(Self.chunkSize + 4096) }
+    init(capacity: Int = Self.chunkSize + 4096) { bytes.reserveCapacity(capacity) }
+
+    /// The item objects of one chunk of a scan, rendered inside the chunk: every item without
+    /// its secret, at the depth `list --json` prints it, back to back.
+    struct Items: ItemSink {
+        var writer = ItemJSONWriter(capacity: 0)
+        /// Where each item's object ends in `writer.bytes`.
+        var ends: [Int] = []
+        var ids: [ItemID] = []
+
+        mutating func add(_ item: DecodedItem) {
+            writer.item(
+                item.attributes,
+                id: item.entry.itemID.description,
+                itemClass: item.entry.itemClass,
+                accessibility: item.entry.protectionClass,
+                version: item.entry.version,
+                secretLength: item.entry.secretLength,
+                depth: 2
+            )
+            ends.append(writer.bytes.count)
+            ids.append(item.entry.itemID)
+        }
+    }
 
     /// Writes `{"items": [...], "unavailable": n}` and a newline, as `list --json` prints it,
-    /// to `sink` in chunks of about 64 KiB: every item without its secret, in `order`.
-    ///
-    /// - Parameters:
-    ///   - items: The items.
-    ///   - ids: Each item's ID as text (already computed to sort by).
-    ///   - order: The positions in `items` to write, in order.
-    static func writeListReport(
-        _ items: [DecodedItem],
-        ids: [String],
-        order: [Int],
-        unavailable: Int,
-        to sink: ([UInt8]) -> Void
-    ) {
+    /// to `sink` in pieces of about 64 KiB: the items of every chunk, sorted by ID.
+    static func writeListReport(_ chunks: [Items], unavailable: Int, to sink: ([UInt8]) -> Void) {
+        var order = [(id: ItemID, chunk: Int32, item: Int32)]()
+        order.reserveCapacity(chunks.reduce(0) { $0 + $1.ids.count })
+        for (c, chunk) in chunks.enumerated() {
+            for (index, id) in chunk.ids.enumerated() { order.append((id, Int32(c), Int32(index))) }
+        }
+        order.sort { $0.id < $1.id }
         var writer = ItemJSONWriter()
         writer.raw("{\n  \"items\" : [")
         if order.isEmpty {
             writer.raw("\n\n  ]")
         } else {
-            for (index, position) in order.enumerated() {
+            for (index, place) in order.enumerated() {
                 writer.raw(index == 0 ? "\n" : ",\n")
                 writer.indent(2)
-                let entry = items[position].entry
-                writer.item(
-                    items[position].attributes,
-                    id: ids[position],
-                    itemClass: entry.itemClass,
-                    accessibility: entry.protectionClass,
-                    version: entry.version,
-                    secretLength: entry.secretLength,
-                    depth: 2
+                let chunk = chunks[Int(place.chunk)]
+                let item = Int(place.item)
+                writer.bytes.append(
+                    contentsOf: chunk.writer.bytes[(item == 0 ? 0 : chunk.ends[item - 1])..<chunk.ends[item]]
                 )
                 if writer.bytes.count >= Self.chunkSize {
                     sink(writer.bytes)

@@ -15,24 +15,64 @@ struct ItemScan {
     var unavailable: [IndexEntry] = []
 }
 
+/// Takes the items of one chunk of a scan, in index order. A command that only renders items
+/// (`list`) renders them here, inside the parallel chunks, instead of keeping every item.
+protocol ItemSink: Sendable {
+    init()
+    mutating func add(_ item: DecodedItem)
+}
+
+/// The items themselves, for commands that need them after the scan.
+struct ItemCollector: ItemSink {
+    var items: [DecodedItem] = []
+    mutating func add(_ item: DecodedItem) { items.append(item) }
+}
+
+/// What one pass over a vault's items found, with the matching items in the sinks of its
+/// chunks (in index order, chunk by chunk).
+struct ChunkedScan<Sink: ItemSink> {
+    var chunks: [Sink] = []
+    var damaged: [ItemDamage] = []
+    var unavailable: [IndexEntry] = []
+}
+
 extension ItemSelector {
     /// Reads every item once: attributes always, secrets of matching items with `includeSecrets`.
     ///
     /// - Parameter salvage: Collect damaged items in ``ItemScan/damaged`` instead of throwing.
     /// - Throws: The first ``ItemDamage`` unless `salvage`; the source's read error.
     func scan(in snapshot: VaultSnapshot, includeSecrets: Bool, salvage: Bool) throws -> ItemScan {
+        let chunked = try scan(in: snapshot, includeSecrets: includeSecrets, salvage: salvage, into: ItemCollector.self)
+        var out = ItemScan(damaged: chunked.damaged, unavailable: chunked.unavailable)
+        if chunked.chunks.count == 1 {
+            out.items = chunked.chunks[0].items
+        } else {
+            out.items.reserveCapacity(chunked.chunks.reduce(0) { $0 + $1.items.count })
+            for chunk in chunked.chunks { out.items += chunk.items }
+        }
+        return out
+    }
+
+    /// Reads every item once, handing each matching item to a `Sink` of its chunk.
+    ///
+    /// Large vaults are read in chunks on every processor; each chunk has its own sink.
+    func scan<Sink: ItemSink>(
+        in snapshot: VaultSnapshot,
+        includeSecrets: Bool,
+        salvage: Bool,
+        into: Sink.Type
+    ) throws -> ChunkedScan<Sink> {
         try Progress.run("Reading items") {
             // Every record is read: one read of the records section, not one per record.
             let snapshot = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
             let count = snapshot.index.count
-            // Large vaults are decrypted in chunks on every processor, then merged in order.
             let processors = max(1, ProcessInfo.processInfo.activeProcessorCount)
             let chunkCount = count < 2048 || processors == 1 ? 1 : min(4 * processors, count / 512, 64)
             guard chunkCount > 1 else {
                 return try scan(0..<count, of: snapshot, includeSecrets: includeSecrets, salvage: salvage)
             }
             let chunkSize = (count + chunkCount - 1) / chunkCount
-            let results = ChunkResults(count: chunkCount)
+            let results = ChunkResults<Sink>(count: chunkCount)
             let shared = UncheckedShared(selector: self, snapshot: snapshot)
             DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
                 let range = chunk * chunkSize..<min(count, (chunk + 1) * chunkSize)
@@ -42,15 +82,14 @@ extension ItemSelector {
                         of: shared.snapshot,
                         includeSecrets: includeSecrets,
                         salvage: salvage
-                    )
+                    ) as ChunkedScan<Sink>
                 }
                 results.set(chunk, result)
             }
-            var out = ItemScan()
-            out.items.reserveCapacity(count)
-            for result in results.all {
+            var out = ChunkedScan<Sink>()
+            for result in results.take() {
                 let part = try result!.get()
-                out.items += part.items
+                out.chunks += part.chunks
                 out.damaged += part.damaged
                 out.unavailable += part.unavailable
             }
@@ -59,23 +98,24 @@ extension ItemSelector {
     }
 
     /// One pass over the items at `positions`.
-    private func scan(
+    private func scan<Sink: ItemSink>(
         _ positions: Range<Int>,
         of snapshot: VaultSnapshot,
         includeSecrets: Bool,
         salvage: Bool
-    ) throws -> ItemScan {
-        var out = ItemScan()
+    ) throws -> ChunkedScan<Sink> {
+        var out = ChunkedScan<Sink>()
+        var sink = Sink()
         for position in positions {
             do {
                 // The attributes first; the secret only of an item that matches.
                 let item = try snapshot.item(at: position, includeSecret: false)
                 guard matches(item) else { continue }
                 guard includeSecrets else {
-                    out.items.append(item)
+                    sink.add(item)
                     continue
                 }
-                out.items.append(try item.addingSecret(from: snapshot, at: position))
+                sink.add(try item.addingSecret(from: snapshot, at: position))
             } catch let damage as ItemDamage {
                 guard salvage else { throw damage }
                 if mayMatch(damage) { out.damaged.append(damage) }
@@ -83,6 +123,7 @@ extension ItemSelector {
                 out.unavailable.append(snapshot.index.entry(at: position))
             }
         }
+        out.chunks = [sink]
         return out
     }
 
@@ -136,16 +177,22 @@ extension DecodedItem {
 }
 
 /// The outcome of each chunk of a parallel scan, in chunk order.
-private final class ChunkResults: Sendable {
-    private let results: Mutex<[Result<ItemScan, any Error>?]>
+private final class ChunkResults<Sink: ItemSink>: Sendable {
+    private let results: Mutex<[Result<ChunkedScan<Sink>, any Error>?]>
 
     init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
-    func set(_ chunk: Int, _ result: Result<ItemScan, any Error>) {
+    func set(_ chunk: Int, _ result: Result<ChunkedScan<Sink>, any Error>) {
         results.withLock { $0[chunk] = result }
     }
 
-    var all: [Result<ItemScan, any Error>?] { results.withLock { $0 } }
+    /// The results, moved out (no copy of the chunks' items).
+    func take() -> [Result<ChunkedScan<Sink>, any Error>?] {
+        results.withLock { results in
+            defer { results = [] }
+            return results
+        }
+    }
 }
 
 /// The selector and snapshot the chunks read. Both are only read: the snapshot's records are
