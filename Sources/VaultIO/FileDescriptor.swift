@@ -83,15 +83,18 @@ struct FileDescriptor: Hashable, Sendable {
     ///
     /// - Returns: The bytes; fewer than `count` only when the file ends first.
     func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
         var failure: Errno?
-        bytes.withUnsafeMutableBytes { buffer in
-            while done < count {
+        // Not zeroed first: only the bytes read are kept (a whole records section is megabytes).
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            while initialized < count {
                 do throws(Errno) {
-                    let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
+                    let n = try read(
+                        into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
+                        at: offset + initialized
+                    )
                     if n == 0 { break }
-                    done += n
+                    initialized += n
                 } catch {
                     failure = error
                     return
@@ -99,7 +102,6 @@ struct FileDescriptor: Hashable, Sendable {
             }
         }
         if let failure { throw failure }
-        if done < count { bytes.removeLast(count - done) }
         return bytes
     }
 

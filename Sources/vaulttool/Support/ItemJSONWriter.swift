@@ -23,6 +23,13 @@ struct ItemJSONWriter {
         var ends: [Int] = []
         var ids: [ItemID] = []
 
+        mutating func reserve(_ count: Int) {
+            // An item without a secret is about 770 bytes of JSON.
+            writer.bytes.reserveCapacity(count * 800)
+            ends.reserveCapacity(count)
+            ids.reserveCapacity(count)
+        }
+
         mutating func add(_ item: DecodedItem) {
             writer.item(
                 item.attributes,
@@ -187,10 +194,8 @@ struct ItemJSONWriter {
 
     mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
-    private static let spaces = [UInt8](repeating: 0x20, count: 64)
-
     mutating func indent(_ depth: Int) {
-        bytes.append(contentsOf: Self.spaces[0..<min(depth * 2, 64)])
+        bytes.append(contentsOf: repeatElement(0x20, count: min(depth * 2, 64)))
     }
 
     mutating func number(_ value: UInt64) { raw(String(value)) }
@@ -205,9 +210,14 @@ struct ItemJSONWriter {
     /// `\u00xx`; everything else (`/`, DEL, non-ASCII) as is, as JSONEncoder writes it.
     mutating func string(_ value: String) {
         bytes.append(0x22)
-        // Most attribute text needs no escape at all.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            bytes.append(contentsOf: value.utf8)
+        // Most attribute text needs no escape at all: checked and copied in one pass over its
+        // contiguous UTF-8.
+        let plain = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain == true {
             bytes.append(0x22)
             return
         }

@@ -19,12 +19,19 @@ struct ItemScan {
 /// (`list`) renders them here, inside the parallel chunks, instead of keeping every item.
 protocol ItemSink: Sendable {
     init()
+    /// Makes room for about `count` items (the size of the chunk).
+    mutating func reserve(_ count: Int)
     mutating func add(_ item: DecodedItem)
+}
+
+extension ItemSink {
+    mutating func reserve(_ count: Int) {}
 }
 
 /// The items themselves, for commands that need them after the scan.
 struct ItemCollector: ItemSink {
     var items: [DecodedItem] = []
+    mutating func reserve(_ count: Int) { items.reserveCapacity(count) }
     mutating func add(_ item: DecodedItem) { items.append(item) }
 }
 
@@ -106,6 +113,7 @@ extension ItemSelector {
     ) throws -> ChunkedScan<Sink> {
         var out = ChunkedScan<Sink>()
         var sink = Sink()
+        sink.reserve(positions.count)
         for position in positions {
             do {
                 // The attributes first; the secret only of an item that matches.

@@ -12,8 +12,8 @@ enum ItemTable {
         "CLASS", "ACCESSIBILITY", "SERVICE/SERVER", "ACCOUNT", "ACCESS GROUP", "LABEL", "MODIFIED", "SIZE",
     ]
     static let columns = header.count
-    /// The columns rows are sorted by: service or server, then account.
-    static let sortColumns = (2, 3)
+    /// Rows are sorted by this column (service or server), then the next (account).
+    static let sortColumn = 2
 
     /// The cells of one chunk's rows: escaped (``TerminalText``), back to back, with each cell's
     /// end and display width.
@@ -27,6 +27,12 @@ enum ItemTable {
         var columnWidths = [Int](repeating: 0, count: ItemTable.columns)
 
         var count: Int { ends.count / ItemTable.columns }
+
+        mutating func reserve(_ count: Int) {
+            bytes.reserveCapacity(count * 128)
+            ends.reserveCapacity(count * ItemTable.columns)
+            widths.reserveCapacity(count * ItemTable.columns)
+        }
 
         mutating func add(_ item: DecodedItem) {
             let a = item.attributes
@@ -49,18 +55,34 @@ enum ItemTable {
         }
 
         private mutating func cell(_ raw: String, _ column: Int) {
-            let text = TerminalText.escaped(raw)
-            let width = TerminalText.width(text)
-            bytes.append(contentsOf: text.utf8)
+            // Printable ASCII, the common case, is copied as is and is one column per byte.
+            let ascii = raw.utf8.withContiguousStorageIfAvailable { utf8 in
+                guard utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            }
+            let width: Int
+            if ascii == true {
+                width = raw.utf8.count
+            } else {
+                let text = TerminalText.escaped(raw)
+                width = TerminalText.width(text)
+                bytes.append(contentsOf: text.utf8)
+            }
             ends.append(bytes.count)
             widths.append(width)
             if width > columnWidths[column] { columnWidths[column] = width }
         }
 
-        /// The cell at `column` of `row`, as a range of `bytes`.
-        func range(_ row: Int, _ column: Int) -> Range<Int> {
-            let index = row * ItemTable.columns + column
-            return (index == 0 ? 0 : ends[index - 1])..<ends[index]
+        /// Appends `other`'s rows after these.
+        mutating func append(_ other: Rows) {
+            let shift = bytes.count
+            bytes += other.bytes
+            ends += other.ends.map { $0 + shift }
+            widths += other.widths
+            for column in 0..<ItemTable.columns {
+                columnWidths[column] = max(columnWidths[column], other.columnWidths[column])
+            }
         }
     }
 
@@ -78,57 +100,78 @@ enum ItemTable {
     /// account (byte order of the escaped UTF-8, which is code point order), and padded to
     /// each column's widest cell.
     static func bytes(_ chunks: [Rows]) -> [UInt8] {
+        var rows = chunks.first ?? Rows()
+        if chunks.count > 1 {
+            rows.reserve(chunks.reduce(0) { $0 + $1.count })
+            for chunk in chunks.dropFirst() { rows.append(chunk) }
+        }
         var widths = header.map(TerminalText.width)
-        for chunk in chunks {
-            for column in 0..<columns { widths[column] = max(widths[column], chunk.columnWidths[column]) }
-        }
-        var order = [(chunk: Int32, row: Int32)]()
-        order.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
-        for (c, chunk) in chunks.enumerated() {
-            for row in 0..<chunk.count { order.append((Int32(c), Int32(row))) }
-        }
-        order.sort { x, y in
-            let a = chunks[Int(x.chunk)]
-            let b = chunks[Int(y.chunk)]
-            let first = compare(a, Int(x.row), b, Int(y.row), column: sortColumns.0)
-            if first != 0 { return first < 0 }
-            return compare(a, Int(x.row), b, Int(y.row), column: sortColumns.1) < 0
-        }
-        var out = [UInt8]()
-        out.reserveCapacity((order.count + 1) * (widths.reduce(0, +) + 2 * columns + 1))
-        let spaces = [UInt8](repeating: 0x20, count: (widths.max() ?? 0) + 2)
-        func pad(_ column: Int, _ width: Int) {
-            if column == columns - 1 {
-                out.append(0x0A)
-            } else {
-                out.append(contentsOf: spaces[0..<max(0, widths[column] + 2 - width)])
-            }
-        }
+        for column in 0..<columns { widths[column] = max(widths[column], rows.columnWidths[column]) }
+        let order = sortedRows(rows)
+        var head = [UInt8]()
         for column in 0..<columns {
-            out.append(contentsOf: header[column].utf8)
-            pad(column, TerminalText.width(header[column]))
-        }
-        for (c, row) in order {
-            let chunk = chunks[Int(c)]
-            for column in 0..<columns {
-                out.append(contentsOf: chunk.bytes[chunk.range(Int(row), column)])
-                pad(column, chunk.widths[Int(row) * columns + column])
+            head += header[column].utf8
+            if column < columns - 1 {
+                head += repeatElement(0x20, count: widths[column] + 2 - TerminalText.width(header[column]))
             }
         }
-        return out
+        head.append(0x0A)
+        // Every cell's bytes, plus at most its column's width and two spaces of padding, and a
+        // newline per row: the table fits, and is written through pointers (no slice per cell).
+        let capacity = head.count + rows.bytes.count + rows.count * (widths.reduce(0, +) + 2 * columns + 1)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+            func put(_ source: UnsafeBufferPointer<UInt8>) {
+                guard let base = source.baseAddress, !source.isEmpty else { return }
+                (out.baseAddress! + written).update(from: base, count: source.count)
+                written += source.count
+            }
+            head.withUnsafeBufferPointer(put)
+            rows.bytes.withUnsafeBufferPointer { bytes in
+                for row in order {
+                    let first = row * columns
+                    var start = first == 0 ? 0 : rows.ends[first - 1]
+                    for column in 0..<columns {
+                        let end = rows.ends[first + column]
+                        put(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                        start = end
+                        if column == columns - 1 {
+                            out[written] = 0x0A
+                            written += 1
+                        } else {
+                            let padding = max(0, widths[column] + 2 - rows.widths[first + column])
+                            (out.baseAddress! + written).initialize(repeating: 0x20, count: padding)
+                            written += padding
+                        }
+                    }
+                }
+            }
+        }
     }
 
-    /// Compares one cell of two rows byte by byte, as `memcmp` then length.
-    private static func compare(_ a: Rows, _ rowA: Int, _ b: Rows, _ rowB: Int, column: Int) -> Int {
-        let x = a.range(rowA, column)
-        let y = b.range(rowB, column)
-        let common = min(x.count, y.count)
-        let result = a.bytes.withUnsafeBytes { pa in
-            b.bytes.withUnsafeBytes { pb in
-                common == 0 ? 0 : memcmp(pa.baseAddress! + x.lowerBound, pb.baseAddress! + y.lowerBound, common)
+    /// The rows' indices, sorted by the sort column's cell, then the next one's, byte by byte.
+    private static func sortedRows(_ rows: Rows) -> [Int] {
+        rows.bytes.withUnsafeBufferPointer { bytes in
+            rows.ends.withUnsafeBufferPointer { ends in
+                // The two cells are adjacent: [start, middle) and [middle, end).
+                func cells(_ row: Int) -> (start: Int, middle: Int, end: Int) {
+                    let index = row * columns + sortColumn
+                    return (ends[index - 1], ends[index], ends[index + 1])
+                }
+                func compare(_ x: Range<Int>, _ y: Range<Int>) -> Int {
+                    let common = min(x.count, y.count)
+                    let result =
+                        common == 0
+                        ? 0 : memcmp(bytes.baseAddress! + x.lowerBound, bytes.baseAddress! + y.lowerBound, common)
+                    return result != 0 ? Int(result) : x.count - y.count
+                }
+                return (0..<rows.count).sorted { a, b in
+                    let x = cells(a)
+                    let y = cells(b)
+                    let first = compare(x.start..<x.middle, y.start..<y.middle)
+                    if first != 0 { return first < 0 }
+                    return compare(x.middle..<x.end, y.middle..<y.end) < 0
+                }
             }
         }
-        if result != 0 { return Int(result) }
-        return x.count - y.count
     }
 }
