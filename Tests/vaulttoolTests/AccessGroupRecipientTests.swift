@@ -77,4 +77,32 @@ struct AccessGroupRecipientTests {
         #expect(db.status == 0 && db.stdout.hasPrefix("db-secret"))
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }
+
+    /// inspect, without a credential, counts the limited recipients and the access groups with
+    /// a key domain (both readable from the header), and says neither before the first is added.
+    @Test func inspect_countsLimitedRecipientsAndGroups() throws {
+        let (w, runner) = try vault()
+        let migrate = try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let before = try w.run(["inspect", "--json", "v.vault"]).json()
+        #expect(before["limitedRecipients"] as? Int == 0 && before["accessGroups"] as? Int == 0)
+        let add = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", runner, "--name", "ci-deploy",
+            "--access-group", "deploy", "v.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        let json = try w.run(["inspect", "--json", "v.vault"]).json()
+        #expect(json["recipients"] as? Int == 1)
+        #expect(json["limitedRecipients"] as? Int == 1)
+        #expect(json["accessGroups"] as? Int == 1)
+        let text = try w.run(["inspect", "v.vault"]).stdout
+        #expect(text.contains("Recipients:  1 (keys and names encrypted, 1 limited to one access group)\n"))
+        #expect(text.contains("Groups:      1 access group with a key domain (names encrypted)\n"))
+        #expect(!text.contains("deploy"))
+        // A 1.x vault has neither line.
+        let plain = try Workspace()
+        try plain.makeVault()
+        let old = try plain.run(["inspect", "--json", "v.vault"]).json()
+        #expect(old["limitedRecipients"] == nil && old["accessGroups"] == nil)
+    }
 }

@@ -123,6 +123,10 @@ struct InspectReport: Encodable {
     var keyslots: [Slot] = []
     /// Format 1.2: how many recipient stanzas the header holds (their keys and names are encrypted).
     var recipients: Int?
+    /// Format 2.0: how many recipients are limited to one access group (their domain is in the clear).
+    var limitedRecipients: Int?
+    /// Format 2.0: how many access groups have their own key domain (their names are encrypted).
+    var accessGroups: Int?
     var items: Int?
     var deletions: Int?
     var sizes: Sizes?
@@ -148,7 +152,7 @@ struct InspectReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
         case authenticated, warnings, entries, unavailableItems, damagedItems, seen
-        case recipients
+        case recipients, limitedRecipients, accessGroups
     }
 
     /// Reads the header of `path` and checks the file's structure.
@@ -174,6 +178,10 @@ struct InspectReport: Encodable {
         created = Output.date(header.created)
         generation = header.generation
         if header.followsVersion12Rules { recipients = header.recipientCount }
+        if header.isVersion2 {
+            limitedRecipients = header.recipientStanzas.filter(\.isLimited).count
+            accessGroups = header.accessGroups.count
+        }
         items = header.recordCount
         deletions = header.deletionCount
         // The format must allow writing and this user must be able to replace the file.
@@ -253,7 +261,16 @@ struct InspectReport: Encodable {
             }
             out += line + "\n"
         }
-        if let recipients { out += Output.field("Recipients:", "\(recipients) (keys and names encrypted)") }
+        if let recipients {
+            let limited = limitedRecipients.map { ", \($0) limited to one access group" } ?? ""
+            out += Output.field("Recipients:", "\(recipients) (keys and names encrypted\(limited))")
+        }
+        if let accessGroups {
+            out += Output.field(
+                "Groups:",
+                "\(accessGroups) access group\(accessGroups == 1 ? "" : "s") with a key domain (names encrypted)"
+            )
+        }
         out += Output.field("Items:", Output.count(items ?? 0))
         out += Output.field("Deletions:", Output.count(deletions ?? 0))
         out += Output.field(
