@@ -25,12 +25,18 @@ struct ListChunkTests {
         return #"{"format": "vault-items", "version": 1, "items": ["# + items.joined(separator: ",\n") + "]}"
     }
 
-    @Test func table_listsEveryItemOnce_sortedByServiceThenAccount_andAligned() throws {
+    /// `v.vault` holding the items of ``importFile()``.
+    func importedVault() throws -> Workspace {
         let w = try Workspace()
         try w.makeVault()
         try w.write("items.json", Self.importFile())
         let imported = try w.run(["import", "--password-file", "pw", "--from", "json", "items.json", "v.vault"])
         #expect(imported.status == 0, "\(imported.stderr)")
+        return w
+    }
+
+    @Test func table_listsEveryItemOnce_sortedByServiceThenAccount_andAligned() throws {
+        let w = try importedVault()
         let list = try w.run(["list", "--password-file", "pw", "v.vault"])
         #expect(list.status == 0, "\(list.stderr)")
         let rows = list.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ").map(String.init) }
@@ -54,11 +60,7 @@ struct ListChunkTests {
     }
 
     @Test func json_listsEveryItemOnce_sortedByID() throws {
-        let w = try Workspace()
-        try w.makeVault()
-        try w.write("items.json", Self.importFile())
-        let imported = try w.run(["import", "--password-file", "pw", "--from", "json", "items.json", "v.vault"])
-        #expect(imported.status == 0, "\(imported.stderr)")
+        let w = try importedVault()
         let list = try w.run(["list", "--json", "--password-file", "pw", "v.vault"])
         #expect(list.status == 0, "\(list.stderr)")
         let items = try #require(try list.json()["items"] as? [[String: Any]])
