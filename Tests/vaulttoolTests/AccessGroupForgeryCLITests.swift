@@ -77,6 +77,8 @@ struct AccessGroupForgeryCLITests {
             "v.vault",
         ])
         #expect(db.status == 0 && db.stdout.hasPrefix("db-secret"), "\(db.stderr)")
+        let scan = try w.run(["get", "--password-file", "pw", "--service", "db", "--account", "ci", "v.vault"])
+        #expect(scan.status == 4 && scan.stderr.contains("item \(id)"), "\(scan.stderr)")
 
         // Removing the runner rekeys (R2-RCP-5), which refuses to seal the forgery again; the
         // damaged item is removed by ID first.
