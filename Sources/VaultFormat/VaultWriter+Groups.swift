@@ -49,7 +49,9 @@ extension VaultWriter {
                     + "needs the master key"
             )
         }
-        return try accessGroupNames().first { $0.value == accessGroup }?.key ?? 0
+        // Byte for byte (R2-GRP-3), as readers check it (R2-GRP-5): Swift's `==` on strings
+        // would also match a canonically equivalent name written with other bytes.
+        return try accessGroupNames().first { $0.value.utf8.elementsEqual(accessGroup.utf8) }?.key ?? 0
     }
 
     /// Adds a recipient limited to the items of `accessGroup` (R2-RCP-2, R2-GRP-4).
@@ -113,7 +115,9 @@ extension VaultWriter {
         throws(VaultFormatError) -> UInt8
     {
         let names = try accessGroupNames()
-        if let existing = names.first(where: { $0.value == accessGroup }) { return existing.key }
+        if let existing = names.first(where: { $0.value.utf8.elementsEqual(accessGroup.utf8) }) {
+            return existing.key
+        }
         guard
             let domain = (1...UInt8(AccessGroupEntry.maximumCount)).first(where: { names[$0] == nil })
         else { throw VaultFormatError(.limit, "a vault has at most \(AccessGroupEntry.maximumCount) access groups") }
@@ -130,7 +134,7 @@ extension VaultWriter {
         for entry in entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
             let record = record(for: entry.itemID)!
             let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
-            if draft.attributes.accessGroup == accessGroup { moving.append(draft) }
+            if draft.attributes.accessGroup.utf8.elementsEqual(accessGroup.utf8) { moving.append(draft) }
         }
         header.accessGroups.append(entry)
         header.accessGroups.sort { $0.domain < $1.domain }

@@ -213,7 +213,28 @@ package enum RecordCodec {
         guard keys.lookupTag(PrimaryKey(itemClass: entry.itemClass, attributes: attributes)) == entry.tag else {
             throw VaultFormatError(.recordCorrupt, "an item's lookup tag does not match its attributes")
         }
+        if entry.domain != 0 { try checkAccessGroup(attributes, ofDomain: entry.domain, keys: keys) }
         return attributes
+    }
+
+    /// Checks that a record of key domain `domain` ≥ 1 claims the access group of that domain
+    /// (R2-GRP-5): every holder of the group key can seal a record in the domain, a limited
+    /// recipient included, so what the record says its group is must be checked against the
+    /// header, which only a holder of `MK` writes. Keys without the group names (a limited
+    /// recipient's) cannot check and accept the record.
+    ///
+    /// Spec: Spec/format-v2.md, "Which key domain an item is sealed in" (R2-GRP-5).
+    private static func checkAccessGroup(_ attributes: ItemAttributes, ofDomain domain: UInt8, keys: VaultKeys)
+        throws(VaultFormatError)
+    {
+        guard let name = keys.groupNames[domain] else { return }
+        // Byte for byte, not Swift's canonical-equivalence `==` (R2-GRP-3).
+        guard attributes.accessGroup.utf8.elementsEqual(name.utf8) else {
+            throw VaultFormatError(
+                .recordCorrupt,
+                "an item sealed under one access group's key claims another access group"
+            )
+        }
     }
 
     /// Decrypts a record's secret.

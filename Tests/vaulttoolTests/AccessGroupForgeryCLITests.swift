@@ -1,0 +1,92 @@
+// vaulttool tests: an item forged by a recipient limited to one access group, claiming another
+// group (Spec/threat-model.md §3.13.1), is a damaged item for the owner (R2-GRP-5), driving the
+// built binary.
+
+import Foundation
+import Testing
+
+@_spi(Testing) @testable import VaultFormat
+
+@Suite("Access-group forgery CLI")
+struct AccessGroupForgeryCLITests {
+    /// The `deploy` runner's forgery of `v.vault`, with its identity file and the file in hand: a
+    /// record under the `bank` item's ID, sealed in deploy's key domain, that claims `billing`
+    /// (the library-level steps are those of `AccessGroupForgeryTests.forge`).
+    private func forge(_ w: Workspace) throws -> String {
+        let path = w.file("v.vault")
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let identity = try RecipientIdentity(
+            fileContents: [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("ci.id"))))
+        )
+        let runner = try VaultSnapshot.open(file, with: .identity(identity))
+        var attributes = ItemAttributes(service: "bank", account: "ci")
+        attributes.accessGroup = "billing"
+        let tag = runner.keys.lookupTag(PrimaryKey(itemClass: .genericPassword, attributes: attributes))
+        let target = runner.index.entry(at: try #require(runner.index.positions(ofTag: tag).first))
+        let forged = try RecordCodec.seal(
+            ItemDraft(id: target.itemID, attributes: attributes, secret: SecretBytes(utf8: "forged")),
+            version: runner.header.generation + 1,
+            vaultID: runner.header.vaultID,
+            keys: runner.keys,
+            domain: try #require(runner.keys.limitedDomain),
+            random: SystemRandom()
+        )
+        // A writer is refused to a limited recipient; the owner's is handed the runner's keys
+        // before anything is written, so the new generation is made with the runner's HK and IK.
+        var writer = try VaultWriter(updating: try VaultSnapshot.open(file, with: .password(Workspace.password)))
+        writer.keys = runner.keys
+        writer.insertRaw(forged)
+        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
+        return target.itemID.description
+    }
+
+    @Test func forgedItem_isNamedAsDamaged_andCanBeRemoved() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        for (service, group) in [("db", "deploy"), ("bank", "billing")] {
+            let set = try w.set(
+                "\(service)-secret",
+                ["--service", service, "--account", "ci", "--access-group", group]
+            )
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+        let runner = try w.run(["keygen", "ci.id"]).stdout.trimmingCharacters(in: .newlines)
+        let migrate = try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let add = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", runner, "--name", "ci-deploy",
+            "--access-group", "deploy", "v.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        let id = try forge(w)
+
+        // Spec/cli.md 4.3: a damaged record stops the command with exit 4 and names the item.
+        let list = try w.run(["list", "--password-file", "pw", "v.vault"])
+        #expect(list.status == 4)
+        #expect(list.stderr.hasPrefix("Error: The vault is damaged or was tampered with: item \(id)"))
+        #expect(list.stderr.contains("claims another access group"))
+        let get = try w.run(["get", "--password-file", "pw", "--service", "bank", "--account", "ci", "v.vault"])
+        #expect(get.status == 4 && !get.stdout.contains("forged"))
+        let verify = try w.run(["verify", "--password-file", "pw", "v.vault"])
+        #expect(verify.status == 4)
+        #expect(verify.stdout.hasPrefix("damaged: item \(id)"))
+        // The deploy item is not affected: a lookup by its whole primary key does not meet the
+        // damaged record (one without the access group scans every item and does, exit 4).
+        let db = try w.run([
+            "get", "--password-file", "pw", "--service", "db", "--account", "ci", "--access-group", "deploy",
+            "v.vault",
+        ])
+        #expect(db.status == 0 && db.stdout.hasPrefix("db-secret"), "\(db.stderr)")
+        let scan = try w.run(["get", "--password-file", "pw", "--service", "db", "--account", "ci", "v.vault"])
+        #expect(scan.status == 4 && scan.stderr.contains("item \(id)"), "\(scan.stderr)")
+
+        // Removing the runner rekeys (R2-RCP-5), which refuses to seal the forgery again; the
+        // damaged item is removed by ID first.
+        let refused = try w.run(["recipients", "rm", "--password-file", "pw", "--name", "ci-deploy", "v.vault"])
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(try w.run(["rm", "--id", id, "--password-file", "pw", "v.vault"]).status == 0)
+        let rm = try w.run(["recipients", "rm", "--password-file", "pw", "--name", "ci-deploy", "v.vault"])
+        #expect(rm.status == 0, "\(rm.stderr)")
+        #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+    }
+}
