@@ -223,15 +223,19 @@ private struct Merger {
         try writer.upgradeToVersion2()
         guard !theirs.header.accessGroups.isEmpty, let master = ours.keys.master else { return }
         let vaultID = ours.header.vaultID
-        var oursByDomain: [UInt8: String] = [:]
+        // Names are compared as UTF-8 bytes, as R2-GRP-3 compares them, not with String's
+        // canonical equivalence: two spellings of "é" are two groups.
+        var oursByDomain: [UInt8: [UInt8]] = [:]
         for group in ours.header.accessGroups {
-            oursByDomain[group.domain] = try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: vaultID)
+            oursByDomain[group.domain] = Array(
+                try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: vaultID).utf8
+            )
         }
         let oursNames = Set(oursByDomain.values)
         var added: [AccessGroupEntry] = []
-        var addedNames: Set<String> = []
+        var addedNames: Set<[UInt8]> = []
         for group in theirs.header.accessGroups {
-            let name = try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: vaultID)
+            let name = Array(try KeyHierarchy.accessGroupName(of: group, master: master, vaultID: vaultID).utf8)
             if let mine = oursByDomain[group.domain] {
                 guard mine == name else {
                     throw VaultMergeError(
@@ -258,7 +262,7 @@ private struct Merger {
         for entry in writer.entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
             guard let record = writer.record(for: entry.itemID) else { continue }
             let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: vaultID, keys: writer.keys)
-            if addedNames.contains(draft.attributes.accessGroup) { moving.append(draft) }
+            if addedNames.contains(Array(draft.attributes.accessGroup.utf8)) { moving.append(draft) }
         }
         writer.header.accessGroups = (writer.header.accessGroups + added).sorted { $0.domain < $1.domain }
         writer.keys = KeyHierarchy.keys(

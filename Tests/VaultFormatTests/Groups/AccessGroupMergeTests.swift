@@ -85,6 +85,20 @@ struct AccessGroupMergeTests {
         }
     }
 
+    /// R2-GRP-3 compares names byte for byte: "café" with a precomposed é and with e + U+0301
+    /// are two groups, so two branches that gave them both domain 1 are refused, as for any two
+    /// groups. (String's `==` calls them equal; before, the merge carried theirs' stanza into a
+    /// domain whose group is the other spelling.)
+    @Test func twoSpellingsOfOneName_areTwoGroups() throws {
+        let copies = try Copies()
+        let ours = try copies.adding(copies.billingRunner, limitedTo: "caf\u{E9}")
+        let theirs = try copies.adding(copies.deployRunner, limitedTo: "cafe\u{301}")
+        #expect("caf\u{E9}" == "cafe\u{301}")
+        #expect(throws: VaultMergeError(.accessGroupsDiffer)) {
+            _ = try Self.merged(ours: ours, theirs: theirs, base: copies.base)
+        }
+    }
+
     /// Theirs added a `deploy` runner, ours did not: the merged file has the `deploy` group, its
     /// stanza and its records, opens for everyone, and the runner still reads `deploy` only.
     @Test func groupAddedOnOneSide_isCarried() throws {
