@@ -74,7 +74,7 @@ extension VaultSnapshot {
         }
         let attributes: ItemAttributes
         do {
-            attributes = try RecordCodec.openAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
+            attributes = try openAttributes(bytes, entry: entry)
         } catch  where ItemDamage.isDamage(error) {
             throw ItemDamage(entry: entry, attributes: nil, error: error)
         }

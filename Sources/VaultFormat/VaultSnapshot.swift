@@ -176,12 +176,15 @@ public struct VaultSnapshot: Sendable {
 
     /// Decrypts the attributes of the entry at `position`.
     public func attributes(at position: Int) throws -> ItemAttributes {
-        try RecordCodec.openAttributes(
-            try recordBytes(at: position),
-            entry: index.entry(at: position),
-            vaultID: header.vaultID,
-            keys: keys
-        )
+        try openAttributes(try recordBytes(at: position), entry: index.entry(at: position))
+    }
+
+    /// Decrypts a record's attributes as every read for a caller does: authenticated, lookup tag
+    /// checked (R-IDX-5), the record's access group against its key domain (R2-GRP-5, R2-GRP-6).
+    func openAttributes(_ bytes: ArraySlice<UInt8>, entry: IndexEntry) throws(VaultFormatError) -> ItemAttributes {
+        let attributes = try RecordCodec.openAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
+        try RecordCodec.checkUngroupedRecord(attributes, entry: entry, keys: keys)
+        return attributes
     }
 
     /// Decrypts the secret of the entry at `position`.
@@ -205,12 +208,7 @@ public struct VaultSnapshot: Sendable {
             let entry = index.entry(at: position)
             do {
                 let bytes = try recordBytes(at: position)
-                let attributes = try RecordCodec.openAttributes(
-                    bytes,
-                    entry: entry,
-                    vaultID: header.vaultID,
-                    keys: keys
-                )
+                let attributes = try openAttributes(bytes, entry: entry)
                 let secret =
                     includeSecrets
                     ? try RecordCodec.openSecret(bytes, entry: entry, vaultID: header.vaultID, keys: keys) : nil

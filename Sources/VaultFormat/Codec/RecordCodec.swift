@@ -237,6 +237,28 @@ package enum RecordCodec {
         }
     }
 
+    /// Checks that a record of domain 0 does not claim an access group that has a key domain
+    /// (R2-GRP-6): such a group's items are sealed in its domain (R2-GRP-3, R2-GRP-4), so a
+    /// domain-0 record that claims it was sealed by a holder of `BK` or `MK` against the rules, or
+    /// rolled back to a ciphertext from before the group had its domain. Keys without the group
+    /// names cannot check and accept the record. Readers for callers apply it
+    /// (``VaultSnapshot``); a writer moving items into a new domain reads them before it does.
+    ///
+    /// Spec: Spec/format-v2.md, "Which key domain an item is sealed in" (R2-GRP-6).
+    package static func checkUngroupedRecord(_ attributes: ItemAttributes, entry: IndexEntry, keys: VaultKeys)
+        throws(VaultFormatError)
+    {
+        guard entry.domain == 0, !attributes.accessGroup.isEmpty, !keys.groupNames.isEmpty else { return }
+        let claimed = attributes.accessGroup.utf8
+        // Byte for byte, as names are compared everywhere (R2-GRP-3).
+        if keys.groupNames.values.contains(where: { $0.utf8.elementsEqual(claimed) }) {
+            throw VaultFormatError(
+                .recordCorrupt,
+                "an item outside every access group's key claims an access group that has its own key"
+            )
+        }
+    }
+
     /// Decrypts a record's secret.
     public static func openSecret(
         _ record: ArraySlice<UInt8>,

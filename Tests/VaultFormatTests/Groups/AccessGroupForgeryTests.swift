@@ -232,16 +232,25 @@ struct AccessGroupForgeryTests {
         #expect(try owner.verify().checked == 5)
     }
 
-    /// The domain-0 half proposed by the threat model is not a reader rule (R2-GRP-5 rationale):
-    /// a record of domain 0 whose accessGroup names a group with a domain reads. Only a holder of
-    /// `MK` or `BK` seals in domain 0, and the writer's own reads of such records while it gives a
-    /// group its domain (R2-GRP-4) go through the same code.
-    @Test func domainZeroRecordNamingAGroup_reads() throws {
+    /// R2-GRP-6, the domain-0 half: a record of domain 0 whose accessGroup names a group that has
+    /// a key domain (sealed by a holder of `BK` or `MK`, or rolled back to before the group had its
+    /// domain) is `recordCorrupt` for every read of a holder of `MK`: by position, by primary key
+    /// and in `verify`. Items of a group without a domain, and every other item, still read.
+    @Test func domainZeroRecordNamingAGroupWithADomain_isCorrupt() throws {
         let team = try Team()
         var writer = try VaultWriter(updating: try VaultSnapshot.open(team.file, with: Team.owner))
+        let opsID = try writer.put(
+            ItemDraft(
+                id: ItemID(random: SeededRandom(seed: "ops")),
+                attributes: Team.attributes("pager", "ops"),
+                secret: SecretBytes(utf8: "ops-secret")
+            ),
+            now: 0
+        )
         let stale = try RecordCodec.seal(
             ItemDraft(
                 id: ItemID(random: SeededRandom(seed: "stale")),
+                protectionClass: .always,
                 attributes: Team.attributes("old", "deploy"),
                 secret: SecretBytes(utf8: "old-secret")
             ),
@@ -253,6 +262,25 @@ struct AccessGroupForgeryTests {
         )
         writer.insertRaw(stale)
         let owner = try VaultSnapshot.open(writer.encode(now: 0), with: Team.owner)
-        #expect(try owner.verify().checked == 4)
+        let position = try #require(
+            (0..<owner.index.count).first { owner.index.entry(at: $0).itemID == stale.entry.itemID }
+        )
+        #expect(throws: VaultFormatError(.recordCorrupt)) { _ = try owner.attributes(at: position) }
+        #expect(throws: VaultFormatError(.recordCorrupt)) {
+            _ = try owner.position(
+                of: PrimaryKey(itemClass: .genericPassword, attributes: Team.attributes("old", "deploy"))
+            )
+        }
+        #expect(throws: VaultFormatError(.recordCorrupt)) { _ = try owner.verify() }
+        do {
+            _ = try owner.item(at: position, includeSecret: false)
+            Issue.record("the record read")
+        } catch let damage as ItemDamage {
+            #expect(damage.error.code == .recordCorrupt && damage.entry.itemID == stale.entry.itemID)
+        }
+        let salvaged = try owner.salvage(includeSecrets: true)
+        #expect(salvaged.damaged.map(\.entry.itemID) == [stale.entry.itemID])
+        #expect(Set(salvaged.items.map(\.attributes.service)) == ["db", "bank", "plain", "pager"])
+        #expect(salvaged.items.contains { $0.entry.itemID == opsID && $0.attributes.accessGroup == "ops" })
     }
 }
