@@ -182,9 +182,7 @@ public struct VaultSnapshot: Sendable {
     /// Decrypts a record's attributes as every read for a caller does: authenticated, lookup tag
     /// checked (R-IDX-5), the record's access group against its key domain (R2-GRP-5, R2-GRP-6).
     func openAttributes(_ bytes: ArraySlice<UInt8>, entry: IndexEntry) throws(VaultFormatError) -> ItemAttributes {
-        let attributes = try RecordCodec.openAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
-        try RecordCodec.checkUngroupedRecord(attributes, entry: entry, keys: keys)
-        return attributes
+        try RecordCodec.openCheckedAttributes(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
     }
 
     /// Decrypts the secret of the entry at `position`.

@@ -21,7 +21,7 @@ extension VaultTransaction {
         for entry in writer.entries where entry.tag == tag {
             guard let record = writer.record(for: entry.itemID) else { continue }
             do {
-                _ = try RecordCodec.openAttributes(
+                _ = try RecordCodec.openCheckedAttributes(
                     record.bytes[...],
                     entry: record.entry,
                     vaultID: writer.header.vaultID,

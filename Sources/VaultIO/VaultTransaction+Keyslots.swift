@@ -231,7 +231,7 @@ extension VaultTransaction {
     ) throws -> Bool {
         guard let record = writer.record(for: id) else { return false }
         guard record.entry.protectionClass != protection else { return true }
-        let attributes = try RecordCodec.openAttributes(
+        let attributes = try RecordCodec.openCheckedAttributes(
             record.bytes[...],
             entry: record.entry,
             vaultID: writer.header.vaultID,

@@ -90,13 +90,18 @@ public struct VaultTransaction: Sendable {
             throw namingDamage(error, for: primaryKey)
         }
         guard let id, let record = writer.record(for: id) else { return nil }
-        let attributes = try RecordCodec.openAttributes(
-            record.bytes[...],
-            entry: record.entry,
-            vaultID: writer.header.vaultID,
-            keys: writer.keys
-        )
-        return Item(entry: record.entry, attributes: attributes)
+        do {
+            let attributes = try RecordCodec.openCheckedAttributes(
+                record.bytes[...],
+                entry: record.entry,
+                vaultID: writer.header.vaultID,
+                keys: writer.keys
+            )
+            return Item(entry: record.entry, attributes: attributes)
+        } catch  where ItemDamage.isDamage(error) {
+            // A record of domain 0 that claims a group with a key domain (R2-GRP-6), found by its tag.
+            throw ItemDamage(entry: record.entry, attributes: nil, error: error)
+        }
     }
 
     /// The decrypted attributes of item `id`, if present.
@@ -104,7 +109,7 @@ public struct VaultTransaction: Sendable {
     /// - Throws: ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`, `recordCorrupt`).
     public func attributes(for id: ItemID) throws -> ItemAttributes? {
         guard let record = writer.record(for: id) else { return nil }
-        return try RecordCodec.openAttributes(
+        return try RecordCodec.openCheckedAttributes(
             record.bytes[...],
             entry: record.entry,
             vaultID: writer.header.vaultID,

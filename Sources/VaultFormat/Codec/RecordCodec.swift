@@ -237,6 +237,20 @@ package enum RecordCodec {
         }
     }
 
+    /// Decrypts a record's attributes as every read for a caller does: ``openAttributes(_:entry:vaultID:keys:)``
+    /// (authentication, R-IDX-5, R2-GRP-5), then R2-GRP-6. Writers that move a group's items into
+    /// its new domain call ``openAttributes(_:entry:vaultID:keys:)`` alone.
+    package static func openCheckedAttributes(
+        _ record: ArraySlice<UInt8>,
+        entry: IndexEntry,
+        vaultID: [UInt8],
+        keys: VaultKeys
+    ) throws(VaultFormatError) -> ItemAttributes {
+        let attributes = try openAttributes(record, entry: entry, vaultID: vaultID, keys: keys)
+        try checkUngroupedRecord(attributes, entry: entry, keys: keys)
+        return attributes
+    }
+
     /// Checks that a record of domain 0 does not claim an access group that has a key domain
     /// (R2-GRP-6): such a group's items are sealed in its domain (R2-GRP-3, R2-GRP-4), so a
     /// domain-0 record that claims it was sealed by a holder of `BK` or `MK` against the rules, or
