@@ -108,6 +108,8 @@ func reading_snapshot(fileBytes: [UInt8]) throws -> SecretBytes? {
 @Suite("DocC articles, as an app")
 struct DocCArticleTests {
     @Test func gettingStarted_runs() throws {
+        // The sample's default configuration keeps rollback records in the user's state directory.
+        isolateStateHome()
         try withTemporaryDirectory { directory in
             // The sample's default configuration: the real KDF cost, once to create and once to unlock.
             let vault = try gettingStarted_password(

@@ -11,6 +11,17 @@ func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
     return try body(url.path)
 }
 
+/// Points `XDG_STATE_HOME` of this test process at a temporary directory, once, so that a sample
+/// run with the default configuration keeps its rollback records (Spec/rollback.md) there and not
+/// in the real home of whoever runs the tests.
+func isolateStateHome() { _ = isolatedStateHome }
+
+private let isolatedStateHome: String = {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("appstyle-state-\(UUID().uuidString)").path
+    setenv("XDG_STATE_HOME", path, 1)
+    return path
+}()
+
 /// The vault package's top directory: `VAULT_PACKAGE_ROOT` when set (`scripts/outside-package.sh`
 /// runs these files from a package of its own), otherwise found from this file's path
 /// (`Tests/AppStyleTests/Support.swift`).

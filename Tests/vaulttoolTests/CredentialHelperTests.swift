@@ -645,7 +645,7 @@ struct CredentialHelperIntegrationTests {
         let env = [
             "PATH": w.file("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
             "DOCKER_CONFIG": w.file("cfg"), "DOCKER_HOST": "unix://" + w.file("no-daemon.sock"),
-            "XDG_DATA_HOME": w.file("data"),
+            "XDG_DATA_HOME": w.file("data"), "XDG_STATE_HOME": Tool.stateHome(w.path),
         ]
         func docker(_ arguments: [String], stdin: String = "") throws -> RunResult {
             let process = Process()
@@ -683,7 +683,8 @@ struct CredentialHelperIntegrationTests {
             atPath: w.file("docker-credential-vault"),
             withDestinationPath: Tool.path
         )
-        let env = ["XDG_DATA_HOME": w.file("data")]
+        // The rollback state goes to the workspace, never the real home (as `Tool.run` does).
+        let env = ["XDG_DATA_HOME": w.file("data"), "XDG_STATE_HOME": Tool.stateHome(w.path)]
         let link = w.file("docker-credential-vault")
         func run(_ action: String, _ input: String) throws -> RunResult {
             let process = Process()
