@@ -10,7 +10,8 @@
 # and prints the median / min wall time of a fresh `git credential fill` through the helper,
 # with a username in the request, of git running no helper (its own start), and of the helpers
 # run directly.
-# Environment: BENCH_RUNS (default 15), BENCH_BUILD (scratch path, default /tmp/vault-bench-build-root).
+# Environment: BENCH_RUNS (default 15), BENCH_BUILD (scratch path, default /tmp/vault-bench-build-root),
+# BENCH_TOOL (a vaulttool binary to time instead of building this tree's, e.g. an older revision's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-15}
@@ -18,9 +19,13 @@ build=${BENCH_BUILD:-/tmp/vault-bench-build-root}
 sizes=("$@")
 ((${#sizes[@]})) || sizes=(100 1000 10000)
 
-echo "building (release)..." >&2
-swift build -c release --scratch-path "$build" --product vaulttool --static-swift-stdlib >&2
-tool="$build/release/vaulttool"
+if [[ -n "${BENCH_TOOL:-}" ]]; then
+    tool=$BENCH_TOOL # an already built vaulttool, such as an older revision's, to compare with
+else
+    echo "building (release)..." >&2
+    swift build -c release --scratch-path "$build" --product vaulttool --static-swift-stdlib >&2
+    tool="$build/release/vaulttool"
+fi
 work=$(mktemp -d /tmp/vault-bench-helper.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

@@ -31,6 +31,10 @@ done
 [ "$fuzz" = yes ] || suites=("${suites[@]/fuzz/}")
 scripts/install-deps.sh
 scratch="${RELIABILITY_SCRATCH:-/tmp/rel-build}"
+# The suites' vaults keep their rollback records (Spec/rollback.md) here, not in the real home.
+state_home=$(mktemp -d /tmp/vault-rel-state.XXXXXX)
+trap 'rm -rf "$state_home"' EXIT
+export XDG_STATE_HOME="$state_home"
 configuration=debug
 [ "$mode" = full ] && configuration=release
 started=$(date +%s)

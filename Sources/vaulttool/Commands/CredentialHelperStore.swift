@@ -131,20 +131,39 @@ struct VaultFileStore: HelperStore {
         {
             return [HelperItem(attributes: attributes, secret: withSecrets ? try snapshot.secret(at: position) : nil)]
         }
-        var found = [(modified: Int64, position: Int, attributes: ItemAttributes)]()
-        for position in 0..<snapshot.index.count {
-            guard snapshot.index.entry(at: position).itemClass == .internetPassword else { continue }
-            let attributes: ItemAttributes
-            do {
-                attributes = try snapshot.attributes(at: position)
-            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
-                continue
-            }
-            if filter(attributes) { found.append((attributes.modificationDate, position, attributes)) }
+        // Without a whole primary key, every internet password's attributes are read: in chunks on
+        // every processor, from the records section read at once.
+        let loaded = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
+        let found = try withoutActuallyEscaping(filter) { filter in
+            try matches(in: loaded, filter)
         }
         return try found.sorted { $0.modified > $1.modified }.map { item in
             HelperItem(attributes: item.attributes, secret: withSecrets ? try snapshot.secret(at: item.position) : nil)
         }
+    }
+
+    /// The internet passwords of `snapshot` whose attributes pass `filter`, read on every processor.
+    private func matches(in snapshot: VaultSnapshot, _ filter: @escaping (ItemAttributes) -> Bool) throws
+        -> [(modified: Int64, position: Int, attributes: ItemAttributes)]
+    {
+        let shared = ReadOnlyShared(value: (snapshot: snapshot, filter: filter))
+        return try ParallelChunks.map(count: snapshot.index.count) { range in
+            var found = [(modified: Int64, position: Int, attributes: ItemAttributes)]()
+            let (snapshot, filter) = shared.value
+            for position in range {
+                guard snapshot.index.entry(at: position).itemClass == .internetPassword else { continue }
+                let attributes: ItemAttributes
+                do {
+                    attributes = try snapshot.attributes(at: position)
+                } catch let error as VaultFormatError
+                    where error.code == .foreignDevice || error.code == .keyUnavailable
+                {
+                    continue
+                }
+                if filter(attributes) { found.append((attributes.modificationDate, position, attributes)) }
+            }
+            return found
+        }.flatMap { $0 }
     }
 
     @discardableResult

@@ -72,30 +72,18 @@ extension ItemSelector {
         try Progress.run("Reading items") {
             // Every record is read: one read of the records section, not one per record.
             let snapshot = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
-            let count = snapshot.index.count
-            let processors = max(1, ProcessInfo.processInfo.activeProcessorCount)
-            let chunkCount = count < 2048 || processors == 1 ? 1 : min(4 * processors, count / 512, 64)
-            guard chunkCount > 1 else {
-                return try scan(0..<count, of: snapshot, includeSecrets: includeSecrets, salvage: salvage)
+            let shared = ReadOnlyShared(value: (selector: self, snapshot: snapshot))
+            let parts = try ParallelChunks.map(count: snapshot.index.count) { range in
+                try shared.value.selector.scan(
+                    range,
+                    of: shared.value.snapshot,
+                    includeSecrets: includeSecrets,
+                    salvage: salvage
+                ) as ChunkedScan<Sink>
             }
-            let chunkSize = (count + chunkCount - 1) / chunkCount
-            let results = ChunkResults<Sink>(count: chunkCount)
-            let shared = UncheckedShared(selector: self, snapshot: snapshot)
-            DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
-                let range = chunk * chunkSize..<min(count, (chunk + 1) * chunkSize)
-                let result = Result {
-                    try shared.selector.scan(
-                        range,
-                        of: shared.snapshot,
-                        includeSecrets: includeSecrets,
-                        salvage: salvage
-                    ) as ChunkedScan<Sink>
-                }
-                results.set(chunk, result)
-            }
+            guard parts.count > 1 else { return parts[0] }
             var out = ChunkedScan<Sink>()
-            for result in results.take() {
-                let part = try result!.get()
+            for part in parts {
                 out.chunks += part.chunks
                 out.damaged += part.damaged
                 out.unavailable += part.unavailable
@@ -184,30 +172,4 @@ extension DecodedItem {
             throw ItemDamage(entry: entry, attributes: attributes, error: error)
         }
     }
-}
-
-/// The outcome of each chunk of a parallel scan, in chunk order.
-private final class ChunkResults<Sink: ItemSink>: Sendable {
-    private let results: Mutex<[Result<ChunkedScan<Sink>, any Error>?]>
-
-    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
-
-    func set(_ chunk: Int, _ result: Result<ChunkedScan<Sink>, any Error>) {
-        results.withLock { $0[chunk] = result }
-    }
-
-    /// The results, moved out (no copy of the chunks' items).
-    func take() -> [Result<ChunkedScan<Sink>, any Error>?] {
-        results.withLock { results in
-            defer { results = [] }
-            return results
-        }
-    }
-}
-
-/// The selector and snapshot the chunks read. Both are only read: the snapshot's records are
-/// in memory (`withRecordsLoaded`) and its keys are immutable.
-private struct UncheckedShared: @unchecked Sendable {
-    let selector: ItemSelector
-    let snapshot: VaultSnapshot
 }
