@@ -1,6 +1,6 @@
 // vault: access groups and recipients limited to one of them, inside a write (format 2.0).
 
-public import VaultFormat
+package import VaultFormat
 
 extension VaultTransaction {
     /// Raises a format 1.1 or 1.2 vault to format 2.0, which can hold recipients limited to one
