@@ -13,6 +13,8 @@
 # Environment: BENCH_RUNS (default 15), BENCH_BUILD (scratch path, default /tmp/vault-bench-build-root),
 # BENCH_TOOL (a vaulttool binary to time instead of building this tree's, e.g. an older revision's).
 set -euo pipefail
+# A relative BENCH_TOOL names a file from where the script was started, not from the package.
+[[ -z "${BENCH_TOOL:-}" ]] || BENCH_TOOL=$(realpath "$BENCH_TOOL")
 cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-15}
 build=${BENCH_BUILD:-/tmp/vault-bench-build-root}

@@ -32,7 +32,7 @@ done
 scripts/install-deps.sh
 scratch="${RELIABILITY_SCRATCH:-/tmp/rel-build}"
 # The suites' vaults keep their rollback records (Spec/rollback.md) here, not in the real home.
-state_home=$(mktemp -d /tmp/vault-rel-state.XXXXXX)
+state_home=$(mktemp -d /tmp/vault-rel-state.XXXXXX) || exit 1
 trap 'rm -rf "$state_home"' EXIT
 export XDG_STATE_HOME="$state_home"
 configuration=debug

@@ -39,6 +39,8 @@ func readmeTestingExample(temporaryDirectory: String) throws {
 @Suite("README, as an app")
 struct ReadmeExampleTests {
     @Test func readmeExample_runs() throws {
+        // `Vault.standard` uses the default configuration, which keeps rollback records.
+        isolateStateHome()
         try withTemporaryDirectory { directory in
             // `Keychain.standard`, in a directory of the test's own.
             let keychain = Keychain(vault: try Vault.standard(directory: directory + "/standard"))

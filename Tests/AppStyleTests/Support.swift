@@ -13,7 +13,12 @@ func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
 
 /// Points `XDG_STATE_HOME` of this test process at a temporary directory, once, so that a sample
 /// run with the default configuration keeps its rollback records (Spec/rollback.md) there and not
-/// in the real home of whoever runs the tests.
+/// in the real home of whoever runs the tests. Every test that opens a vault with the default
+/// configuration calls it first.
+///
+/// Tests run in parallel, so another thread may read the environment meanwhile. That is safe
+/// here: nothing else in this process calls `setenv`, and glibc's first `setenv` of a new name
+/// copies the environment into a new array and leaves the old one (which readers may hold) in place.
 func isolateStateHome() { _ = isolatedStateHome }
 
 private let isolatedStateHome: String = {
