@@ -49,9 +49,7 @@ extension VaultWriter {
                     + "needs the master key"
             )
         }
-        // Byte for byte (R2-GRP-3), as readers check it (R2-GRP-5): Swift's `==` on strings
-        // would also match a canonically equivalent name written with other bytes.
-        return try accessGroupNames().first { $0.value.utf8.elementsEqual(accessGroup.utf8) }?.key ?? 0
+        return KeyHierarchy.domain(ofGroupNamed: accessGroup, in: try accessGroupNames()) ?? 0
     }
 
     /// Adds a recipient limited to the items of `accessGroup` (R2-RCP-2, R2-GRP-4).
@@ -115,9 +113,7 @@ extension VaultWriter {
         throws(VaultFormatError) -> UInt8
     {
         let names = try accessGroupNames()
-        if let existing = names.first(where: { $0.value.utf8.elementsEqual(accessGroup.utf8) }) {
-            return existing.key
-        }
+        if let existing = KeyHierarchy.domain(ofGroupNamed: accessGroup, in: names) { return existing }
         guard
             let domain = (1...UInt8(AccessGroupEntry.maximumCount)).first(where: { names[$0] == nil })
         else { throw VaultFormatError(.limit, "a vault has at most \(AccessGroupEntry.maximumCount) access groups") }

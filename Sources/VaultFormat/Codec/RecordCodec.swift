@@ -263,9 +263,7 @@ package enum RecordCodec {
         throws(VaultFormatError)
     {
         guard entry.domain == 0, !attributes.accessGroup.isEmpty, !keys.groupNames.isEmpty else { return }
-        let claimed = attributes.accessGroup.utf8
-        // Byte for byte, as names are compared everywhere (R2-GRP-3).
-        if keys.groupNames.values.contains(where: { $0.utf8.elementsEqual(claimed) }) {
+        if KeyHierarchy.domain(ofGroupNamed: attributes.accessGroup, in: keys.groupNames) != nil {
             throw VaultFormatError(
                 .recordCorrupt,
                 "an item outside every access group's key claims an access group that has its own key"

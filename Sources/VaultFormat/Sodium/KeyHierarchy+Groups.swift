@@ -14,6 +14,13 @@ extension KeyHierarchy {
         [Array("VLT2gkey".utf8), Array(name.utf8)]
     }
 
+    /// The key domain of the group named `name` among `names` (name by domain), or `nil`. Names
+    /// are compared byte for byte, never with String's canonical equivalence (R2-GRP-3): two
+    /// Unicode spellings of one name are two groups.
+    package static func domain(ofGroupNamed name: String, in names: [UInt8: String]) -> UInt8? {
+        names.first { $0.value.utf8.elementsEqual(name.utf8) }?.key
+    }
+
     /// The header's access groups, name by key domain, decrypted with the master key (R2-GRP-2).
     ///
     /// - Throws: `headerAuthentication` or `structure` for an entry that does not open or is
