@@ -133,10 +133,8 @@ struct VaultFileStore: HelperStore {
         }
         // Without a whole primary key, every internet password's attributes are read: in chunks on
         // every processor, from the records section read at once.
-        let loaded = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
-        let found = try withoutActuallyEscaping(filter) { filter in
-            try matches(in: loaded, filter)
-        }
+        let loaded = try snapshot.loadedForScan()
+        let found = try withoutActuallyEscaping(filter) { filter in try matches(in: loaded, filter) }
         return try found.sorted { $0.modified > $1.modified }.map { item in
             HelperItem(attributes: item.attributes, secret: withSecrets ? try snapshot.secret(at: item.position) : nil)
         }

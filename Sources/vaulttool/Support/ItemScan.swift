@@ -70,8 +70,7 @@ extension ItemSelector {
         into: Sink.Type
     ) throws -> ChunkedScan<Sink> {
         try Progress.run("Reading items") {
-            // Every record is read: one read of the records section, not one per record.
-            let snapshot = snapshot.index.count > 16 ? try snapshot.withRecordsLoaded() : snapshot
+            let snapshot = try snapshot.loadedForScan()
             let shared = ReadOnlyShared(value: (selector: self, snapshot: snapshot))
             let parts = try ParallelChunks.map(count: snapshot.index.count) { range in
                 try shared.value.selector.scan(
@@ -160,6 +159,14 @@ extension ItemSelector {
                 + "('vaulttool device-secret init' creates one)",
             exitCode: .wrongCredential
         )
+    }
+}
+
+extension VaultSnapshot {
+    /// This snapshot, with the records section read at once when a scan of every record will
+    /// read it all anyway: one read instead of one per record (not worth it for a few records).
+    func loadedForScan() throws -> VaultSnapshot {
+        index.count > 16 ? try withRecordsLoaded() : self
     }
 }
 

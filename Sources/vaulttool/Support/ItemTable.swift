@@ -55,20 +55,10 @@ enum ItemTable {
         }
 
         private mutating func cell(_ raw: String, _ column: Int) {
-            // Printable ASCII, the common case, is copied as is and is one column per byte.
-            let ascii = raw.utf8.withContiguousStorageIfAvailable { utf8 in
-                guard utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return false }
-                bytes.append(contentsOf: utf8)
-                return true
-            }
-            let width: Int
-            if ascii == true {
-                width = raw.utf8.count
-            } else {
-                let text = TerminalText.escaped(raw)
-                width = TerminalText.width(text)
-                bytes.append(contentsOf: text.utf8)
-            }
+            let plain = TerminalText.isPrintableASCII(raw)
+            let text = plain ? raw : TerminalText.escaped(raw)
+            let width = plain ? raw.utf8.count : TerminalText.width(text)
+            bytes.append(contentsOf: text.utf8)
             ends.append(bytes.count)
             widths.append(width)
             if width > columnWidths[column] { columnWidths[column] = width }
