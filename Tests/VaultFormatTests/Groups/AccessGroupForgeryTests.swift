@@ -23,17 +23,9 @@ struct AccessGroupForgeryTests {
 
         init(billingRecipient: Bool = false) throws {
             let random = SeededRandom(seed: "groupforgery")
-            master = random.key()
-            vaultID = random.bytes(16)
-            slot = try KeyHierarchy.makeKeyslot(
-                kind: .keyFile,
-                wrapping: master.secret,
-                scope: .masterKey,
-                credentials: AccessGroupForgeryTests.keyFile,
-                vaultID: vaultID
-            )
-            let keys = KeyHierarchy.keys(master: master, deviceSecret: nil, vaultID: vaultID)
-            var writer = try VaultWriter(vaultID: vaultID, created: 0, keyslots: [slot], keys: keys)
+            let start = try KeyFileVaultStart(random: random, keyFile: AccessGroupForgeryTests.keyFile)
+            (master, vaultID, slot) = (start.master, start.vaultID, start.slot)
+            var writer = start.writer
             for (service, group) in [("db", "deploy"), ("bank", "billing"), ("plain", "")] {
                 ids[service] = try writer.put(
                     ItemDraft(

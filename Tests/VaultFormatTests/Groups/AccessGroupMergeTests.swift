@@ -19,17 +19,7 @@ struct AccessGroupMergeTests {
 
         init() throws {
             let random = SeededRandom(seed: "groupmerge")
-            let master: MasterKey = random.key()
-            let vaultID = random.bytes(16)
-            let slot = try KeyHierarchy.makeKeyslot(
-                kind: .keyFile,
-                wrapping: master.secret,
-                scope: .masterKey,
-                credentials: AccessGroupMergeTests.keyFile,
-                vaultID: vaultID
-            )
-            let keys = KeyHierarchy.keys(master: master, deviceSecret: nil, vaultID: vaultID)
-            var writer = try VaultWriter(vaultID: vaultID, created: 0, keyslots: [slot], keys: keys)
+            var writer = try KeyFileVaultStart(random: random, keyFile: AccessGroupMergeTests.keyFile).writer
             var ids: [ItemID] = []
             for group in ["deploy", "billing"] {
                 var attributes = ItemAttributes(service: "\(group)-db", account: "ci")

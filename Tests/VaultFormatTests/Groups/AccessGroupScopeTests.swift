@@ -23,17 +23,13 @@ struct AccessGroupScopeTests {
 
         init() throws {
             let random = SeededRandom(seed: "groupscope")
-            master = random.key()
-            vaultID = random.bytes(16)
-            slot = try KeyHierarchy.makeKeyslot(
-                kind: .keyFile,
-                wrapping: master.secret,
-                scope: .masterKey,
-                credentials: AccessGroupScopeTests.keyFile,
-                vaultID: vaultID
+            let start = try KeyFileVaultStart(
+                random: random,
+                keyFile: AccessGroupScopeTests.keyFile,
+                deviceSecret: AccessGroupScopeTests.device
             )
-            let keys = KeyHierarchy.keys(master: master, deviceSecret: device, vaultID: vaultID)
-            var writer = try VaultWriter(vaultID: vaultID, created: 0, keyslots: [slot], keys: keys)
+            (master, vaultID, slot) = (start.master, start.vaultID, start.slot)
+            var writer = start.writer
             for protection in ProtectionClass.allCases {
                 for group in ["deploy", "billing", ""] {
                     var attributes = ItemAttributes(service: "\(group)-\(protection)", account: "ci")
