@@ -224,3 +224,50 @@ struct GitMergeDriverTests {
         try expectUnion(w, sharedWinner: "main edit of shared", sharedLoser: "feature edit")
     }
 }
+
+@Suite("git merge driver: an older copy committed on a branch", .enabled(if: CredentialHelperIntegrationTests.hasGit))
+struct GitOldCopyMergeTests {
+    let driver = GitMergeDriverTests()
+
+    /// The security review's attack (R-MRG-17): someone with push access and no vault credential
+    /// commits an old copy on a branch (`git checkout <old> -- v.vault`); the owner's branch also
+    /// changed the vault, so `git merge` runs the driver three-way. Before, the merge reverted the
+    /// rotated secret and dropped the item added since; now the driver refuses and git stops.
+    @Test func oldCopyOnABranch_isRefused_andTheOwnersVaultStaysAsItWas() throws {
+        let w = try Workspace()
+        try FileManager.default.createDirectory(atPath: w.file("home"), withIntermediateDirectories: true)
+        _ = try driver.git(w, ["init", "-q", "-b", "main"])
+        _ = try driver.git(w, ["config", "merge.vault.driver", "\(Tool.path) git-merge %O %A %B"])
+        try w.write(".gitattributes", "*.vault merge=vault -diff\n")
+        try w.write(".gitignore", "pw\n*.lock\n.state/\nhome/\n")
+        try w.makeVault()
+        try w.set("before rotation", ["--service", "db", "--account", "a"])
+        _ = try driver.git(w, ["add", "."])
+        _ = try driver.git(w, ["commit", "-q", "-m", "old"])
+        try w.set("rotated", ["--service", "db", "--account", "a"])
+        try w.set("added since", ["--service", "added", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "rotate"])
+        _ = try driver.git(w, ["checkout", "-q", "-b", "attacker"])
+        _ = try driver.git(w, ["checkout", "HEAD~1", "--", "v.vault"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "innocent-looking change"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        try w.set("owner's edit", ["--service", "owner", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "owner"])
+
+        let merge = try CredentialHelperIntegrationTests.git(
+            ["merge", "--no-edit", "attacker"],
+            in: w,
+            environment: [
+                "VAULTTOOL_PASSWORD_FILE": w.file("pw"), "XDG_STATE_HOME": w.file(".state"), "GIT_AUTHOR_NAME": "t",
+                "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org",
+            ]
+        )
+        #expect(merge.status != 0)
+        #expect(merge.stderr.contains("theirs does not descend from the ancestor"), "\(merge.stderr)")
+        #expect(merge.stdout.contains("CONFLICT"))
+        _ = try driver.git(w, ["merge", "--abort"])
+        #expect(try secret(w, "db") == "rotated")
+        #expect(try secret(w, "added") == "added since")
+        #expect(try secret(w, "owner") == "owner's edit")
+    }
+}

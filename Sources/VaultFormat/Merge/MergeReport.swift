@@ -131,6 +131,9 @@ public struct VaultMergeError: Error, Equatable, Sendable, CustomStringConvertib
         /// The files put one access group in different key domains, or two groups in one
         /// domain (format 2.0, R-MRG-16).
         public static let accessGroupsDiffer = Code("accessGroupsDiffer")
+        /// In a three-way merge, a side does not descend from the ancestor: an older generation,
+        /// or an item older than the ancestor's (an older copy put back, R-MRG-17).
+        public static let notDescendant = Code("notDescendant")
     }
 
     /// What went wrong.

@@ -13,7 +13,7 @@
 /// for conflict in result.report.conflicts { print(conflict.itemID, conflict.kind) }
 /// ```
 ///
-/// Spec: Spec/merge.md (R-MRG-1 to R-MRG-16).
+/// Spec: Spec/merge.md (R-MRG-1 to R-MRG-17).
 public enum VaultMerge {
     /// The attribute tag of a conflict copy's marker: the origin item's ID (16 bytes) and the
     /// version it had (8 bytes, big-endian). Readers that do not know it preserve it (R-ATT-2).
@@ -64,7 +64,7 @@ public enum VaultMerge {
 // MARK: - The merge
 
 /// One input file, with its records in memory and decrypted versions cached.
-private final class MergeInput {
+final class MergeInput {
     let snapshot: VaultSnapshot
     let positions: ItemIDTable
     let tombs: [ItemID: Int64]
@@ -90,7 +90,7 @@ private final class MergeInput {
 }
 
 /// A decrypted version: the draft that would seal it again and its content hash.
-private struct Plain {
+struct Plain {
     let draft: ItemDraft
     let hash: [UInt8]
     let entry: IndexEntry
@@ -99,7 +99,7 @@ private struct Plain {
     }
 }
 
-private enum MergeState {
+enum MergeState {
     case none
     case tomb(Int64)
     case live(Int)
@@ -124,12 +124,12 @@ struct MergeRank: Comparable {
     }
 }
 
-private struct PendingCopy {
+struct PendingCopy {
     let origin: ItemID
     let plain: Plain
 }
 
-private struct Merger {
+struct Merger {
     let inputs: [MergeInput]  // 0 ours, 1 theirs
     let base: MergeInput?
     let primary: Int
@@ -316,6 +316,12 @@ private struct Merger {
     mutating func run() throws -> VaultMerge.Result {
         let ours = inputs[0]
         let theirs = inputs[1]
+        if let base {
+            // R-MRG-17: neither side may be an older copy than the ancestor; theirs first, as the
+            // side merged in is where a copy put back arrives.
+            try checkDescent(of: 1, from: base)
+            try checkDescent(of: 0, from: base)
+        }
         for position in 0..<ours.snapshot.index.count {
             try resolve(ours.snapshot.index.itemID(at: position))
         }
@@ -380,7 +386,10 @@ private struct Merger {
         if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
             live = try settle(id, primary == 0 ? a : b, side: primary, tomb: tomb)
         } else if let base, try equal(a, inputs[0], base.state(id), base) {
-            live = try settle(id, b, side: 1, tomb: tomb)
+            // R-MRG-17: theirs lacking, with no deletion record, an item the ancestor has is no
+            // proof that anyone deleted it: theirs contributes nothing for it.
+            let unproven = b.tombTime == nil && b.position == nil && base.state(id).position != nil
+            live = try settle(id, unproven ? a : b, side: unproven ? 0 : 1, tomb: tomb)
         } else if let base, try equal(b, inputs[1], base.state(id), base) {
             live = try settle(id, a, side: 0, tomb: tomb)
         } else if try equal(a, inputs[0], b, inputs[1]) {

@@ -203,6 +203,10 @@ enum MergeOutput {
                 throw ToolError("'\(other)' holds a different vault than '\(target)' (their vault IDs differ)")
             case .masterKeysDiffer:
                 throw ToolError("cannot merge '\(other)' into '\(target)': \(error.reason); \(keyHint)")
+            case .notDescendant:
+                // R-MRG-17: an older copy put back is tampering for a script's purposes, as a
+                // rollback is (exit 4, section 5).
+                throw ToolError("cannot merge '\(other)' into '\(target)': \(error.reason)", exitCode: .damaged)
             case .masterKeyRequired:
                 throw ToolError("a merge needs each file opened with a password or key file", exitCode: .usage)
             default:

@@ -219,6 +219,8 @@ struct MergeTests {
             try vault.write { try $0.set(makeDraft(service: "old")) }
             let oldPath = directory + "/old.vault"
             try FileManager.default.copyItem(atPath: vault.path, toPath: oldPath)
+            let forkPath = directory + "/fork.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: forkPath)
             let basePath = directory + "/base.vault"
             try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
             try FileManager.default.copyItem(atPath: vault.path, toPath: basePath)
@@ -231,9 +233,9 @@ struct MergeTests {
             #expect(throws: VaultMergeError(.masterKeysDiffer)) {
                 try vault.merge(try open(oldPath), base: try open(basePath))
             }
-            // Ours rekeyed since the ancestor: ours' key is kept without asking, and the old
-            // copy's items are sealed again under it.
-            let report = try vault.merge(try open(oldPath), base: try open(oldPath))
+            // Ours rekeyed since the ancestor (the copy both descend from): ours' key is kept
+            // without asking, and the old copy's items are sealed again under it.
+            let report = try vault.merge(try open(oldPath), base: try open(forkPath))
             #expect(report.keysFrom == .ours)
             let current = try open(vault.path)
             #expect(current.keys.master!.secret == (try open(basePath)).keys.master!.secret)

@@ -1,0 +1,145 @@
+// vault: a three-way merge never takes a vault back (R-MRG-17).
+
+import Foundation
+import Testing
+import VaultFormat
+@_spi(Testing) import VaultIO
+
+@Suite("Merge: sides that do not descend from the ancestor")
+struct MergeDescentTests {
+    let t = MergeClock.start
+
+    /// The history of the security review's attack: `old` holds "db" before its rotation, the
+    /// ancestor (the branch point) holds it rotated and a newer item, `owner` changed more since.
+    func history() throws -> (old: Replica, ancestor: Replica, owner: Replica, db: ItemID, added: ItemID) {
+        var old = try Replica.empty()
+        let db = ItemID(random: SystemRandom())
+        let added = ItemID(random: SystemRandom())
+        try old.set(db, service: "db", secret: "before rotation", at: t)
+        var ancestor = old
+        try ancestor.set(db, service: "db", secret: "rotated", at: t + 10)
+        try ancestor.set(added, service: "added", secret: "added since", at: t + 20)
+        var owner = ancestor
+        try owner.set(ItemID(random: SystemRandom()), service: "owner", secret: "owner's edit", at: t + 30)
+        return (old, ancestor, owner, db, added)
+    }
+
+    @Test func olderCopyMergedIn_isRefused_whicheverSideItIs() throws {
+        let h = try history()
+        #expect(try h.old.open().header.generation < h.ancestor.open().header.generation)
+        let error = try #require(throws: VaultMergeError.self) { try merged(h.owner, h.old, base: h.ancestor) }
+        #expect(error.code == .notDescendant)
+        #expect(error.reason.hasPrefix("theirs does not descend from the ancestor: its generation"))
+        let reversed = try #require(throws: VaultMergeError.self) { try merged(h.old, h.owner, base: h.ancestor) }
+        #expect(reversed.reason.hasPrefix("ours does not descend"))
+        // Before R-MRG-17 the same merge reverted "db" and dropped "added"; the owner's file is
+        // what a merge with a real descendant builds on.
+        var theirs = h.ancestor
+        try theirs.set(ItemID(random: SystemRandom()), service: "theirs", secret: "theirs' edit", at: t + 40)
+        let (result, report) = try merged(h.owner, theirs, base: h.ancestor)
+        #expect(report.conflicts.isEmpty && report.added == 1)
+        #expect(try result.contents()[h.db]?.contains("|rotated|") == true)
+    }
+
+    /// An older copy whose generation was raised by unrelated writes (an abandoned branch) still
+    /// holds the item before its rotation: refused by the item's version and rank.
+    @Test func olderItemInACopyOfHigherGeneration_isRefused() throws {
+        let h = try history()
+        var sibling = h.old
+        for n in 0..<6 {
+            try sibling.set(ItemID(random: SystemRandom()), service: "bump \(n)", secret: "x", at: t + 5)
+        }
+        #expect(try sibling.open().header.generation > h.ancestor.open().header.generation)
+        let error = try #require(throws: VaultMergeError.self) { try merged(h.owner, sibling, base: h.ancestor) }
+        #expect(error.code == .notDescendant)
+        #expect(error.reason.contains("holds an older version of item \(h.db)"))
+    }
+
+    /// A copy that holds, in an old version, an item the ancestor deleted would bring it back.
+    @Test func itemTheAncestorDeleted_heldInAnOlderVersion_isRefused() throws {
+        var old = try Replica.empty()
+        let gone = ItemID(random: SystemRandom())
+        try old.set(gone, service: "gone", secret: "leaked and deleted", at: t)
+        var ancestor = old
+        try ancestor.delete(gone, at: t + 10)
+        var sibling = old
+        for n in 0..<4 {
+            try sibling.set(ItemID(random: SystemRandom()), service: "bump \(n)", secret: "x", at: t + 5)
+        }
+        let error = try #require(throws: VaultMergeError.self) { try merged(ancestor, sibling, base: ancestor) }
+        #expect(error.reason.contains("holds item \(gone), which the ancestor deleted"))
+        // An edit made after the deletion is a descendant's: it is merged (R-MRG-7 decides).
+        var revived = ancestor
+        try revived.set(gone, service: "gone", secret: "set again", at: t + 20)
+        #expect(try merged(ancestor, revived, base: ancestor).0.contents()[gone]?.contains("|set again|") == true)
+    }
+
+    /// A side lacking an item of the ancestor with no deletion record (a fork from before the
+    /// item existed) proves no deletion: the item stays. Before R-MRG-17 the merge dropped it.
+    @Test func itemMissingWithoutADeletionRecord_isKept() throws {
+        var fork = try Replica.empty()
+        let db = ItemID(random: SystemRandom())
+        let added = ItemID(random: SystemRandom())
+        try fork.set(db, service: "db", secret: "db", at: t)
+        var ancestor = fork
+        try ancestor.set(added, service: "added", secret: "added since", at: t + 20)
+        for n in 0..<6 {
+            try fork.set(ItemID(random: SystemRandom()), service: "fork \(n)", secret: "x", at: t + 50)
+        }
+        let (result, report) = try merged(ancestor, fork, base: ancestor)
+        #expect(report.deleted == 0 && report.added == 6)
+        let contents = try result.contents()
+        #expect(contents[added]?.contains("|added since|") == true)
+        #expect(contents.count == 8)
+    }
+
+    /// A merge on a branch may adopt another branch's version with a lower record version than
+    /// the ancestor's (R-MRG-11 copies it as ciphertext) when it won on rank: that is descent.
+    @Test func versionAdoptedOnRank_withALowerRecordVersion_isADescendant() throws {
+        var start = try Replica.empty()
+        let x = ItemID(random: SystemRandom())
+        try start.set(x, service: "x", secret: "start", at: t)
+        var other = start
+        try other.set(x, service: "x", secret: "other branch, later", at: t + 100)
+        var ancestor = start
+        for n in 0..<3 { try ancestor.set(ItemID(random: SystemRandom()), service: "m\(n)", secret: "m", at: t + 1) }
+        try ancestor.set(x, service: "x", secret: "main, earlier", at: t + 50)
+        var side = try merged(ancestor, other, base: start).0
+        let held = try #require(try side.open().index.entries.first { $0.itemID == x })
+        let ancestral = try #require(try ancestor.open().index.entries.first { $0.itemID == x })
+        #expect(held.version < ancestral.version)
+        try side.set(ItemID(random: SystemRandom()), service: "side", secret: "s", at: t + 200)
+        var owner = ancestor
+        try owner.set(ItemID(random: SystemRandom()), service: "owner", secret: "o", at: t + 200)
+        let (result, _) = try merged(owner, side, base: ancestor)
+        #expect(try result.contents()[x]?.contains("|other branch, later|") == true)
+    }
+
+    /// The review's keyslot case: a recovery keyslot removed without a rekey comes back with an
+    /// older copy. The merge refuses; the removed password opens nothing newer through it.
+    @Test func olderCopyWithARemovedKeyslot_isRefused_andTheKeyslotStaysRemoved() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, name: "v.vault")
+            try vault.write { try $0.addKeyslot(.password, credentials: .password("recovery")) }
+            var db = makeDraft(service: "db", secret: "before rotation")
+            try vault.write { try $0.set(db) }
+            let oldPath = directory + "/old.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: oldPath)
+            try vault.write { _ = try $0.removeKeyslot(at: 1, rekey: nil) }
+            db.secret = SecretBytes(utf8: "rotated")
+            try vault.write { try $0.set(db) }
+            let basePath = directory + "/base.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: basePath)
+            try vault.write { try $0.set(makeDraft(service: "owner")) }
+            let open = { (path: String) in try VaultFileReader(path: path).open(with: .password(testPassword)) }
+            let error = try #require(throws: VaultMergeError.self) {
+                try vault.merge(try open(oldPath), base: try open(basePath))
+            }
+            #expect(error.code == .notDescendant)
+            #expect(try VaultFileReader(path: vault.path).header().keyslots.count == 1)
+            #expect(throws: VaultFormatError(.wrongCredential)) {
+                try VaultFileReader(path: vault.path).open(with: .password("recovery"))
+            }
+        }
+    }
+}
