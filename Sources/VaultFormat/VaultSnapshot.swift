@@ -152,7 +152,19 @@ public struct VaultSnapshot: Sendable {
     {
         let opened = try KeyHierarchy.unlock(header, with: credentials)
         try verifyMAC(headerBytes, keys: opened.keys)
+        try checkAccessGroups(header, keys: opened.keys)
         return opened
+    }
+
+    /// R2-GRP-2: a holder of `MK` reads every access group's name once the MAC is verified, and a
+    /// field that does not open (`headerAuthentication`) or is malformed (`structure`) fails the
+    /// open. The MAC key derives from `BK`, so a holder of `BK` alone (or a limited recipient, who
+    /// holds `HK`) can write a header the MAC accepts; were a damaged field only a reason to leave
+    /// the group's keys out, its items would read as "needs another credential" and a domain-0
+    /// record claiming the group would pass R2-GRP-6.
+    static func checkAccessGroups(_ header: VaultHeader, keys: VaultKeys) throws(VaultFormatError) {
+        guard let master = keys.master, !header.accessGroups.isEmpty else { return }
+        _ = try KeyHierarchy.accessGroupNames(of: header, master: master)
     }
 
     // MARK: - Lookup

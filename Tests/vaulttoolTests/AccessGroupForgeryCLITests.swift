@@ -89,4 +89,71 @@ struct AccessGroupForgeryCLITests {
         #expect(rm.status == 0, "\(rm.stderr)")
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }
+
+    /// R2-GRP-2, the security review's base-key forgery: with `BK` alone (what a base-scope
+    /// keyslot yields) the `deploy` field's sealed name is damaged and the `deploy` item is
+    /// replaced by a domain-0 `always` record naming `deploy`. Before, `verify` said "ok" and
+    /// `get --access-group deploy` printed the forged secret; now every owner's command exits 4.
+    @Test func baseKeyForgery_ofTheGroupField_isDamageForEveryCommand() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let set = try w.set(
+            "deploy-secret",
+            ["--service", "registry", "--account", "ci", "--access-group", "deploy", "--accessibility", "always"]
+        )
+        #expect(set.status == 0, "\(set.stderr)")
+        let runner = try w.run(["keygen", "ci.id"]).stdout.trimmingCharacters(in: .newlines)
+        #expect(
+            try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"]).status == 0
+        )
+        let add = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", runner, "--name", "ci-deploy",
+            "--access-group", "deploy", "v.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+
+        let path = w.file("v.vault")
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let owner = try VaultSnapshot.open(file, with: .password(Workspace.password))
+        let keys = VaultKeys(
+            master: nil,
+            base: KeyHierarchy.baseKey(from: try #require(owner.keys.master)),
+            deviceSecret: nil,
+            vaultID: owner.header.vaultID
+        )
+        var writer = try VaultWriter(updating: owner)
+        writer.keys = keys
+        writer.header.accessGroups[0].sealedName[0] ^= 0x01
+        var attributes = ItemAttributes(service: "registry", account: "ci")
+        attributes.accessGroup = "deploy"
+        writer.insertRaw(
+            try RecordCodec.seal(
+                ItemDraft(
+                    id: owner.index.entry(at: 0).itemID,
+                    protectionClass: .always,
+                    attributes: attributes,
+                    secret: SecretBytes(utf8: "forged")
+                ),
+                version: writer.header.generation,
+                vaultID: owner.header.vaultID,
+                keys: keys,
+                random: SystemRandom()
+            )
+        )
+        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
+
+        let verify = try w.run(["verify", "--password-file", "pw", "v.vault"])
+        #expect(verify.status == 4, "\(verify.stdout) \(verify.stderr)")
+        #expect(verify.stderr.contains("access group"), "\(verify.stderr)")
+        let get = try w.run([
+            "get", "--password-file", "pw", "--service", "registry", "--account", "ci", "--access-group", "deploy",
+            "v.vault",
+        ])
+        #expect(get.status == 4 && !get.stdout.contains("forged"), "\(get.stdout) \(get.stderr)")
+        #expect(try w.run(["list", "--password-file", "pw", "v.vault"]).status == 4)
+        let recipients = try w.run(["recipients", "ls", "--password-file", "pw", "v.vault"])
+        #expect(recipients.status == 4, "\(recipients.stderr)")
+        // Without a credential the header still describes itself.
+        #expect(try w.run(["inspect", "v.vault"]).status == 0)
+    }
 }
