@@ -92,6 +92,23 @@ extension VaultWriter {
         return before - header.recipientStanzas.count
     }
 
+    /// Removes every stanza that names `key`, without a rekey: the caller rekeys (R12-RCP-6).
+    /// A recipient is its key (R12-RCP-7): a holder of `MK` can append a second stanza for a key,
+    /// and removing one of two would leave that key able to open the vault.
+    ///
+    /// - Returns: How many stanzas were removed (0 when `key` is not a recipient).
+    /// - Throws: `keyUnavailable` without the master key; as ``recipients()``.
+    @discardableResult
+    package mutating func removeRecipient(_ key: RecipientKey) throws(VaultFormatError) -> Int {
+        let named = try recipients().map { $0.key == key }
+        var index = 0
+        header.recipientStanzas.removeAll { _ in
+            defer { index += 1 }
+            return named[index]
+        }
+        return named.filter { $0 }.count
+    }
+
     /// Removes the stanza at `index`, without a rekey: the caller rekeys (R12-RCP-6).
     ///
     /// - Throws: `invalidParameter` for an index out of range.

@@ -83,9 +83,9 @@ extension VaultTransaction {
         return (removed, try self.rekey(rekey))
     }
 
-    /// Removes the recipient with `key` and, unless `rekey` is `nil`, replaces the master key, so
-    /// that the removed identity, with a copy of the file made before, does not open what is
-    /// written from now on (R12-RCP-6). A recipient limited to one access group (format 2.0) is
+    /// Removes the recipient with `key` (every stanza that names it) and, unless `rekey` is `nil`,
+    /// replaces the master key, so that the removed identity, with a copy of the file made before,
+    /// does not open what is written from now on (R12-RCP-6). A recipient limited to one access group (format 2.0) is
     /// removed only with a rekey (R2-RCP-5): with `rekey` `nil` it throws `invalidParameter`.
     ///
     /// The rekey rewraps every remaining recipient from its stored public key (no identity is
@@ -99,15 +99,17 @@ extension VaultTransaction {
     public mutating func removeRecipient(_ key: RecipientKey, rekey: RekeyOptions? = RekeyOptions()) throws
         -> RekeyReport?
     {
-        guard let index = try recipients().firstIndex(where: { $0.key == key }) else {
+        let stanzas = zip(writer.header.recipientStanzas, try recipients()).filter { $0.1.key == key }.map(\.0)
+        guard !stanzas.isEmpty else {
             throw VaultFormatError(.invalidParameter, "this key is not a recipient of the vault")
         }
         // R2-RCP-5: the removed holder of a limited stanza knows HK, IK, LK and GK(d), which
         // only a new master key replaces.
-        if rekey == nil, writer.header.recipientStanzas[index].scope == RecipientStanza.limitedScope {
+        if rekey == nil, stanzas.contains(where: { $0.scope == RecipientStanza.limitedScope }) {
             throw Self.limitedRemovalNeedsRekey
         }
-        try writer.removeRecipient(at: index)
+        // R12-RCP-7: every stanza that names the key, so that a second one cannot keep it in.
+        try writer.removeRecipient(key)
         hasChanges = true
         keyslotsChanged = true
         guard let rekey else { return nil }

@@ -131,8 +131,21 @@ extension KeyHierarchy {
         random: some RandomSource = SystemRandom()
     ) throws(VaultFormatError) -> [RecipientStanza] {
         var out = [RecipientStanza]()
+        var written: [RecipientKey: RecipientStanza] = [:]
         for stanza in stanzas {
             let recipient = try recipient(of: stanza, master: oldMaster, vaultID: vaultID)
+            // R12-RCP-7: one key is one recipient, written once. Two stanzas of one key that give
+            // it different access are refused: which one to keep is the owner's decision.
+            if let first = written[recipient.key] {
+                guard first.scope == stanza.scope, first.domain == stanza.domain else {
+                    throw VaultFormatError(
+                        .invalidParameter,
+                        "recipient \(recipient.key) has stanzas with different access; remove it and add it again"
+                    )
+                }
+                continue
+            }
+            written[recipient.key] = stanza
             if stanza.isLimited {
                 // Format 2.0: a limited stanza stays limited to its domain, with the new keys (R2-RCP-5).
                 out.append(

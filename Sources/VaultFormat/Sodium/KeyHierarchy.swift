@@ -428,6 +428,7 @@ package enum KeyHierarchy {
         try KDFParameters.validateTotal(of: header.keyslots)
         // Format 1.2: an identity tries every recipient stanza first; they wrap the master key
         // and cost one X25519 each (R12-RCP-3, R-KS-7).
+        var mismatched = false
         if let identity = credentials.identity, header.followsVersion12Rules {
             for stanza in header.recipientStanzas {
                 if stanza.isLimited {
@@ -444,6 +445,16 @@ package enum KeyHierarchy {
                     return (openedByRecipient, keys, nil)
                 }
                 guard let master = openRecipientStanza(stanza, identity: identity, vaultID: header.vaultID) else {
+                    continue
+                }
+                // R12-RCP-7: the opener of a stanza can tell whether its info names the key that
+                // opened it. One that names another key hides its holder behind that name (and a
+                // rekey would hand it to the named key): damage, not a way in.
+                // (An info that does not read is R12-RCP-4's damage, reported where it is read.)
+                if let named = try? recipient(of: stanza, master: master, vaultID: header.vaultID).key,
+                    named != identity.recipient
+                {
+                    mismatched = true
                     continue
                 }
                 let keys = VaultKeys(
@@ -494,6 +505,13 @@ package enum KeyHierarchy {
                 groups: master.map { optionalAccessGroupNames(of: header, master: $0) } ?? [:]
             )
             return (index, keys, kek)
+        }
+        if mismatched {
+            throw VaultFormatError(
+                .structure,
+                "a recipient stanza opens with this identity but names another key; the vault's owner "
+                    + "removes it with 'vaulttool recipients rm'"
+            )
         }
         throw VaultFormatError(.wrongCredential, noSlotOpened(header, credentials))
     }

@@ -111,7 +111,25 @@ struct Recipients: Command {
         )
         switch action {
         case "ls":
-            let (recipients, groups) = try Self.list(vault)
+            let (stanzas, stanzaGroups) = try Self.list(vault)
+            // R12-RCP-7: a recipient is its key; a second stanza of a key is shown once, with a warning.
+            var recipients: [Recipient] = []
+            var groups: [String?] = []
+            var counts: [RecipientKey: Int] = [:]
+            for (recipient, group) in zip(stanzas, stanzaGroups) {
+                counts[recipient.key, default: 0] += 1
+                if counts[recipient.key] == 1 {
+                    recipients.append(recipient)
+                    groups.append(group)
+                }
+            }
+            for recipient in recipients where counts[recipient.key, default: 0] > 1 {
+                Output.err(
+                    "warning: recipient \(recipient.key) has \(counts[recipient.key]!) stanzas in \(path); "
+                        + "'vaulttool recipients rm --recipient \(recipient.key)' removes them all, "
+                        + "and a rekey writes one\n"
+                )
+            }
             if json {
                 let entries = zip(recipients, groups).map {
                     Listing.Entry(key: $0.key.description, name: $0.name, accessGroup: $1)
@@ -169,9 +187,10 @@ struct Recipients: Command {
             var removed: Recipient?
             let report = try VaultAccess.write(vault) { txn in
                 let all = try Self.readable(txn.recipients(), path)
-                let matches = all.filter { recipient in
-                    if let key { return recipient.key == key }
-                    return recipient.name == name
+                var matches: [Recipient] = []
+                for recipient in all where key.map({ recipient.key == $0 }) ?? (recipient.name == name) {
+                    // R12-RCP-7: stanzas of one key are one recipient.
+                    if !matches.contains(where: { $0.key == recipient.key }) { matches.append(recipient) }
                 }
                 guard matches.count == 1, let match = matches.first else {
                     throw ToolError(
