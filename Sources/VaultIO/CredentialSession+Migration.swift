@@ -147,7 +147,9 @@ extension CredentialSession {
             let retag = try transaction.upgradeToVersion11()
             report.retaggedItems = retag.retagged
             report.pendingDeviceItems = retag.pending
-            if transaction.hasChanges { try commit(transaction, replacing: reader, accepted: accepted) }
+            if transaction.hasChanges {
+                try commit(transaction, replacing: reader, snapshot: snapshot, accepted: accepted)
+            }
             report.migrated = transaction.hasChanges
             return report
         }
@@ -201,7 +203,7 @@ extension CredentialSession {
                 "the migrated vault did not verify (\(error)); the original was put back"
             )
         }
-        vault.recordCommit(bytes, accepted: accepted)
+        vault.recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
         report.migrated = true
         if options.keepBackup {
             report.backup = backup
@@ -211,10 +213,15 @@ extension CredentialSession {
         return report
     }
 
-    private func commit(_ transaction: VaultTransaction, replacing reader: VaultFileReader, accepted: Bool) throws {
+    private func commit(
+        _ transaction: VaultTransaction,
+        replacing reader: VaultFileReader,
+        snapshot: VaultSnapshot,
+        accepted: Bool
+    ) throws {
         let bytes = transaction.writer.encode(now: transaction.now)
         try AtomicWriter(target: vault.location).commit(bytes, .replace(reader.status))
-        vault.recordCommit(bytes, accepted: accepted)
+        vault.recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
     }
 
     /// (1) The keyslots to raise or rewrap, found from `header`.

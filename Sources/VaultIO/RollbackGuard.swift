@@ -27,14 +27,27 @@ public enum RollbackPolicy: Sendable, Hashable {
     case accept
 }
 
-/// A vault file whose generation is below the one recorded, or whose header differs at the same generation.
+/// A vault file that puts back what this account saw replaced: a master key rekeyed away, a
+/// keyslot or recipient stanza a write removed, or (without the keys to tell) an older generation.
+///
+/// A file that is merely older than the newest generation seen, under the same master key and
+/// with no removed credential, is a fork (a git branch switch, a discarded commit), not a rollback.
 public struct RollbackFinding: Sendable, Hashable, CustomStringConvertible {
-    /// How the file differs from what was recorded.
+    /// What the file brings back.
     public enum Kind: Sendable, Hashable {
-        /// The file's generation is lower than the highest one seen.
+        /// The file's generation is lower than the highest one seen, and its master key could not
+        /// be compared (a version-1 record, or a header read without a credential).
         case olderGeneration
-        /// The file has the generation seen, but another header (a fork: two copies written apart).
+        /// The file has the generation seen, but another header, and its master key could not be
+        /// compared.
         case differentHeader
+        /// The file is sealed under a master key this account saw replaced by a rekey.
+        case retiredMasterKey
+        /// The file carries a keyslot or recipient stanza that a write on this account removed.
+        case removedCredential
+        /// The file is under a master key this account never saw, and is not newer than the
+        /// generation seen: an older copy from before a rekey this account did not watch.
+        case unknownMasterKey
     }
 
     /// The vault's ID.
@@ -43,15 +56,16 @@ public struct RollbackFinding: Sendable, Hashable, CustomStringConvertible {
     public let seenGeneration: UInt64
     /// The generation of the file opened now.
     public let foundGeneration: UInt64
+    /// What the file brings back.
+    public let kind: Kind
 
-    /// How the file differs from what was recorded.
-    public var kind: Kind { foundGeneration < seenGeneration ? .olderGeneration : .differentHeader }
-
-    /// Creates a finding.
-    public init(vaultID: [UInt8], seenGeneration: UInt64, foundGeneration: UInt64) {
+    /// Creates a finding; without `kind`, the generations decide between
+    /// ``Kind/olderGeneration`` and ``Kind/differentHeader``.
+    public init(vaultID: [UInt8], seenGeneration: UInt64, foundGeneration: UInt64, kind: Kind? = nil) {
         self.vaultID = vaultID
         self.seenGeneration = seenGeneration
         self.foundGeneration = foundGeneration
+        self.kind = kind ?? (foundGeneration < seenGeneration ? .olderGeneration : .differentHeader)
     }
 
     /// For example: `generation 3 is older than generation 5 seen before`.
@@ -61,11 +75,21 @@ public struct RollbackFinding: Sendable, Hashable, CustomStringConvertible {
             "generation \(foundGeneration) is older than generation \(seenGeneration) seen before"
         case .differentHeader:
             "generation \(foundGeneration) differs from the generation \(seenGeneration) seen before"
+        case .retiredMasterKey:
+            "generation \(foundGeneration) is sealed under a master key that a rekey replaced here "
+                + "(generation \(seenGeneration) was seen)"
+        case .removedCredential:
+            "generation \(foundGeneration) holds a keyslot or recipient that a write removed here"
+        case .unknownMasterKey:
+            "generation \(foundGeneration) is under a master key never seen here and is not newer than "
+                + "generation \(seenGeneration) seen before"
         }
     }
 }
 
-/// What the state file records of one vault: no secret, only what a copy of its header shows.
+/// What this account knows of one vault (the record), or what one generation of it shows (an
+/// observation). No secret: a header hash, keyed fingerprints that reveal nothing of a key, and
+/// hashes of public header fields.
 public struct SeenGeneration: Sendable, Hashable {
     /// The vault's ID (16 bytes).
     public let vaultID: [UInt8]
@@ -73,70 +97,221 @@ public struct SeenGeneration: Sendable, Hashable {
     public let generation: UInt64
     /// `BLAKE2b-256(headerBytes)` of that generation's header, MAC included.
     public let headerHash: [UInt8]
+    /// The epoch `E` of the newest master key seen (Spec/rollback.md L-RB-8); `nil` in a
+    /// version-1 record and in an observation of a header made without keys.
+    public let epoch: [UInt8]?
+    /// The epochs of master keys this account saw a rekey replace, newest first.
+    public let retiredEpochs: [[UInt8]]
+    /// Fingerprints of keyslots and recipient stanzas this account saw a write remove, newest first.
+    public let removedCredentials: [[UInt8]]
+    /// An observation's keyslot and stanza fingerprints; empty in a record (not stored).
+    let credentials: Set<[UInt8]>
 
-    /// The record of an authenticated snapshot.
+    /// At most this many retired epochs and removed credentials are kept (oldest dropped).
+    static let retiredLimit = 16
+    static let removedLimit = 64
+
+    /// The observation of an authenticated snapshot.
     public init(_ snapshot: VaultSnapshot) {
+        self.init(header: snapshot.header, headerBytes: snapshot.headerBytes, keys: snapshot.keys)
+    }
+
+    /// The observation of a header authenticated with `keys` (or just committed with them).
+    init(header: VaultHeader, headerBytes: [UInt8], keys: VaultKeys) {
         self.init(
-            vaultID: snapshot.header.vaultID,
-            generation: snapshot.header.generation,
-            headerBytes: snapshot.headerBytes
+            vaultID: header.vaultID,
+            generation: header.generation,
+            headerHash: BLAKE2b.hash(headerBytes, length: 32),
+            epoch: keys.epochFingerprint(vaultID: header.vaultID),
+            credentials: header.credentialFingerprints
         )
     }
 
-    /// The record of a header. Only an authenticated one is ever written to the state
-    /// (``RollbackGuard/observe(_:)`` takes a snapshot); `inspect` uses this to compare a
+    /// The observation of a header read without keys. Only an authenticated one is ever written to
+    /// the state (``RollbackGuard/observe(_:)`` takes a snapshot); `inspect` uses this to compare a
     /// file's plain header with the record.
     public init(vaultID: [UInt8], generation: UInt64, headerBytes: [UInt8]) {
         self.init(vaultID: vaultID, generation: generation, headerHash: BLAKE2b.hash(headerBytes, length: 32))
     }
 
-    init(vaultID: [UInt8], generation: UInt64, headerHash: [UInt8]) {
+    init(
+        vaultID: [UInt8],
+        generation: UInt64,
+        headerHash: [UInt8],
+        epoch: [UInt8]? = nil,
+        retiredEpochs: [[UInt8]] = [],
+        removedCredentials: [[UInt8]] = [],
+        credentials: Set<[UInt8]> = []
+    ) {
         self.vaultID = vaultID
         self.generation = generation
         self.headerHash = headerHash
+        self.epoch = epoch
+        self.retiredEpochs = retiredEpochs
+        self.removedCredentials = removedCredentials
+        self.credentials = credentials
     }
 
-    /// Whether a file with `other`'s generation and header is older than, or forked from, this one.
+    /// Whether the generation `other` shows puts back what this record saw replaced (L-RB-1).
+    ///
+    /// With both epochs known, a generation under the recorded master key is never a rollback,
+    /// whatever its number: an older or same-numbered one is a fork (``fork(of:)``).
     public func finding(for other: SeenGeneration) -> RollbackFinding? {
+        func found(_ kind: RollbackFinding.Kind?) -> RollbackFinding {
+            RollbackFinding(vaultID: vaultID, seenGeneration: generation, foundGeneration: other.generation, kind: kind)
+        }
+        if let theirs = other.epoch {
+            if retiredEpochs.contains(theirs) { return found(.retiredMasterKey) }
+            if removedCredentials.contains(where: other.credentials.contains) { return found(.removedCredential) }
+            if let epoch {
+                if theirs == epoch || other.generation > generation { return nil }
+                return found(.unknownMasterKey)
+            }
+        }
         if other.generation < generation || (other.generation == generation && other.headerHash != headerHash) {
-            return RollbackFinding(vaultID: vaultID, seenGeneration: generation, foundGeneration: other.generation)
+            return found(nil)
         }
         return nil
+    }
+
+    /// The generation seen that `other` forked from, when `other` is under the recorded master key
+    /// and is older than it, or another copy at its generation: a branch switch, a discarded
+    /// commit, the copy a sync tool kept. `nil` otherwise.
+    public func fork(of other: SeenGeneration) -> UInt64? {
+        guard let epoch, other.epoch == epoch, finding(for: other) == nil else { return nil }
+        let forked = other.generation < generation || (other.generation == generation && other.headerHash != headerHash)
+        return forked ? generation : nil
+    }
+
+    /// The record after observing `other` (L-RB-1, L-RB-6), which must not be a rollback unless
+    /// `replacing`. `previous` is the observation of the generation a write of this account just
+    /// replaced with `other`: what it had and `other` lacks was removed.
+    func recording(_ other: SeenGeneration, previous: SeenGeneration? = nil, replacing: Bool = false) -> SeenGeneration
+    {
+        var retired = retiredEpochs
+        var removed = removedCredentials
+        let newer = other.generation > generation
+        var epoch = self.epoch
+        if let theirs = other.epoch {
+            if replacing {
+                // Accepting a copy: its key and credentials are current again.
+                retired.removeAll { $0 == theirs }
+                removed.removeAll(where: other.credentials.contains)
+                if let mine = epoch, mine != theirs { retired.insert(mine, at: 0) }
+                epoch = theirs
+            } else if let mine = epoch, mine != theirs {
+                // A newer generation under another master key: a rekey replaced the recorded one.
+                retired.insert(mine, at: 0)
+                epoch = theirs
+            } else if epoch == nil, newer || other.generation == generation {
+                epoch = theirs  // a version-1 record learns its epoch
+            }
+            if let previous, previous.epoch == theirs {
+                removed.insert(
+                    contentsOf: previous.credentials.subtracting(other.credentials).sorted {
+                        $0.lexicographicallyPrecedes($1)
+                    },
+                    at: 0
+                )
+            } else if let previous, let old = previous.epoch, old != theirs, !retired.contains(old) {
+                retired.insert(old, at: 0)
+            }
+        }
+        let (generation, headerHash) =
+            newer || replacing ? (other.generation, other.headerHash) : (self.generation, self.headerHash)
+        return SeenGeneration(
+            vaultID: vaultID,
+            generation: generation,
+            headerHash: headerHash,
+            epoch: epoch,
+            retiredEpochs: Array(Self.unique(retired).prefix(Self.retiredLimit)),
+            removedCredentials: Array(Self.unique(removed).prefix(Self.removedLimit))
+        )
+    }
+
+    private static func unique(_ list: [[UInt8]]) -> [[UInt8]] {
+        var seen = Set<[UInt8]>()
+        return list.filter { seen.insert($0).inserted }
+    }
+
+    /// A record of nothing yet: the first observation becomes it.
+    static func first(_ observation: SeenGeneration) -> SeenGeneration {
+        SeenGeneration(
+            vaultID: observation.vaultID,
+            generation: observation.generation,
+            headerHash: observation.headerHash,
+            epoch: observation.epoch
+        )
     }
 
     // MARK: - The state file
 
     static let magicLine = "vault-seen-generation 1"
+    static let magicLine2 = "vault-seen 2"
 
-    /// The file's text: four lines (Spec/rollback.md, L-RB-2).
+    /// The file's text (Spec/rollback.md, L-RB-2): version 2 when the epoch is known.
     var encoded: [UInt8] {
-        let lines = [
-            Self.magicLine, "vault-id \(Hex.encode(vaultID))", "generation \(generation)",
-            "header-blake2b-256 \(Hex.encode(headerHash))",
+        var lines = [
+            epoch == nil ? Self.magicLine : Self.magicLine2, "vault-id \(Hex.encode(vaultID))",
+            "generation \(generation)", "header-blake2b-256 \(Hex.encode(headerHash))",
         ]
+        if let epoch {
+            lines.append("epoch \(Hex.encode(epoch))")
+            lines += retiredEpochs.map { "retired-epoch \(Hex.encode($0))" }
+            lines += removedCredentials.map { "removed-credential \(Hex.encode($0))" }
+        }
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
 
-    /// Parses a state file; `nil` when it does not follow L-RB-2 exactly.
+    /// Parses a state file of version 1 or 2; `nil` when it does not follow L-RB-2 exactly.
     static func decode(_ bytes: [UInt8], vaultID: [UInt8]) -> SeenGeneration? {
         guard bytes.last == 0x0A else { return nil }
         let lines = String(decoding: bytes.dropLast(), as: UTF8.self).split(
             separator: "\n",
             omittingEmptySubsequences: false
         )
-        guard lines.count == 4, lines[0] == magicLine else { return nil }
+        guard lines.count >= 4, lines[0] == magicLine || lines[0] == magicLine2 else { return nil }
+        let version2 = lines[0] == magicLine2
         func value(_ line: Substring, _ key: String) -> String? {
             guard line.hasPrefix(key + " ") else { return nil }
             return String(line.dropFirst(key.count + 1))
+        }
+        func hex(_ line: Substring, _ key: String, count: Int) -> [UInt8]? {
+            guard let text = value(line, key), let bytes = Hex.decode(text), bytes.count == count,
+                text == Hex.encode(bytes)
+            else { return nil }
+            return bytes
         }
         guard let id = value(lines[1], "vault-id"), Hex.decode(id) == vaultID, id == Hex.encode(vaultID),
             let generationText = value(lines[2], "generation"),
             generationText.utf8.allSatisfy({ (48...57).contains($0) }),
             let generation = UInt64(generationText), generation >= 1,
-            let hashText = value(lines[3], "header-blake2b-256"), let hash = Hex.decode(hashText), hash.count == 32,
-            hashText == Hex.encode(hash)
+            let hash = hex(lines[3], "header-blake2b-256", count: 32)
         else { return nil }
-        return SeenGeneration(vaultID: vaultID, generation: generation, headerHash: hash)
+        guard version2 else {
+            return lines.count == 4 ? SeenGeneration(vaultID: vaultID, generation: generation, headerHash: hash) : nil
+        }
+        guard lines.count >= 5, let epoch = hex(lines[4], "epoch", count: 16) else { return nil }
+        var retired: [[UInt8]] = []
+        var removed: [[UInt8]] = []
+        for line in lines.dropFirst(5) {
+            if removed.isEmpty, let value = hex(line, "retired-epoch", count: 16) {
+                retired.append(value)
+            } else if let value = hex(line, "removed-credential", count: 16) {
+                removed.append(value)
+            } else {
+                return nil
+            }
+        }
+        guard retired.count <= retiredLimit, removed.count <= removedLimit else { return nil }
+        return SeenGeneration(
+            vaultID: vaultID,
+            generation: generation,
+            headerHash: hash,
+            epoch: epoch,
+            retiredEpochs: retired,
+            removedCredentials: removed
+        )
     }
 }
 
@@ -227,7 +402,7 @@ public struct RollbackGuard: Sendable {
 
     /// Compares an authenticated snapshot with the record, and raises the record when the snapshot is newer.
     ///
-    /// - Returns: The finding when the snapshot is older than (or forked from) the record; the record
+    /// - Returns: The finding when the snapshot puts back what the record saw replaced; the record
     ///   is then left as it is.
     /// - Throws: ``VaultIOError/Code/rollbackStateInvalid``; a ``VaultIOError`` naming the step.
     public func observe(_ snapshot: VaultSnapshot) throws -> RollbackFinding? {
@@ -240,15 +415,16 @@ public struct RollbackGuard: Sendable {
         _ = try update(SeenGeneration(snapshot), replacing: true)
     }
 
-    /// Under the record's lock: reads it, compares, and writes `seen` when it is newer (or `replacing`).
-    func update(_ seen: SeenGeneration, replacing: Bool) throws -> RollbackFinding? {
+    /// Under the record's lock: reads it, compares, and writes what `seen` teaches (or `seen` itself
+    /// when `replacing`). `previous` is the generation a write of this account replaced with `seen`.
+    func update(_ seen: SeenGeneration, previous: SeenGeneration? = nil, replacing: Bool) throws -> RollbackFinding? {
         guard let directory, let path = statePath(vaultID: seen.vaultID) else { return nil }
         // The usual case, a read of a generation already recorded, needs neither the lock nor a write.
-        // The record is replaced atomically and only rises (L-RB-6), so an unlocked look that finds it
-        // at or above this generation stays true; only raising it needs the lock.
+        // The record is replaced atomically, and what it teaches is only ever added to (L-RB-6), so
+        // an unlocked look that finds nothing to add stays true; only a change needs the lock.
         if !replacing, let old = try recorded(vaultID: seen.vaultID) {
             if let finding = old.finding(for: seen) { return finding }
-            if old.generation >= seen.generation { return nil }
+            if old.recording(seen, previous: previous) == old { return nil }
         }
         try DeviceSecretFile.makeDirectories(directory)
         let target = VaultPath(path: path, directory: directory, name: Hex.encode(seen.vaultID) + ".seen")
@@ -259,17 +435,15 @@ public struct RollbackGuard: Sendable {
             } catch let error as VaultIOError where replacing && error.code == .rollbackStateInvalid {
                 old = nil
             }
-            if let old, !replacing {
-                if let finding = old.finding(for: seen) { return finding }
-                if old.generation >= seen.generation { return nil }  // the same generation, already recorded
-            }
-            if old == seen { return nil }
+            if let old, !replacing, let finding = old.finding(for: seen) { return finding }
+            let new = old.map { $0.recording(seen, previous: previous, replacing: replacing) } ?? .first(seen)
+            if new == old { return nil }
             var info = stat()
             info.st_mode = S_IFREG | 0o600
             info.st_uid = geteuid()
             info.st_gid = getegid()
             let exists = old != nil || access(path, F_OK) == 0
-            try AtomicWriter(target: target).commit(seen.encoded, exists ? .replace(FileStatus(info)) : .create)
+            try AtomicWriter(target: target).commit(new.encoded, exists ? .replace(FileStatus(info)) : .create)
             return nil
         }
     }

@@ -81,10 +81,11 @@ extension Vault {
         return screened.snapshot
     }
 
-    /// Records the generation a write just committed. Best effort: the commit has happened, and a
-    /// record left behind only makes the next open raise it (or, after an accepted rollback, report
-    /// the rollback again), never hides one.
-    func recordCommit(_ bytes: [UInt8], accepted: Bool) {
+    /// Records the generation a write just committed with `keys`, over the generation `previous`
+    /// (`nil` for a new file): what `previous` had and the commit lacks was removed here (L-RB-8).
+    /// Best effort: the commit has happened, and a record left behind only makes the next open
+    /// raise it (or, after an accepted rollback, report the rollback again), never hides one.
+    func recordCommit(_ bytes: [UInt8], keys: VaultKeys, replacing previous: VaultSnapshot?, accepted: Bool) {
         guard rollbackGuard.directory != nil,
             let length = try? VaultHeader.headerLength(
                 preamble: bytes.prefix(VaultHeader.preambleByteCount),
@@ -92,12 +93,8 @@ extension Vault {
             ),
             let header = try? VaultHeader.decode(Array(bytes.prefix(length)), fileLength: bytes.count)
         else { return }
-        let seen = SeenGeneration(
-            vaultID: header.vaultID,
-            generation: header.generation,
-            headerBytes: Array(bytes.prefix(length))
-        )
-        _ = try? rollbackGuard.update(seen, replacing: accepted)
+        let seen = SeenGeneration(header: header, headerBytes: Array(bytes.prefix(length)), keys: keys)
+        _ = try? rollbackGuard.update(seen, previous: previous.map(SeenGeneration.init), replacing: accepted)
         if accepted { lastRollback.withLock { $0 = nil } }
     }
 }

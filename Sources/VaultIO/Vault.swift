@@ -203,7 +203,7 @@ public final class Vault: Sendable {
         try vault.writeLock.withLock(timeout: configuration.lockTimeout) {
             try AtomicWriter(target: location).commit(bytes, .create)
         }
-        vault.recordCommit(bytes, accepted: true)
+        vault.recordCommit(bytes, keys: keys, replacing: nil, accepted: true)
         return vault
     }
 
@@ -261,7 +261,7 @@ public final class Vault: Sendable {
             if transaction.hasChanges {
                 let bytes = transaction.writer.encode(now: transaction.now)
                 try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
-                recordCommit(bytes, accepted: accepted)
+                recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
                 if transaction.rekeyed {
                     // L-KS-5: the writer holds the new master key; the old keys no longer open the file.
                     let keys = transaction.writer.keys

@@ -21,20 +21,21 @@ private func copyFile(_ from: String, _ to: String) throws {
     try Data(fileBytes(from)).write(to: URL(fileURLWithPath: to))
 }
 
-/// A vault at generation 3 in `directory/test.vault`, and a copy of its generation 1 at `directory/old.vault`,
-/// with the state of generation 3 recorded in `directory/state`.
+/// A vault at generation 3 in `directory/test.vault`, and a copy of its generation 2 at `directory/old.vault`
+/// that still holds the recovery keyslot generation 3 removed (without a rekey), with the state of
+/// generation 3 recorded in `directory/state`: the old copy is a rollback (L-RB-1, removedCredential).
 private func vaultWithOldCopy(in directory: String) throws -> (vault: Vault, path: String, old: String) {
     let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
     let path = directory + "/test.vault"
+    try vault.write { try $0.addKeyslot(.password, credentials: .password("recovery")) }
     try copyFile(path, directory + "/old.vault")
-    try vault.write { try $0.set(makeDraft(service: "first")) }
-    try vault.write { try $0.set(makeDraft(service: "second")) }
+    try vault.write { _ = try $0.removeKeyslot(at: 1, rekey: nil) }
     return (vault, path, directory + "/old.vault")
 }
 
 @Suite("Rollback")
 struct RollbackTests {
-    // L-RB-4: an older copy put back is refused by open, read and write.
+    // L-RB-4: an older copy that brings back a removed keyslot is refused by open, read and write.
     @Test func open_olderCopyPutBack_throwsRolledBackWithGenerations() throws {
         try withTemporaryDirectory { directory in
             let (_, path, old) = try vaultWithOldCopy(in: directory)
@@ -42,8 +43,8 @@ struct RollbackTests {
             let error = try #require(throws: VaultIOError.self) { try open(path, guarded(directory + "/state")) }
             #expect(error.code == .rolledBack)
             #expect(error.rollback?.seenGeneration == 3)
-            #expect(error.rollback?.foundGeneration == 1)
-            #expect(error.rollback?.kind == .olderGeneration)
+            #expect(error.rollback?.foundGeneration == 2)
+            #expect(error.rollback?.kind == .removedCredential)
         }
     }
 
@@ -65,9 +66,15 @@ struct RollbackTests {
             try copyFile(old, path)
             let vault = try open(path, guarded(directory + "/state", .allowReads))
             #expect(
-                vault.rollbackFinding == RollbackFinding(vaultID: vault.vaultID, seenGeneration: 3, foundGeneration: 1)
+                vault.rollbackFinding
+                    == RollbackFinding(
+                        vaultID: vault.vaultID,
+                        seenGeneration: 3,
+                        foundGeneration: 2,
+                        kind: .removedCredential
+                    )
             )
-            #expect(try vault.read { $0.header.generation } == 1)
+            #expect(try vault.read { $0.header.generation } == 2)
             #expect(throws: VaultIOError(.rolledBack)) { try vault.write { try $0.set(makeDraft(service: "new")) } }
             // The record is not lowered by reading the old copy.
             #expect(
@@ -83,7 +90,8 @@ struct RollbackTests {
             let vault = try open(path, guarded(directory + "/state", .accept))
             try vault.write { try $0.set(makeDraft(service: "after")) }
             let state = RollbackGuard(.directory(directory + "/state"))
-            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 2)
+            #expect(try state.recorded(vaultID: vault.vaultID)?.generation == 3)
+            #expect(try state.recorded(vaultID: vault.vaultID)?.removedCredentials.isEmpty == true)
             // The accepted file is now the reference: a plain open goes through.
             let reopened = try open(path, guarded(directory + "/state"))
             #expect(try secret(in: reopened, service: "after") != nil)
@@ -91,22 +99,43 @@ struct RollbackTests {
         }
     }
 
-    // L-RB-1: the same generation with another header is a fork, and rolled back too.
-    @Test func open_sameGenerationDifferentHeader_throwsRolledBack() throws {
+    // L-RB-1: under the master key seen, an older copy, or another copy at the same generation, is a
+    // fork (a git branch switch, the copy a sync tool kept): reads and writes go on. Before, both
+    // were refused as rollbacks.
+    @Test(arguments: [false, true])
+    func forkUnderTheSameKey_isNoRollback(sameGeneration: Bool) throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
             let path = directory + "/test.vault"
             try copyFile(path, directory + "/fork.vault")
             try vault.write { try $0.set(makeDraft(service: "here")) }
+            if !sameGeneration { try vault.write { try $0.set(makeDraft(service: "here too")) } }
             // Another machine (its own state) writes generation 2 of the copy.
             let fork = try open(directory + "/fork.vault", guarded(directory + "/other-state"))
             try fork.write { try $0.set(makeDraft(service: "there")) }
             try copyFile(directory + "/fork.vault", path)
+            let reopened = try open(path, guarded(directory + "/state"))
+            #expect(reopened.rollbackFinding == nil)
+            #expect(try secret(in: reopened, service: "there") != nil)
+            try reopened.write { try $0.set(makeDraft(service: "on the fork")) }
+            let state = RollbackGuard(.directory(directory + "/state"))
+            let record = try #require(try state.recorded(vaultID: vault.vaultID))
+            let seen = try VaultFileReader(path: directory + "/fork.vault").open(with: .password(testPassword))
+            #expect(record.fork(of: SeenGeneration(seen)) == (sameGeneration ? 3 : 3))
+        }
+    }
+
+    // L-RB-1: an older copy from before a rekey is rolled back: its master key was retired here.
+    @Test func olderCopyFromBeforeARekey_isRolledBack() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            let path = directory + "/test.vault"
+            try copyFile(path, directory + "/old.vault")
+            try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            try copyFile(directory + "/old.vault", path)
             let error = try #require(throws: VaultIOError.self) { try open(path, guarded(directory + "/state")) }
-            #expect(error.code == .rolledBack)
-            #expect(error.rollback?.kind == .differentHeader)
-            #expect(error.rollback?.seenGeneration == 2)
-            #expect(error.rollback?.foundGeneration == 2)
+            #expect(error.rollback?.kind == .retiredMasterKey)
+            #expect(error.rollback?.foundGeneration == 1 && error.rollback?.seenGeneration == 2)
         }
     }
 
@@ -166,12 +195,14 @@ struct RollbackTests {
             #expect(permissions(directory + "/state") == 0o700)
             let headerBytes = try vault.read { $0.headerBytes }
             let text = String(decoding: try fileBytes(statePath), as: UTF8.self)
+            let epoch = try vault.read { $0.keys.epochFingerprint(vaultID: vault.vaultID) }
             #expect(
                 text == """
-                    vault-seen-generation 1
+                    vault-seen 2
                     vault-id \(Hex.encode(vault.vaultID))
                     generation 1
                     header-blake2b-256 \(Hex.encode(BLAKE2b.hash(headerBytes, length: 32)))
+                    epoch \(Hex.encode(epoch))
 
                     """
             )
@@ -210,18 +241,47 @@ struct RollbackTests {
         }
     }
 
-    // L-RB-4: a reader that opened generation 1 just before a writer committed and recorded generation 2 is stale,
-    // not rolled back: the guard opens the newer file instead.
+    // L-RB-4: a reader that opened a generation just before a writer committed and recorded the
+    // next one (which removed a keyslot the reader's generation still has) is stale, not rolled
+    // back: the guard opens the newer file instead.
     @Test func observeNewest_staleSnapshot_isReplacedByNewestFile() throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            try vault.write { try $0.addKeyslot(.password, credentials: .password("recovery")) }
             let stale = try VaultFileReader(path: vault.path).open(with: .password(testPassword))
-            try vault.write { try $0.set(makeDraft(service: "a")) }
+            try vault.write { _ = try $0.removeKeyslot(at: 1, rekey: nil) }
             let state = RollbackGuard(.directory(directory + "/state"))
-            #expect(try state.observe(stale) != nil)
+            #expect(try state.observe(stale)?.kind == .removedCredential)
             let (snapshot, finding) = try state.observeNewest(stale, at: vault.path)
             #expect(finding == nil)
-            #expect(snapshot.header.generation == 2)
+            #expect(snapshot.header.generation == 3)
+        }
+    }
+
+    // L-RB-1, L-RB-2: a version-1 record (written by an earlier release) keeps its meaning until a
+    // generation at or above it is seen, and then learns the epoch.
+    @Test func versionOneRecord_isUpgradedByTheNextObservation() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: testConfiguration)
+            try vault.write { try $0.set(makeDraft(service: "a")) }
+            let snapshot = try VaultFileReader(path: vault.path).open(with: .password(testPassword))
+            let state = RollbackGuard(.directory(directory + "/state"))
+            _ = try state.observe(snapshot)
+            let path = try #require(state.statePath(vaultID: vault.vaultID))
+            let v1 = """
+                vault-seen-generation 1
+                vault-id \(Hex.encode(vault.vaultID))
+                generation 5
+                header-blake2b-256 \(Hex.encode([UInt8](repeating: 7, count: 32)))
+
+                """
+            try Data(v1.utf8).write(to: URL(fileURLWithPath: path))
+            #expect(try state.observe(snapshot)?.kind == .olderGeneration)
+            for _ in 0..<4 { try vault.write { try $0.set(makeDraft(service: "more \(UUID())")) } }
+            let newer = try VaultFileReader(path: vault.path).open(with: .password(testPassword))
+            #expect(try state.observe(newer) == nil)
+            #expect(try state.recorded(vaultID: vault.vaultID)?.epoch != nil)
+            #expect(try state.observe(snapshot) == nil)  // now a fork under the same key
         }
     }
 
@@ -242,7 +302,10 @@ struct RollbackTests {
                     _ = try state.observe(snapshots[(child + round) % snapshots.count])
                 }
             }
-            #expect(try state.recorded(vaultID: vault.vaultID) == SeenGeneration(snapshots[5]))
+            let record = try #require(try state.recorded(vaultID: vault.vaultID))
+            let newest = SeenGeneration(snapshots[5])
+            #expect(record.generation == newest.generation && record.headerHash == newest.headerHash)
+            #expect(record.epoch == newest.epoch)
         }
     }
 

@@ -58,7 +58,7 @@ struct MergeCommandTests {
         try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("base.vault"))
         try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("theirs.vault"))
         try w.set("x", ["--service", "ours", "--account", "a"])
-        try w.set("y", ["--service", "theirs", "--account", "a", "--accept-rollback"], vault: "theirs.vault")
+        try w.set("y", ["--service", "theirs", "--account", "a"], vault: "theirs.vault")
         let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
         let merge = try w.run([
             "merge", "--password-file", "pw", "--base", "base.vault", "--output", "m.vault", "v.vault", "theirs.vault",
@@ -95,7 +95,7 @@ struct MergeCommandTests {
         try w.makeVault()
         try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("theirs.vault"))
         try w.set("x", ["--service", "ours", "--account", "a"])
-        try w.set("y", ["--service", "theirs", "--account", "a", "--accept-rollback"], vault: "theirs.vault")
+        try w.set("y", ["--service", "theirs", "--account", "a"], vault: "theirs.vault")
         try w.write("empty", "")
         let environment = ["VAULTTOOL_PASSWORD_FILE": w.file("pw")]
         let merged = try w.run(["git-merge", "empty", "v.vault", "theirs.vault"], environment: environment)
@@ -180,8 +180,8 @@ struct GitMergeDriverTests {
         )
         _ = try git(w, ["commit", "-q", "-am", "feature"])
         _ = try git(w, ["checkout", "-q", "main"])
-        // The checkout put an older generation back: writes must accept it (Spec/rollback.md).
-        let older = ["--account", "a", "--accept-rollback"]
+        // The checkout put an older generation back: a fork under the same key, written as usual.
+        let older = ["--account", "a"]
         try w.set("main add", ["--service", "main-new"] + older)
         try w.set("main edit", ["--service", "edit-main"] + older)
         try w.set("main edit of shared", ["--service", "shared"] + older)

@@ -54,7 +54,7 @@ extension Vault {
             guard report.changesOurs else { return report }
             let bytes = result.writer.encode(now: Self.currentTime())
             try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
-            recordCommit(bytes, accepted: accepted)
+            recordCommit(bytes, keys: result.writer.keys, replacing: ours, accepted: accepted)
             if report.keysFrom == .theirs {
                 // The merged file keeps theirs' master key (R-MRG-11): hold it from now on.
                 let keys = result.writer.keys
@@ -115,9 +115,9 @@ extension Vault {
                     fileLength: bytes.count
                 )) ?? 0
             let seen = SeenGeneration(
-                vaultID: header.vaultID,
-                generation: header.generation,
-                headerBytes: Array(bytes.prefix(length))
+                header: header,
+                headerBytes: Array(bytes.prefix(length)),
+                keys: result.writer.keys
             )
             _ = try? guardRecord.update(seen, replacing: false)
         }

@@ -58,6 +58,7 @@ struct Inspect: Command {
                 throw ToolError("the vault changed while it was inspected; run again", exitCode: .busy)
             }
             report.authenticated = true
+            report.compareWithSeen(snapshot)
             if items {
                 let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
                 report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
@@ -111,7 +112,9 @@ struct InspectReport: Encodable {
     struct Seen: Encodable {
         /// The highest generation seen here.
         var generation: UInt64
-        /// This file against the record: `same`, `newer`, `older` or `different` (same generation, other header).
+        /// This file against the record: `same`, `newer`, `older` or `different` (same generation,
+        /// other header) without a credential; with one, `fork` (older or different under the master
+        /// key seen, Spec/rollback.md L-RB-1) or `rolledBack` instead of `older` and `different`.
         var file: String
     }
 
@@ -133,6 +136,8 @@ struct InspectReport: Encodable {
     var writable: Bool?
     var structure: Structure
     var seen: Seen?
+    /// The record read before the vault was opened (opening may raise it).
+    var recorded: SeenGeneration?
     /// Whether a credential checked the header MAC, so the values above are authenticated.
     var authenticated = false
     /// The header as read, to compare with the one the credential authenticates.
@@ -222,6 +227,7 @@ struct InspectReport: Encodable {
             return
         }
         guard let recorded else { return }
+        self.recorded = recorded
         let file = SeenGeneration(vaultID: header.vaultID, generation: header.generation, headerBytes: headerBytes)
         let comparison =
             if let finding = recorded.finding(for: file) {
@@ -232,8 +238,22 @@ struct InspectReport: Encodable {
         seen = Seen(generation: recorded.generation, file: comparison)
         if comparison == "older" || comparison == "different" {
             warnings.append(
-                "generation \(recorded.generation) of this vault was seen here before: this file is \(comparison == "older" ? "older" : "a different copy at that generation"); it may have been rolled back"
+                "generation \(recorded.generation) of this vault was seen here before: this file is \(comparison == "older" ? "older" : "a different copy at that generation"); it is a fork (another git branch, a discarded commit) or a copy put back: inspect it with a credential to tell"
             )
+        }
+    }
+
+    /// With a credential: decides fork or rollback by the master key (Spec/rollback.md L-RB-1),
+    /// against the record as it was before the open, and replaces the keyless comparison.
+    mutating func compareWithSeen(_ snapshot: VaultSnapshot) {
+        guard let recorded, let seen, seen.file == "older" || seen.file == "different" else { return }
+        warnings.removeAll { $0.hasPrefix("generation \(recorded.generation) of this vault was seen here before") }
+        let file = SeenGeneration(snapshot)
+        if let finding = recorded.finding(for: file) {
+            self.seen = Seen(generation: recorded.generation, file: "rolledBack")
+            warnings.append("this file was rolled back: \(finding); writes are refused without --accept-rollback")
+        } else if recorded.fork(of: file) != nil {
+            self.seen = Seen(generation: recorded.generation, file: "fork")
         }
     }
 
@@ -248,7 +268,15 @@ struct InspectReport: Encodable {
         out += Output.field("Vault ID:", vaultID ?? "")
         out += Output.field("Created:", created ?? "")
         out += Output.field("Generation:", String(generation ?? 0))
-        if let seen { out += Output.field("Seen here:", "generation \(seen.generation) (this file: \(seen.file))") }
+        if let seen {
+            let file =
+                switch seen.file {
+                case "fork": "fork of generation \(seen.generation)"
+                case "rolledBack": "rolled back"
+                default: seen.file
+                }
+            out += Output.field("Seen here:", "generation \(seen.generation) (this file: \(file))")
+        }
         out += Output.field("Keyslots:", String(keyslots.count))
         for slot in keyslots {
             var line =
