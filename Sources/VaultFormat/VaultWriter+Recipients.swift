@@ -75,8 +75,9 @@ extension VaultWriter {
     }
 
     /// Removes every stanza whose info does not read with the master key (R12-RCP-4), without a
-    /// rekey: the caller rekeys (R12-RCP-6). Only a holder of `MK` can write a stanza the MAC
-    /// accepts, so such a stanza was written on purpose, and it would otherwise block every rekey.
+    /// rekey: the caller rekeys (R12-RCP-6). A holder of `BK` can write a stanza the MAC accepts,
+    /// but only a holder of `MK` one whose info opens; such a stanza was written by another holder
+    /// of the vault's keys (or damaged), and it would otherwise block every rekey.
     ///
     /// - Returns: How many stanzas were removed.
     /// - Throws: `keyUnavailable` without the master key.

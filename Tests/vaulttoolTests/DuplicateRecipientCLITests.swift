@@ -52,4 +52,52 @@ struct DuplicateRecipientCLITests {
         let asBob = try w.run(["get", "--identity", "bob.id", "--service", "new", "--account", "app", "v.vault"])
         #expect(asBob.status == 0 && asBob.stdout.hasPrefix("after removal"), "\(asBob.stderr)")
     }
+
+    /// The review's follow-up: alice puts a stanza limited to `deploy` for her own key before her
+    /// full one. Before, `ls` showed her as "deploy only", and every rekey (so every removal of
+    /// someone else) failed on "stanzas with different access". Now `ls` shows the full access she
+    /// has, and a rekey keeps her full stanza, once.
+    @Test func fullRecipientHidingBehindALimitedStanza_isShownFull_andBlocksNoRekey() throws {
+        let (w, alice, bob) = try RecipientCommandTests().team()
+        #expect(
+            try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"]).status == 0
+        )
+        let runner = try w.run(["keygen", "runner.id"]).stdout.trimmingCharacters(in: .newlines)
+        for (key, name, group) in [(alice, "alice", nil), (bob, "bob", nil), (runner, "runner", "deploy")] {
+            let add = try w.run(
+                ["recipients", "add", "--password-file", "pw", "--recipient", key, "--name", name]
+                    + (group.map { ["--access-group", $0] } ?? []) + ["v.vault"]
+            )
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        let path = w.file("v.vault")
+        let identity = try RecipientIdentity(
+            fileContents: [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("alice.id"))))
+        )
+        let snapshot = try VaultSnapshot.open(
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
+            with: .identity(identity)
+        )
+        var writer = try VaultWriter(updating: snapshot)
+        writer.header.recipientStanzas.insert(
+            try KeyHierarchy.makeLimitedRecipientStanza(
+                for: Recipient(key: identity.recipient, name: "alice"),
+                domain: 1,
+                accessGroup: "deploy",
+                master: try #require(snapshot.keys.master),
+                vaultID: snapshot.header.vaultID
+            ),
+            at: 0
+        )
+        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
+
+        let ls = try w.run(["recipients", "ls", "--password-file", "pw", "v.vault"])
+        let line = try #require(ls.stdout.split(separator: "\n").first { $0.contains(alice) })
+        #expect(!line.contains("access group"), "\(ls.stdout)")
+        #expect(ls.stderr.contains("has 2 stanzas"))
+        let rm = try w.run(["recipients", "rm", "--password-file", "pw", "--name", "bob", "v.vault"])
+        #expect(rm.status == 0, "\(rm.stderr)")
+        let after = try w.run(["recipients", "ls", "--password-file", "pw", "v.vault"])
+        #expect(after.stderr.isEmpty && after.stdout.components(separatedBy: alice).count == 2, "\(after.stdout)")
+    }
 }

@@ -270,4 +270,90 @@ struct GitOldCopyMergeTests {
         #expect(try secret(w, "added") == "added since")
         #expect(try secret(w, "owner") == "owner's edit")
     }
+
+    /// A repository with the driver, a vault holding "db", committed on main.
+    func repository() throws -> Workspace {
+        let w = try Workspace()
+        try FileManager.default.createDirectory(atPath: w.file("home"), withIntermediateDirectories: true)
+        _ = try driver.git(w, ["init", "-q", "-b", "main"])
+        _ = try driver.git(w, ["config", "merge.vault.driver", "\(Tool.path) git-merge %O %A %B"])
+        try w.write(".gitattributes", "*.vault merge=vault -diff\n")
+        try w.write(".gitignore", "pw\n*.lock\n.state/\nhome/\n")
+        try w.makeVault()
+        try w.set("start", ["--service", "db", "--account", "a"])
+        _ = try driver.git(w, ["add", "."])
+        _ = try driver.git(w, ["commit", "-q", "-m", "start"])
+        return w
+    }
+
+    func mergeResult(_ w: Workspace, _ arguments: [String]) throws -> RunResult {
+        try CredentialHelperIntegrationTests.git(
+            arguments,
+            in: w,
+            environment: [
+                "VAULTTOOL_PASSWORD_FILE": w.file("pw"), "XDG_STATE_HOME": w.file(".state"), "GIT_AUTHOR_NAME": "t",
+                "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org",
+            ]
+        )
+    }
+
+    /// The review's bypass: a copy from an abandoned feature branch (its own stale edit of "db",
+    /// its generation raised by other writes) committed on a branch cut after main rotated "db".
+    @Test func staleSiblingCopyOnABranch_isRefused() throws {
+        let w = try repository()
+        _ = try driver.git(w, ["checkout", "-q", "-b", "feature"])
+        for n in 0..<3 { try w.set("x", ["--service", "bump\(n)", "--account", "a"]) }
+        try w.set("stale feature edit", ["--service", "db", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "feature"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        try w.set("rotated", ["--service", "db", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "rotate"])
+        _ = try driver.git(w, ["checkout", "-q", "-b", "attacker"])
+        _ = try driver.git(w, ["checkout", "feature", "--", "v.vault"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "innocent"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        try w.set("o", ["--service", "owner", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "owner"])
+        let merge = try mergeResult(w, ["merge", "--no-edit", "attacker"])
+        #expect(merge.status != 0 && merge.stderr.contains("holds an older version of item"), "\(merge.stderr)")
+        _ = try driver.git(w, ["merge", "--abort"])
+        #expect(try secret(w, "db") == "rotated")
+    }
+
+    /// Benign flows the first R-MRG-17 refused: a criss-cross merge (git's virtual ancestor has a
+    /// branch's generation) and a rebase that drops the first of two commits (ours does not hold
+    /// the dropped commit's changes).
+    @Test func crissCrossMerge_andRebaseDroppingACommit_merge() throws {
+        let w = try repository()
+        _ = try driver.git(w, ["checkout", "-q", "-b", "b"])
+        try w.set("b", ["--service", "b", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "b1"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        try w.set("a", ["--service", "main", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "a1"])
+        _ = try driver.git(w, ["checkout", "-q", "-b", "b2", "b"])
+        #expect(try mergeResult(w, ["merge", "-q", "--no-edit", "main"]).status == 0)
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        #expect(try mergeResult(w, ["merge", "-q", "--no-edit", "b"]).status == 0)
+        try w.set("a2", ["--service", "main2", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "a2"])
+        _ = try driver.git(w, ["checkout", "-q", "b2"])
+        try w.set("b3", ["--service", "b3", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "b3"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        let crissCross = try mergeResult(w, ["merge", "--no-edit", "b2"])
+        #expect(crissCross.status == 0, "\(crissCross.stdout) \(crissCross.stderr)")
+        for service in ["b", "main", "main2", "b3"] { #expect(try secret(w, service) != nil, "\(service)") }
+
+        _ = try driver.git(w, ["checkout", "-q", "-b", "topic"])
+        try w.set("t1", ["--service", "t1", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "t1"])
+        try w.set("t2", ["--service", "t2", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "t2"])
+        // Drop t1: replay t2 (ancestor t1) onto main, which has no t1.
+        let rebase = try mergeResult(w, ["rebase", "-q", "--onto", "main", "HEAD~1"])
+        #expect(rebase.status == 0, "\(rebase.stdout) \(rebase.stderr)")
+        #expect(try secret(w, "t2") == "t2")
+        #expect(try secret(w, "t1") == nil)
+    }
 }

@@ -6,12 +6,12 @@ extension Merger {
     /// otherwise count, item by item, as "that side changed it back", and undo newer work: a
     /// rotated secret, an added item, a keyslot's KDF, a removed keyslot or recipient.
     ///
-    /// A descendant has a higher generation than the ancestor (every write raises it, a merge
-    /// writes `max + 1`), or is the ancestor itself; and none of its items is an older version
-    /// than the ancestor's: a lower record version that also ranks lower (R-MRG-5), or an item
-    /// the ancestor deleted, held in a version no newer than the ancestor and older than the
-    /// deletion. A version adopted by a merge keeps its record version (R-MRG-11) and may have a
-    /// lower one than the ancestor's, but then it won on rank, which this test allows.
+    /// A descendant has a generation at least the ancestor's (every write raises it, a merge
+    /// writes `max + 1`); and every state it holds that differs from the
+    /// ancestor's is newer than the ancestor's (R-MRG-5's rank, time first): an edit made on top of
+    /// the ancestor's version is dated after it, a deletion of it is dated after it, and a version
+    /// an earlier merge adopted over it outranked it. A sibling's edit made before the ancestor's
+    /// version (a copy from an abandoned branch committed on top of the ancestor) is not.
     func checkDescent(of side: Int, from base: MergeInput) throws {
         let input = inputs[side]
         let generation = input.snapshot.header.generation
@@ -26,33 +26,41 @@ extension Merger {
         if generation < ancestor {
             throw refusal("its generation \(generation) is older than the ancestor's \(ancestor)")
         }
-        if generation == ancestor {
-            guard input.snapshot.headerBytes == base.snapshot.headerBytes else {
-                throw refusal("it has the ancestor's generation \(ancestor) but another header")
-            }
-            return
-        }
+        // The same generation as the ancestor is no proof either way: git's virtual ancestor of a
+        // criss-cross merge (itself a merge, `max + 1`) can share a branch's number. The items tell.
+        if input.snapshot.headerBytes == base.snapshot.headerBytes { return }
         for position in 0..<base.snapshot.index.count {
-            guard let held = input.state(base.snapshot.index.itemID(at: position)).position,
-                try !same(input, held, base, position),
-                try isOlder(input, held, than: base, position)
-            else { continue }
-            throw refusal("it holds an older version of item \(base.entry(position).itemID) than the ancestor")
+            let id = base.snapshot.index.itemID(at: position)
+            switch input.state(id) {
+            case .live(let held):
+                guard try !same(input, held, base, position), try isOlder(input, held, than: base, position)
+                else { continue }
+                throw refusal("it holds an older version of item \(id) than the ancestor")
+            case .tomb(let deletedAt):
+                // A deletion dated before the ancestor's version is not a deletion of it.
+                guard let version = try plain(base, position),
+                    MergeRank(time: deletedAt, live: 0, version: 0, hash: []) < version.rank
+                else { continue }
+                throw refusal("it deletes item \(id) at a time before the ancestor's version of it")
+            case .none:
+                continue  // proves nothing; resolve() keeps the item (R-MRG-17)
+            }
         }
         for (id, deletedAt) in base.tombs {
-            guard let held = input.state(id).position, input.entry(held).version <= ancestor,
-                let version = try plain(input, held), version.draft.attributes.modificationDate <= deletedAt
+            guard let held = input.state(id).position, let version = try plain(input, held),
+                version.rank < MergeRank(time: deletedAt, live: 0, version: 0, hash: [])
             else { continue }
             throw refusal("it holds item \(id), which the ancestor deleted, in a version older than the deletion")
         }
     }
 
-    /// Whether the version at `p` of `input` is older than the one at `q` of `base`: a lower
-    /// record version and a lower rank; one that cannot be read here is dated by its record
-    /// version alone, as R-MRG-13 orders such versions.
+    /// Whether the version at `p` of `input` ranks below the one at `q` of `base` (R-MRG-5); one
+    /// that cannot be read here is dated by its record version alone, as R-MRG-13 orders such
+    /// versions.
     private func isOlder(_ input: MergeInput, _ p: Int, than base: MergeInput, _ q: Int) throws -> Bool {
-        guard input.entry(p).version < base.entry(q).version else { return false }
-        guard let x = try plain(input, p), let y = try plain(base, q) else { return true }
+        guard let x = try plain(input, p), let y = try plain(base, q) else {
+            return input.entry(p).version < base.entry(q).version
+        }
         return x.rank < y.rank
     }
 }

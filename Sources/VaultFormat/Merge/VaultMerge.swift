@@ -196,7 +196,8 @@ struct Merger {
         if theirs.header.followsVersion11Rules || ours.header.followsVersion11Rules { writer.upgradeToVersion11() }
         // R-MRG-12: keyslots.
         if sameKeys, let base, base.keys.master!.secret == oursMaster, base.header.keyslots == ours.header.keyslots,
-            theirs.header.keyslots != ours.header.keyslots
+            theirs.header.keyslots != ours.header.keyslots,
+            !Self.lowersPasswordCost(from: ours.header.keyslots, to: theirs.header.keyslots)
         {
             try writer.setKeyslots(theirs.header.keyslots)
             keyslotsFrom = .theirs
@@ -209,6 +210,17 @@ struct Merger {
             try Self.mergeAccessGroups(ours: ours, theirs: theirs, into: &writer)
             recipientChanges = try Self.mergeRecipients(ours: ours, theirs: theirs, base: base, into: &writer)
         }
+    }
+
+    /// R-MRG-12: whether `next` makes guessing a password cheaper than `current` does: its
+    /// cheapest password keyslot costs less Argon2id work (memory × passes) than `current`'s. A
+    /// merge never takes such keyslots: an older copy's (before a KDF raise) look exactly so.
+    static func lowersPasswordCost(from current: [Keyslot], to next: [Keyslot]) -> Bool {
+        func cheapest(_ slots: [Keyslot]) -> UInt64? {
+            slots.compactMap { $0.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } }.min()
+        }
+        guard let mine = cheapest(current), let theirs = cheapest(next) else { return false }
+        return theirs < mine
     }
 
     /// R-MRG-16: the access groups (format 2.0) of a merge of two files with one master key.
@@ -317,10 +329,10 @@ struct Merger {
         let ours = inputs[0]
         let theirs = inputs[1]
         if let base {
-            // R-MRG-17: neither side may be an older copy than the ancestor; theirs first, as the
-            // side merged in is where a copy put back arrives.
+            // R-MRG-17: what theirs changed since the ancestor must be newer than the ancestor.
+            // Ours is the file merged into, kept where theirs changed nothing: it need not descend
+            // (a cherry-pick onto an older branch, a rebase that drops a commit).
             try checkDescent(of: 1, from: base)
-            try checkDescent(of: 0, from: base)
         }
         for position in 0..<ours.snapshot.index.count {
             try resolve(ours.snapshot.index.itemID(at: position))

@@ -130,22 +130,23 @@ extension KeyHierarchy {
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom()
     ) throws(VaultFormatError) -> [RecipientStanza] {
-        var out = [RecipientStanza]()
-        var written: [RecipientKey: RecipientStanza] = [:]
+        // R12-RCP-7: one key is one recipient, written once, in the place of its first stanza. When
+        // its stanzas grant different access, the full one is kept: its holder has held the master
+        // key, and refusing instead would let any full recipient block every rekey.
+        var recipients = [Recipient]()
+        var chosen = [RecipientKey: RecipientStanza]()
         for stanza in stanzas {
             let recipient = try recipient(of: stanza, master: oldMaster, vaultID: vaultID)
-            // R12-RCP-7: one key is one recipient, written once. Two stanzas of one key that give
-            // it different access are refused: which one to keep is the owner's decision.
-            if let first = written[recipient.key] {
-                guard first.scope == stanza.scope, first.domain == stanza.domain else {
-                    throw VaultFormatError(
-                        .invalidParameter,
-                        "recipient \(recipient.key) has stanzas with different access; remove it and add it again"
-                    )
-                }
-                continue
+            if let kept = chosen[recipient.key] {
+                if kept.isLimited && !stanza.isLimited { chosen[recipient.key] = stanza }
+            } else {
+                chosen[recipient.key] = stanza
+                recipients.append(recipient)
             }
-            written[recipient.key] = stanza
+        }
+        var out = [RecipientStanza]()
+        for recipient in recipients {
+            let stanza = chosen[recipient.key]!
             if stanza.isLimited {
                 // Format 2.0: a limited stanza stays limited to its domain, with the new keys (R2-RCP-5).
                 out.append(

@@ -38,6 +38,7 @@ extension Vault {
         guard theirs.header.vaultID == vaultID else {
             throw VaultMergeError(.differentVaults, "the files hold different vaults (their vault IDs differ)")
         }
+        try Self.refuseRemovedCredentials(in: theirs, side: "theirs", rollbackGuard)
         return try writeLock.withLock(timeout: configuration.lockTimeout) {
             let (reader, ours) = try openNewest()
             let accepted = try Self.screen(
@@ -101,12 +102,14 @@ extension Vault {
         options: MergeOptions = MergeOptions()
     ) throws -> MergeReport {
         let location = try VaultPath.resolvingNew(path)
+        let guardRecord = RollbackGuard(configuration.rollbackState)
+        try refuseRemovedCredentials(in: theirs, side: "theirs", guardRecord)
+        try refuseRemovedCredentials(in: ours, side: "ours", guardRecord)
         let result = try VaultMerge.merge(ours: ours, theirs: theirs, base: base, options: options)
         let bytes = result.writer.encode(now: currentTime())
         try WriteLock(target: location).withLock(timeout: configuration.lockTimeout) {
             try AtomicWriter(target: location).commit(bytes, .create)
         }
-        let guardRecord = RollbackGuard(configuration.rollbackState)
         if guardRecord.directory != nil {
             let header = result.writer.header
             let length =
@@ -122,5 +125,23 @@ extension Vault {
             _ = try? guardRecord.update(seen, replacing: false)
         }
         return result.report
+    }
+}
+
+extension Vault {
+    /// R-MRG-17 with the rollback record (Spec/rollback.md L-RB-8): a copy merged in that carries a
+    /// keyslot or recipient stanza a write of this account removed is an older copy (a sibling
+    /// from before the removal would otherwise bring it back through R-MRG-12 or R-MRG-15).
+    static func refuseRemovedCredentials(in snapshot: VaultSnapshot, side: String, _ rollbackGuard: RollbackGuard)
+        throws
+    {
+        guard let record = try? rollbackGuard.recorded(vaultID: snapshot.header.vaultID),
+            record.finding(for: SeenGeneration(snapshot))?.kind == .removedCredential
+        else { return }
+        throw VaultMergeError(
+            .notDescendant,
+            "\(side) holds a keyslot or recipient that a write on this account removed; it is an older copy "
+                + "of the vault, and a merge never brings a removed credential back (nothing was merged)"
+        )
     }
 }

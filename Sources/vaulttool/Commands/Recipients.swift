@@ -121,6 +121,8 @@ struct Recipients: Command {
                 if counts[recipient.key] == 1 {
                     recipients.append(recipient)
                     groups.append(group)
+                } else if group == nil, let index = recipients.firstIndex(where: { $0.key == recipient.key }) {
+                    groups[index] = nil  // the broadest access a key's stanzas grant is what it has
                 }
             }
             for recipient in recipients where counts[recipient.key, default: 0] > 1 {

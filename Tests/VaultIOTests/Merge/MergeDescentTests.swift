@@ -24,14 +24,12 @@ struct MergeDescentTests {
         return (old, ancestor, owner, db, added)
     }
 
-    @Test func olderCopyMergedIn_isRefused_whicheverSideItIs() throws {
+    @Test func olderCopyMergedIn_isRefused() throws {
         let h = try history()
         #expect(try h.old.open().header.generation < h.ancestor.open().header.generation)
         let error = try #require(throws: VaultMergeError.self) { try merged(h.owner, h.old, base: h.ancestor) }
         #expect(error.code == .notDescendant)
         #expect(error.reason.hasPrefix("theirs does not descend from the ancestor: its generation"))
-        let reversed = try #require(throws: VaultMergeError.self) { try merged(h.old, h.owner, base: h.ancestor) }
-        #expect(reversed.reason.hasPrefix("ours does not descend"))
         // Before R-MRG-17 the same merge reverted "db" and dropped "added"; the owner's file is
         // what a merge with a real descendant builds on.
         var theirs = h.ancestor
@@ -137,6 +135,107 @@ struct MergeDescentTests {
             }
             #expect(error.code == .notDescendant)
             #expect(try VaultFileReader(path: vault.path).header().keyslots.count == 1)
+            #expect(throws: VaultFormatError(.wrongCredential)) {
+                try VaultFileReader(path: vault.path).open(with: .password("recovery"))
+            }
+        }
+    }
+
+    /// The review's bypass of the first R-MRG-17: a sibling branch forked before "db" was rotated,
+    /// edited "db" itself (earlier than the rotation) and raised its generation with unrelated
+    /// writes, so its record version is not lower than the ancestor's. Committed on top of the
+    /// rotation it would revert it; its edit ranks below the ancestor's version, so it is refused.
+    @Test func staleSiblingEdit_withAHigherRecordVersion_isRefused() throws {
+        var fork = try Replica.empty()
+        let db = ItemID(random: SystemRandom())
+        try fork.set(db, service: "db", secret: "start", at: t)
+        var ancestor = fork
+        try ancestor.set(db, service: "db", secret: "rotated", at: t + 100)
+        var sibling = fork
+        for n in 0..<5 { try sibling.set(ItemID(random: SystemRandom()), service: "s\(n)", secret: "x", at: t + 10) }
+        try sibling.set(db, service: "db", secret: "sibling edit (stale)", at: t + 50)
+        let held = try #require(try sibling.open().index.entries.first { $0.itemID == db })
+        let ancestral = try #require(try ancestor.open().index.entries.first { $0.itemID == db })
+        #expect(held.version > ancestral.version)
+        let error = try #require(throws: VaultMergeError.self) { try merged(ancestor, sibling, base: ancestor) }
+        #expect(error.reason.contains("holds an older version of item \(db)"))
+        // The same sibling merged with the real ancestor (the fork point) is a conflict, decided by
+        // rank: the rotation keeps the item, the sibling's edit is kept as a copy.
+        let (result, report) = try merged(ancestor, sibling, base: fork)
+        #expect(report.conflicts.first?.kind == .bothChanged)
+        #expect(try result.contents()[db]?.contains("|rotated|") == true)
+    }
+
+    /// A deletion dated before the ancestor's version of the item is not a deletion of it.
+    @Test func staleSiblingDeletion_isRefused() throws {
+        var fork = try Replica.empty()
+        let db = ItemID(random: SystemRandom())
+        try fork.set(db, service: "db", secret: "start", at: t)
+        var ancestor = fork
+        try ancestor.set(db, service: "db", secret: "rotated", at: t + 100)
+        var sibling = fork
+        for n in 0..<5 { try sibling.set(ItemID(random: SystemRandom()), service: "s\(n)", secret: "x", at: t + 10) }
+        try sibling.delete(db, at: t + 50)
+        let error = try #require(throws: VaultMergeError.self) { try merged(ancestor, sibling, base: ancestor) }
+        #expect(error.reason.contains("deletes item \(db) at a time before the ancestor's version"))
+    }
+
+    /// R-MRG-12: keyslots from before a KDF raise (an older copy's) are never taken, even when no
+    /// item tells the copy is older: the merged file keeps ours' (the ancestor's) keyslots.
+    @Test func keyslotsThatLowerThePasswordKDF_areNotTaken() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, name: "v.vault")
+            let siblingPath = directory + "/sibling.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: siblingPath)
+            try vault.write {
+                _ = try $0.replaceKeyslot(
+                    at: 0,
+                    kind: .password,
+                    credentials: .password(testPassword),
+                    kdf: KDFParameters(memoryKiB: 1024, iterations: 3, lanes: 1),
+                    rekey: nil
+                )
+            }
+            let basePath = directory + "/base.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: basePath)
+            let sibling = try Vault(
+                path: siblingPath,
+                credentials: .password(testPassword),
+                configuration: testConfiguration
+            )
+            for n in 0..<4 { try sibling.write { try $0.set(makeDraft(service: "bump \(n)")) } }
+            let open = { (path: String) in try VaultFileReader(path: path).open(with: .password(testPassword)) }
+            let report = try vault.merge(try open(siblingPath), base: try open(basePath))
+            #expect(report.keyslotsFrom == .ours)
+            let kdf = try #require(try VaultFileReader(path: vault.path).header().keyslots[0].kdf)
+            #expect(kdf.memoryKiB == 1024 && kdf.iterations == 3)
+        }
+    }
+
+    /// The rollback record knows the keyslots this account removed: a sibling from before the
+    /// removal cannot bring one back through R-MRG-12, where no item tells the copy is older.
+    @Test func keyslotRemovedOnThisAccount_isNotBroughtBackByAMerge() throws {
+        try withTemporaryDirectory { directory in
+            var configuration = VaultConfiguration.insecureForTesting(rollbackState: .directory(directory + "/state"))
+            configuration.rollbackPolicy = .refuse
+            let vault = try makeVault(in: directory, name: "v.vault", configuration: configuration)
+            try vault.write { try $0.addKeyslot(.password, credentials: .password("recovery")) }
+            let siblingPath = directory + "/sibling.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: siblingPath)
+            try vault.write { _ = try $0.removeKeyslot(at: 1, rekey: nil) }
+            let basePath = directory + "/base.vault"
+            try FileManager.default.copyItem(atPath: vault.path, toPath: basePath)
+            let sibling = try Vault(
+                path: siblingPath,
+                credentials: .password(testPassword),
+                configuration: testConfiguration
+            )
+            for n in 0..<4 { try sibling.write { try $0.set(makeDraft(service: "bump \(n)")) } }
+            let open = { (path: String) in try VaultFileReader(path: path).open(with: .password(testPassword)) }
+            let error = try #require(throws: VaultMergeError.self) {
+                try vault.merge(try open(siblingPath), base: try open(basePath))
+            }
+            #expect(error.code == .notDescendant && error.reason.contains("removed"))
             #expect(throws: VaultFormatError(.wrongCredential)) {
                 try VaultFileReader(path: vault.path).open(with: .password("recovery"))
             }

@@ -54,13 +54,15 @@ struct MergeTests {
         #expect(try merged(theirs, ours, base: threeWay ? base : nil).0.contents() == result.contents())
     }
 
-    // R-MRG-4, R-MRG-5: the ancestor, not the clock, decides one-sided changes.
+    // R-MRG-4, R-MRG-5: the ancestor, not the clock, decides one-sided changes: ours' clock is
+    // behind, and theirs' edit is older than ours' deletion. (A change of theirs dated before the
+    // ancestor's own version is refused by R-MRG-17, MergeDescentTests.)
     @Test func threeWay_oneSidedChangesWinWhateverTheirClocksSay() throws {
         let (base, ids) = try replicas()
         var ours = base
         var theirs = base
         try ours.delete(ids[0], at: t - 50_000)  // a machine whose clock is behind
-        try theirs.set(ids[1], service: "two", secret: "two v2", at: t - 60_000)
+        try theirs.set(ids[1], service: "two", secret: "two v2", at: t + 1)
         let (result, report) = try merged(ours, theirs, base: base)
         #expect(report.conflicts.isEmpty)
         let contents = try result.contents()
