@@ -155,10 +155,7 @@ extension CredentialSession {
         }
         // (2) Every item must read before anything changes; the backup is this generation.
         let before = try snapshot.verify()
-        let backup = try Vault.backup(
-            of: vault.path,
-            to: options.backupPath ?? "\(vault.path).backup-\(Vault.currentTime() / 1000)"
-        ).path
+        let backup = try Vault.backup(of: vault.path, to: options.backupPath).path
         // (3) The format first, so that rewrapped keyslots take the NFC password (R11-PW-1).
         let retag = try transaction.upgradeToVersion11()
         report.retaggedItems = retag.retagged

@@ -19,7 +19,8 @@ public enum IdentityFile {
     ///
     /// The file is written by ``DurableFile/create(at:contents:mode:)``: created exclusively (an
     /// existing file or symbolic link is never overwritten or followed) with mode `0600`, and
-    /// `fsync`ed with its directory.
+    /// `fsync`ed with its directory. Folders of `path` that do not exist are created with mode
+    /// `0700`; existing ones are left as they are.
     ///
     /// - Returns: The identity; its ``RecipientIdentity/recipient`` is the public key to share.
     /// - Throws: ``VaultIOError/Code/alreadyExists`` when something is at `path`; a ``VaultIOError``
@@ -28,6 +29,10 @@ public enum IdentityFile {
         let identity = RecipientIdentity.generate()
         var bytes = identity.fileContents.copyBytes()
         defer { wipe(&bytes) }
+        // Missing folders on the way (`~/.config/vault` on a new machine) are made private.
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try DeviceSecretFile.makeDirectories(String(path[..<slash]))
+        }
         try create(at: path, bytes)
         return identity
     }

@@ -34,7 +34,8 @@ extension Vault {
     ///
     /// - Parameters:
     ///   - source: The vault file.
-    ///   - destination: The new file; ``defaultBackupPath(for:at:)`` when `nil`. Never replaced.
+    ///   - destination: The new file; when `nil`, ``defaultBackupPath(for:at:)``, or that name
+    ///     followed by `.2`, `.3`, ... when it is taken. Never replaced.
     ///   - credentials: When given, the MAC and index of source and copy are authenticated too.
     ///   - now: The time for the default name, milliseconds since the Unix epoch.
     /// - Returns: Where the copy is and what was checked.
@@ -47,7 +48,8 @@ extension Vault {
         credentials: Credentials? = nil,
         now: Int64 = Vault.currentTime()
     ) throws -> VaultBackup {
-        let destination = destination ?? defaultBackupPath(for: source, at: now)
+        let named = destination
+        var destination = destination ?? defaultBackupPath(for: source, at: now)
         let reader = try VaultFileReader(path: source)
         let headerBytes = try reader.headerBytes()
         let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
@@ -62,8 +64,13 @@ extension Vault {
             return (keys: snapshot.keys, slot: snapshot.openedKeyslot)
         }
         let bytes = Array(try reader.read(offset: 0, count: reader.fileLength))
-        // (2) Durably, and never over an existing file.
-        try DurableFile.create(at: destination, contents: bytes)
+        // (2) Durably, and never over an existing file. A default name taken already (a second
+        // backup in the same second) gets a counter: `<name>.2`, `<name>.3`, ...
+        var attempt = 1
+        while !(try createUnlessTaken(destination, bytes, mayTryAnother: named == nil && attempt < 100)) {
+            attempt += 1
+            destination = defaultBackupPath(for: source, at: now) + ".\(attempt)"
+        }
         // (3) Read it back from disk and check it as a reader would.
         do {
             let copy = try VaultFileReader(path: destination)
@@ -98,6 +105,17 @@ extension Vault {
             byteCount: bytes.count,
             authenticated: keys != nil
         )
+    }
+
+    /// Creates `path` durably; `false` when something is there already and `mayTryAnother`.
+    private static func createUnlessTaken(_ path: String, _ bytes: [UInt8], mayTryAnother: Bool) throws -> Bool {
+        do {
+            try DurableFile.create(at: path, contents: bytes)
+            return true
+        } catch {
+            guard mayTryAnother, error.code == .alreadyExists else { throw error }
+            return false
+        }
     }
 
     /// `<vault>.backup-<UTC time>` next to the vault, for example

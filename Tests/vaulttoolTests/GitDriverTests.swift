@@ -36,11 +36,11 @@ struct GitDriverTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains(".gitattributes: *.vault -text merge=vault diff=vault"))
         #expect(Self.text(w, ".gitattributes") == "*.png binary\n*.vault -text merge=vault diff=vault\n")
-        #expect(Self.text(w, ".gitignore") == "build/\n*.vault.lock\n.*.vault.tmp-*\n")
+        #expect(Self.text(w, ".gitignore") == "build/\n*.vault.lock\n.*.vault.tmp-*\n*.vault.backup-*\n")
         func config(_ key: String) throws -> String {
             try Self.git(["config", "--local", "--get", key], in: w).stdout
         }
-        #expect(try config("merge.vault.driver").hasSuffix(" git-merge %O %A %B\n"))
+        #expect(try config("merge.vault.driver").hasSuffix(" git-merge %O %A %B %P\n"))
         #expect(try config("diff.vault.textconv").hasSuffix(" git-diff\n"))
         #expect(try config("diff.vault.textconv").hasPrefix("/"))
         #expect(try config("diff.vault.cachetextconv") == "false\n")
@@ -65,7 +65,8 @@ struct GitDriverTests {
         )
         #expect(
             Self.text(w, ".gitignore").hasSuffix(
-                "secrets/*.vault.lock\nsecrets/.*.vault.tmp-*\nprod.kc.lock\n.prod.kc.tmp-*\n"
+                "secrets/*.vault.lock\nsecrets/.*.vault.tmp-*\nsecrets/*.vault.backup-*\nprod.kc.lock\n"
+                    + ".prod.kc.tmp-*\nprod.kc.backup-*\n"
             )
         )
     }
@@ -275,5 +276,47 @@ struct GitDriverTests {
         try Self.git(["checkout", "--", "v.vault"], in: w)
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before)
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
+    }
+}
+
+@Suite(
+    "git-merge through git-setup: the agent and the file's name",
+    .enabled(if: CredentialHelperIntegrationTests.hasGit)
+)
+struct GitMergeSetupTests {
+    typealias Git = CredentialHelperIntegrationTests
+
+    /// Before, with `vaulttool unlock` and no credential in git-setup, `git merge` ended in a binary
+    /// `CONFLICT (content)`, and messages named git's `.merge_file_*` copies. The driver now asks
+    /// the agent by vault ID, as git-diff does, and names the file git names (%P).
+    @Test func gitMerge_usesTheAgent_andNamesTheFile() throws {
+        let w = try Workspace()
+        try GitDriverTests.committedVault(w)
+        #expect(try w.run(["git-setup"]).status == 0)
+        let agent = try AgentCommandTests.RunningAgent(in: w)
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        let identity = [
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.org",
+        ]
+        let environment = agent.environment.merging(identity) { $1 }
+        func git(_ arguments: [String]) throws -> RunResult {
+            try Git.git(arguments, in: w, environment: environment)
+        }
+        let trunk = try git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .newlines)
+        #expect(try git(["checkout", "-q", "-b", "feature"]).status == 0)
+        try w.set("feature", ["--service", "feature", "--account", "a"])
+        #expect(try git(["commit", "-q", "-am", "feature"]).status == 0)
+        #expect(try git(["checkout", "-q", trunk]).status == 0)
+        try w.set("main", ["--service", "main", "--account", "a"])
+        #expect(try git(["commit", "-q", "-am", "main"]).status == 0)
+        let merge = try git(["merge", "--no-edit", "feature"])
+        #expect(merge.status == 0, "\(merge.stdout) \(merge.stderr)")
+        #expect(merge.stderr.contains("merged v.vault (their side) into v.vault:"), "\(merge.stderr)")
+        #expect(!merge.stderr.contains(".merge_file_"))
+        for service in ["feature", "main"] {
+            let get = try w.run(["get", "--password-file", "pw", "--service", service, "--account", "a", "v.vault"])
+            #expect(get.stdout == service, "\(get.stderr)")
+        }
     }
 }

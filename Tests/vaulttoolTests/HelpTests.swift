@@ -42,7 +42,7 @@ struct HelpTests {
                   unlock                  Unlock a vault once and hand its keys to the vault agent.
                   lock                    Make the vault agent drop the keys of one vault, or of every vault.
                   merge                   Merge other copies of a vault into it.
-                  git-merge               Merge vault files for git (merge driver: vaulttool git-merge %O %A %B).
+                  git-merge               Merge vault files for git (merge driver: vaulttool git-merge %O %A %B %P).
                   git-diff                Print a vault as sorted item-level text for git diff (a textconv driver).
                   git-setup               Set a git repository up to merge and diff vault files with vaulttool.
                   help                    Show help information for a subcommand.

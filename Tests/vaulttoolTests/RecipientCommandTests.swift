@@ -169,3 +169,31 @@ struct RecipientCommandTests {
         #expect(plain.stdout.contains("vault 1.2 (current)"))
     }
 }
+
+@Suite("keygen and backup names")
+struct KeygenAndBackupNameTests {
+    /// Before, `keygen ~/.config/vault/identity` failed when the folder did not exist.
+    @Test func keygen_createsMissingFolders_private() throws {
+        let w = try Workspace()
+        let made = try w.run(["keygen", w.file("config/vault/identity")])
+        #expect(made.status == 0, "\(made.stderr)")
+        var info = stat()
+        #expect(stat(w.file("config/vault"), &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat(w.file("config"), &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat(w.file("config/vault/identity"), &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    /// Before, a second `backup` in the same second failed ("already exists").
+    @Test func backupsInTheSameSecond_getDistinctNames() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        var paths: [String] = []
+        for _ in 0..<3 {
+            let backup = try w.run(["backup", "--password-file", "pw", "v.vault"])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            paths.append(backup.stdout)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: w.path).filter { $0.contains(".backup-") }
+        #expect(names.count == 3, "\(names) \(paths)")
+    }
+}

@@ -114,7 +114,7 @@ struct GitSetupReviewTests {
         #expect(textconv.hasSuffix(" git-diff --password-file '\(w.file(name))'\n"), "\(textconv)")
         let merge = try GitDriverTests.git(["config", "--get", "merge.vault.driver"], in: w).stdout
         let doubled = w.file(name).replacingOccurrences(of: "%", with: "%%")
-        #expect(merge.hasSuffix(" git-merge --password-file '\(doubled)' %O %A %B\n"), "\(merge)")
+        #expect(merge.hasSuffix(" git-merge --password-file '\(doubled)' %O %A %B %P\n"), "\(merge)")
         try w.set("NEW-db-Secret-3333", ["--service", "db", "--account", "app"])
         let diff = try GitDriverTests.git(["diff"], in: w).stdout
         #expect(diff.contains("+  secret: fingerprint "), "\(diff)")

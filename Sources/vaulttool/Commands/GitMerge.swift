@@ -1,4 +1,4 @@
-// vaulttool git-merge: git's merge driver for vault files (`vaulttool git-merge %O %A %B`).
+// vaulttool git-merge: git's merge driver for vault files (`vaulttool git-merge %O %A %B %P`).
 
 import Foundation
 import VaultFormat
@@ -10,27 +10,29 @@ import VaultIO
 struct GitMerge: Command {
     static let configuration = CommandConfiguration(
         commandName: "git-merge",
-        abstract: "Merge vault files for git (merge driver: vaulttool git-merge %O %A %B).",
+        abstract: "Merge vault files for git (merge driver: vaulttool git-merge %O %A %B %P).",
         discussion: """
-            Git runs it with the ancestor (%O), ours (%A) and theirs (%B) of a vault file. It
-            merges three-way, writes the result over <ours> atomically and exits 0, so git
-            records the merge with no conflict markers; a conflict keeps both versions (the
-            other as a conflict copy) and is listed on standard error. It exits non-zero, with
-            the reason on standard error and <ours> untouched, when it cannot merge. It never
-            prompts: credentials come from the options, else from VAULTTOOL_PASSWORD_FILE (the
-            path of a password file), VAULTTOOL_KEY_FILE (a key file) or VAULTTOOL_IDENTITY_FILE
-            (a recipient's identity), with the device secret from VAULTTOOL_DEVICE_SECRET_FILE
-            as usual.
+            Git runs it with the ancestor (%O), ours (%A) and theirs (%B) of a vault file, and
+            its path in the repository (%P), which messages name. It merges three-way, writes
+            the result over <ours> atomically and exits 0, so git records the merge with no
+            conflict markers; a conflict keeps both versions (the other as a conflict copy) and
+            is listed on standard error. It exits non-zero, with the reason on standard error and
+            <ours> untouched, when it cannot merge. It never prompts: credentials come from the
+            options, else from VAULTTOOL_PASSWORD_FILE (the path of a password file),
+            VAULTTOOL_KEY_FILE (a key file) or VAULTTOOL_IDENTITY_FILE (a recipient's identity),
+            else from the agent ('vaulttool unlock'), which it finds by the vault's ID as
+            git-diff does; the device secret comes from VAULTTOOL_DEVICE_SECRET_FILE as usual.
             """
     )
     static let options = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
     static let arguments = [
-        ancestorArgument.spec, oursArgument.spec, theirsArgument.spec,
+        ancestorArgument.spec, oursArgument.spec, theirsArgument.spec, pathArgument.spec,
     ]
 
     static let ancestorArgument = Argument("ancestor", help: "The common ancestor (git's %O).")
     static let oursArgument = Argument("ours", help: "Our version (git's %A); the merge is written here.")
     static let theirsArgument = Argument("theirs", help: "Their version (git's %B).")
+    static let pathArgument = OptionalArgument("path", help: "The file's path in the repository (git's %P).")
 
     /// The variables that supply credentials when no option does.
     static let passwordFileVariable = "VAULTTOOL_PASSWORD_FILE"
@@ -39,12 +41,15 @@ struct GitMerge: Command {
     let ancestor: String
     let ours: String
     let theirs: String
+    /// git's %P, for messages: git's %A and %B are temporary files a person never saw.
+    let name: String?
     var credentialOptions: CredentialOptions
 
     init(_ parsed: ParsedArguments) throws {
         ancestor = parsed[Self.ancestorArgument]
         ours = parsed[Self.oursArgument]
         theirs = parsed[Self.theirsArgument]
+        name = parsed[Self.pathArgument]
         credentialOptions = try CredentialOptions(parsed)
         let environment = ProcessInfo.processInfo.environment
         if !credentialOptions.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {
@@ -59,31 +64,85 @@ struct GitMerge: Command {
 
     func run() throws {
         // A merge driver runs without a terminal, often inside another program: never prompt.
-        guard
+        let explicit =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-                || credentialOptions.identityFile != nil
-        else {
-            throw ToolError(
-                "git-merge cannot prompt: set \(Self.passwordFileVariable) to a password file, "
-                    + "\(Self.keyFileVariable) to a key file or VAULTTOOL_IDENTITY_FILE to an identity file",
-                exitCode: .usage
-            )
-        }
-        let credentials = try credentialOptions.credentials()
-        let open = { (path: String) in try VaultFileReader(path: path).open(with: credentials) }
+            || credentialOptions.identityFile != nil
         var configuration = try VaultAccess.configuration()
         // %A is git's temporary copy, not the vault the rollback record follows: writing it
         // must not be refused as a rollback (the result is recorded, and is newer than both).
         configuration.rollbackPolicy = .accept
-        let vault = try Vault(path: ours, credentials: credentials, configuration: configuration)
+        let open: (String) throws -> VaultSnapshot
+        let vault: Vault
+        if explicit {
+            let credentials = try credentialOptions.credentials()
+            open = { try VaultFileReader(path: $0).open(with: credentials) }
+            vault = try Vault(path: ours, credentials: credentials, configuration: configuration)
+        } else if let keys = try agentKeys() {
+            open = { path in
+                do {
+                    return try VaultFileReader(path: path).open(keys: keys)
+                } catch let error as VaultFormatError where error.code == .headerAuthentication {
+                    throw ToolError(
+                        "the agent's keys do not open \(describe(path)) (re-keyed on one branch?); "
+                            + "give the driver a credential (\(Self.passwordFileVariable))",
+                        exitCode: .wrongCredential
+                    )
+                }
+            }
+            vault = try Vault(path: ours, keys: keys, configuration: configuration)
+        } else {
+            throw ToolError(
+                "git-merge cannot prompt: set \(Self.passwordFileVariable) to a password file, "
+                    + "\(Self.keyFileVariable) to a key file or VAULTTOOL_IDENTITY_FILE to an identity file, "
+                    + "or 'vaulttool unlock' the vault in an agent",
+                exitCode: .usage
+            )
+        }
         // Git gives an empty ancestor when both branches added the file: merge two-way.
         let base = try FileManager.default.attributesOfItem(atPath: ancestor)[.size] as? Int == 0 ? nil : open(ancestor)
-        let hint =
-            "the vault was rekeyed on one branch: keep that branch's file and merge the other into it "
-            + "with 'vaulttool merge --keep-key ours'"
-        let report = try MergeOutput.translating(ours, theirs, keyHint: hint) {
+        let target = name ?? ours
+        let other = name.map { "\($0) (their side)" } ?? theirs
+        let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery) {
             try vault.merge(try open(theirs), base: base)
         }
-        MergeOutput.print(report, merged: theirs, into: ours, to: Output.err)
+        MergeOutput.print(report, merged: other, into: target, to: Output.err)
+    }
+
+    /// A file git hands over, named as the person knows it.
+    private func describe(_ path: String) -> String {
+        guard let name else { return path }
+        switch path {
+        case ours: return "our '\(name)'"
+        case theirs: return "the other branch's '\(name)'"
+        default: return "the ancestor of '\(name)'"
+        }
+    }
+
+    /// The agent's keys for this vault, found by its ID as `git-diff` finds them (git passes
+    /// temporary copies whose paths the agent does not know); `nil` without an agent holding it.
+    private func agentKeys() throws -> VaultKeys? {
+        guard let socket = VaultAccess.agentSocket else { return nil }
+        let reader = try VaultFileReader(path: ours)
+        let header = try VaultHeader.decode(try reader.headerBytes(), fileLength: reader.fileLength)
+        guard var keys = GitDiff.agentKeys(socket: socket, path: name ?? ours, header: header) else { return nil }
+        if keys.deviceSecret == nil, let file = credentialOptions.deviceSecretFile,
+            let secret = try? CredentialOptions.loadDeviceSecret(file)
+        {
+            keys = KeyHierarchy.keys(from: keys, deviceSecret: secret, vaultID: header.vaultID)
+        }
+        return keys
+    }
+
+    /// The exact commands that settle a merge of branches with different master keys (R-MRG-11),
+    /// which the driver cannot decide: nothing in a file tells a new key from a retired one. Ours
+    /// rekeyed alone is settled by the merge itself (the ancestor shows it); what is left is the
+    /// other branch's rekey racing our commit (or both branches rekeyed).
+    private var rekeyRecovery: String {
+        let file = name ?? "<vault>"
+        return "the other branch rekeyed the vault, and a merge never picks a master key by itself. "
+            + "To keep the other branch's new key, run: git show :2:\(file) > \(file).ours && "
+            + "git checkout --theirs \(file) && vaulttool merge --keep-key ours \(file) \(file).ours && "
+            + "rm \(file).ours && git add \(file). With 'git pull --rebase' (recommended for vault "
+            + "repositories) this merge runs by itself"
     }
 }

@@ -18,7 +18,7 @@ struct GitSetup: Command {
         discussion: """
             For each pattern (default *.vault) adds '<pattern> -text merge=vault diff=vault' to .gitattributes
             and '<pattern>.lock' and the atomic writer's '.<name>.tmp-*' to .gitignore, and sets the
-            repository's own config: merge.vault.name, merge.vault.driver ('vaulttool git-merge %O %A %B'),
+            repository's own config: merge.vault.name, merge.vault.driver ('vaulttool git-merge %O %A %B %P'),
             diff.vault.textconv ('vaulttool git-diff') and diff.vault.cachetextconv false. Lines and
             values already there are kept; running it again changes nothing. Credential options given
             here are written into both driver commands (file paths made absolute; never a password).
@@ -73,13 +73,14 @@ struct GitSetup: Command {
     /// The `.gitattributes` line of a pattern.
     static func attributesLine(_ pattern: String) -> String { "\(pattern) -text merge=vault diff=vault" }
 
-    /// The `.gitignore` lines of a pattern: its lock file and the atomic writer's temporary files
-    /// (`.<vault>.tmp-<random>` next to the vault; Spec/cli.md section 8.1).
+    /// The `.gitignore` lines of a pattern: its lock file, the atomic writer's temporary files
+    /// (`.<vault>.tmp-<random>` next to the vault; Spec/cli.md section 8.1) and `backup`'s copies
+    /// (`<vault>.backup-<time>`), which must not be committed beside the vault.
     static func ignoreLines(_ pattern: String) -> [String] {
         let slash = pattern.lastIndex(of: "/")
         let directory = slash.map { String(pattern[...$0]) } ?? ""
         let name = slash.map { String(pattern[pattern.index(after: $0)...]) } ?? pattern
-        return ["\(pattern).lock", "\(directory).\(name).tmp-*"]
+        return ["\(pattern).lock", "\(directory).\(name).tmp-*", "\(pattern).backup-*"]
     }
 
     /// The local git config values, in the order they are set.
@@ -91,7 +92,7 @@ struct GitSetup: Command {
         let merge = "\(program) git-merge\(suffix)".replacingOccurrences(of: "%", with: "%%")
         return [
             ("merge.vault.name", "vaulttool item-level merge of vault files"),
-            ("merge.vault.driver", "\(merge) %O %A %B"),
+            ("merge.vault.driver", "\(merge) %O %A %B %P"),
             ("diff.vault.textconv", "\(program) git-diff\(suffix)"),
             ("diff.vault.cachetextconv", "false"),
         ]

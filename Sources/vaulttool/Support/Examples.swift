@@ -65,7 +65,7 @@ enum Examples {
             "vaulttool merge --password-file pw --base base.vault --output merged.vault ours.vault theirs.vault",
         ],
         "git-merge": [
-            "git config merge.vault.driver 'vaulttool git-merge %O %A %B'",
+            "git config merge.vault.driver 'vaulttool git-merge %O %A %B %P'",
             "VAULTTOOL_PASSWORD_FILE=pw vaulttool git-merge base.vault ours.vault theirs.vault",
         ],
         "rekey": [

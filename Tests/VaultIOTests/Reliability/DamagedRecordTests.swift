@@ -126,6 +126,11 @@ struct BackupTests {
             #expect(copy.path == vault.path + ".backup-20260102T030405Z")
             #expect(!copy.authenticated)
             #expect(try fileBytes(copy.path) == fileBytes(vault.path))
+            // A second backup in the same second gets a counter instead of failing.
+            let second = try Vault.backup(of: vault.path, now: 1_767_323_045_500)
+            #expect(second.path == vault.path + ".backup-20260102T030405Z.2")
+            #expect(try Vault.backup(of: vault.path, now: 1_767_323_045_900).path.hasSuffix("Z.3"))
+            #expect(try fileBytes(copy.path) == fileBytes(vault.path))
         }
     }
 
