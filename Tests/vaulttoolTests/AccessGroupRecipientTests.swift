@@ -73,7 +73,12 @@ struct AccessGroupRecipientTests {
         #expect(rm.status == 0, "\(rm.stderr)")
         let after = try w.run(["get", "--identity", "ci.id", "--service", "db", "--account", "ci", "v.vault"])
         #expect(after.status == 3, "\(after.stderr)")
-        let db = try w.run(["get", "--password-file", "pw", "--service", "db", "--account", "ci", "v.vault"])
+        // A lookup of a keyed group's item names the group (Spec/cli.md 4.4): without it, exit 2.
+        let unnamed = try w.run(["get", "--password-file", "pw", "--service", "db", "--account", "ci", "v.vault"])
+        #expect(unnamed.status == 2 && unnamed.stderr.contains("add --access-group 'deploy'"), "\(unnamed.stderr)")
+        let db = try w.run([
+            "get", "--password-file", "pw", "--service", "db", "--account", "ci", "--access-group", "deploy", "v.vault",
+        ])
         #expect(db.status == 0 && db.stdout.hasPrefix("db-secret"))
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }

@@ -69,8 +69,10 @@ struct GitCredential {
     }
 
     /// A test of whether an item matches, with git's rule: every field given must equal the
-    /// item's, and a field not given matches anything. Docker's items (access group `docker`)
-    /// never match. The host is split once, not once per item.
+    /// item's, and a field not given matches anything. Only items of the default access group,
+    /// where `store` puts them, match: not docker's, and not one a recipient limited to another
+    /// group planted there (a later github.com item in `deploy` would otherwise answer for the
+    /// owner's). The host is split once, not once per item.
     ///
     /// Spec: Spec/cli.md, "credential-helper", git mapping.
     var matches: (ItemAttributes) -> Bool {
@@ -83,7 +85,7 @@ struct GitCredential {
             if let host, a.port != host.port || a.server != host.server { return false }
             if let username, a.account != username { return false }
             if let path, Self.gitPath(a.path) != path { return false }
-            return a.accessGroup != DockerCredentialProtocol.accessGroup
+            return a.accessGroup.isEmpty
         }
     }
 

@@ -135,7 +135,11 @@ struct ItemSelector {
         if isEmpty { throw UsageError("Name the item with '--service', '--account', '--server' or another attribute") }
         if let item = try exactMatch(in: snapshot, includeSecret: includeSecret) { return item }
         let scan = try scan(in: snapshot, includeSecrets: includeSecret, salvage: false)
-        let found = scan.items
+        let found = try Self.unnamedGroupRule(
+            scan.items,
+            groupNamed: accessGroup != nil,
+            ownDomain: snapshot.keys.limitedDomain
+        )
         guard let item = found.first else { throw ToolError(Self.noMatch(scan, snapshot), exitCode: .notFound) }
         guard found.count == 1 else {
             throw ToolError(
@@ -147,6 +151,30 @@ struct ItemSelector {
 }
 
 extension ItemSelector {
+    /// Spec/cli.md, "Selecting items": a lookup that names no access group prefers the default
+    /// group, and never takes an item of a group with its own key domain (format 2.0): a
+    /// recipient limited to `deploy` can plant `bank/ci` in `deploy`, and it must not answer for
+    /// billing's or the default group's `bank/ci`. Such an item is named in the error instead. For
+    /// a recipient limited to one group (`ownDomain`), that group is its default: it reads no other.
+    static func unnamedGroupRule(_ items: [DecodedItem], groupNamed: Bool, ownDomain: UInt8?) throws
+        -> [DecodedItem]
+    {
+        guard !groupNamed else { return items }
+        let inDefault = items.filter { $0.attributes.accessGroup.isEmpty || $0.entry.domain == ownDomain }
+        if !inDefault.isEmpty { return inDefault }
+        let unkeyed = items.filter { $0.entry.domain == 0 }
+        if unkeyed.isEmpty, let keyed = items.first {
+            let group = TerminalText.escaped(keyed.attributes.accessGroup)
+            throw ToolError(
+                "No item matches in the default access group; an item of access group '\(group)' matches, "
+                    + "and a lookup that names no group never takes an item of a group with its own keys: "
+                    + "add --access-group '\(group)'",
+                exitCode: .notFound
+            )
+        }
+        return unkeyed
+    }
+
     /// The one item whose primary key the options name, found by lookup tag, or `nil`
     /// when the options do not name a primary key, nothing is found, or both a
     /// synchronizable and a non-synchronizable item match (the search then decides).
