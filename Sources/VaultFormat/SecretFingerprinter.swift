@@ -10,7 +10,7 @@ package let secretFingerprintByteCount = 8
 ///
 /// `FK(c) = Derive(SK(c), 1, "VLTfprnt")` and
 /// `fingerprint = BLAKE2b(8, FK(c), "VLT1sfpr" || vaultID || itemID || secret)`, where `SK(c)` is
-/// the secret key of the item's protection class. A plain hash of a low-entropy secret would be a
+/// the secret key of the item's protection class in the record's key domain. A plain hash of a low-entropy secret would be a
 /// dictionary oracle for everyone who sees the output; under `FK(c)` only a holder of the class
 /// key, who can decrypt the secret anyway, can compute or test it. The item ID in the message
 /// keeps two items with the same secret from showing the same fingerprint.
@@ -21,7 +21,7 @@ package let secretFingerprintByteCount = 8
 package final class SecretFingerprinter {
     private let keys: VaultKeys
     private let vaultID: [UInt8]
-    private var fingerprintKeys: [ProtectionClass: SecretBytes] = [:]
+    private var fingerprintKeys: [Int: SecretBytes] = [:]
 
     /// A fingerprinter for the items of the vault `vaultID` that `keys` open.
     package init(keys: VaultKeys, vaultID: [UInt8]) {
@@ -34,23 +34,29 @@ package final class SecretFingerprinter {
     /// - Parameters:
     ///   - secret: The item's decrypted secret.
     ///   - itemID: The item's ID.
-    ///   - protection: The item's protection class (its secret key keys the fingerprint).
+    ///   - protection: The item's protection class.
+    ///   - domain: The record's key domain (format 2.0; 0 otherwise): the secret key of the class
+    ///     in that domain keys the fingerprint, so that only who can decrypt the item can test it.
+    ///     Keyed with domain 0's key, a grouped `always` item's fingerprint was testable by a
+    ///     holder of `BK` alone, who guessed `hunter2` from the `git-diff` output.
     /// - Returns: ``secretFingerprintByteCount`` bytes.
     /// - Throws: A ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`) when the class key is not held.
     package func fingerprint(
         of secret: SecretBytes,
         itemID: ItemID,
-        protection: ProtectionClass
+        protection: ProtectionClass,
+        domain: UInt8 = 0
     ) throws(VaultFormatError) -> [UInt8] {
         let key: SecretBytes
-        if let cached = fingerprintKeys[protection] {
+        let slot = Int(domain) << 8 | Int(protection.rawValue)
+        if let cached = fingerprintKeys[slot] {
             key = cached
         } else {
-            let secretKey = try keys.recordKeys(for: protection).secret
+            let secretKey = try keys.recordKeys(for: protection, domain: domain).secret
             key = SecretBytes(count: 32, protection: .guarded) { out in
                 BLAKE2b.deriveKey(from: secretKey, id: 1, context: "VLTfprnt", into: out)
             }
-            fingerprintKeys[protection] = key
+            fingerprintKeys[slot] = key
         }
         return BLAKE2b.hash(
             [Array("VLT1sfpr".utf8), vaultID, itemID.bytes, secret],

@@ -156,4 +156,39 @@ struct AccessGroupForgeryCLITests {
         // Without a credential the header still describes itself.
         #expect(try w.run(["inspect", "v.vault"]).status == 0)
     }
+
+    /// R-GD-3: `git-diff` keys a grouped item's fingerprint with its own domain's key. Before, it
+    /// printed the domain-0 fingerprint, which a holder of `BK` alone can compute for a guess.
+    @Test func gitDiff_fingerprintOfAGroupedAlwaysItem_usesItsDomainKey() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let set = try w.set(
+            "hunter2",
+            ["--service", "registry", "--account", "ci", "--access-group", "deploy", "--accessibility", "always"]
+        )
+        #expect(set.status == 0, "\(set.stderr)")
+        let runner = try w.run(["keygen", "ci.id"]).stdout.trimmingCharacters(in: .newlines)
+        #expect(
+            try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"]).status == 0
+        )
+        let add = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", runner, "--name", "ci-deploy",
+            "--access-group", "deploy", "v.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        let diff = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
+        let line = try #require(diff.stdout.split(separator: "\n").first { $0.contains("secret: fingerprint ") })
+        let shown = String(line.split(separator: " ").last!)
+        let owner = try VaultSnapshot.open(
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))),
+            with: .password(Workspace.password)
+        )
+        let entry = owner.index.entry(at: 0)
+        #expect(entry.domain == 1)
+        let fingerprinter = SecretFingerprinter(keys: owner.keys, vaultID: owner.header.vaultID)
+        let secret = SecretBytes(utf8: "hunter2")
+        let own = try fingerprinter.fingerprint(of: secret, itemID: entry.itemID, protection: .always, domain: 1)
+        let baseKeyed = try fingerprinter.fingerprint(of: secret, itemID: entry.itemID, protection: .always)
+        #expect(shown == Hex.encode(own) && shown != Hex.encode(baseKeyed), "\(diff.stdout)")
+    }
 }

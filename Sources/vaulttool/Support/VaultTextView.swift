@@ -101,7 +101,8 @@ enum VaultTextView {
             let fingerprint = try fingerprinter.fingerprint(
                 of: secret,
                 itemID: entry.itemID,
-                protection: entry.protectionClass
+                protection: entry.protectionClass,
+                domain: entry.domain
             )
             out += "  secret: fingerprint \(Hex.encode(fingerprint))\n"
         } catch {
