@@ -80,6 +80,11 @@ public struct MergeReport: Sendable {
     public let conflicts: [MergeConflict]
     /// Records left out because they could not be carried (R-MRG-13), when the options allowed it.
     public let droppedUnreadable: [ItemID]
+    /// Items that theirs added, changed or deleted while its master key is one the merged file
+    /// does not keep (R-MRG-11): a copy under a key a rekey retired, as a recipient removed by that
+    /// rekey would hold. They are applied (a teammate's commit racing the rekey looks the same) and
+    /// listed here, so that the person merging reviews them; ordered by item ID.
+    public let changedUnderRetiredKey: [ItemID]
 
     /// Whether the merge changed nothing in ours (no write is needed when ours is the target).
     public var changesOurs: Bool {

@@ -151,6 +151,8 @@ struct Merger {
     var recipientChanges = 0
     var otherChanges = 0
     var droppedUnreadable: [ItemID] = []
+    /// Items whose merged state is theirs' (added, changed or deleted from ours), for R-MRG-11's report.
+    var theirsChanges: [ItemID] = []
 
     init(ours: VaultSnapshot, theirs: VaultSnapshot, base: VaultSnapshot?, options: MergeOptions) throws {
         // R-MRG-1: one vault.
@@ -374,7 +376,8 @@ struct Merger {
             otherChanges: otherChanges,
             recipientChanges: recipientChanges,
             conflicts: conflicts.sorted { $0.itemID < $1.itemID },
-            droppedUnreadable: droppedUnreadable.sorted()
+            droppedUnreadable: droppedUnreadable.sorted(),
+            changedUnderRetiredKey: primary == 0 && inputs[1].keyGroup != 0 ? theirsChanges.sorted() : []
         )
         return VaultMerge.Result(writer: writer, report: report)
     }
@@ -449,7 +452,10 @@ struct Merger {
                 if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
             }
             if !oursLive, let tomb, inputs[0].tombs[id] != tomb { otherChanges += 1 }
-            if oursLive { deleted += 1 }
+            if oursLive {
+                deleted += 1
+                if side == 1 { theirsChanges.append(id) }
+            }
             return false
         }
         if side == primary { return true }  // the writer holds it already
@@ -461,6 +467,7 @@ struct Merger {
         adoptions.append((id, side, position))
         if side == 1 {
             if oursLive { updated += 1 } else { added += 1 }
+            theirsChanges.append(id)
         }
         return true
     }

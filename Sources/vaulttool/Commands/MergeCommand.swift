@@ -159,6 +159,14 @@ enum MergeOutput {
     ) {
         for conflict in report.conflicts { write(line(conflict)) }
         for id in report.droppedUnreadable { write("dropped: \(id) another device's item cannot be carried\n") }
+        if !report.changedUnderRetiredKey.isEmpty {
+            let count = report.changedUnderRetiredKey.count
+            write(
+                "warning: \(other) is sealed under the master key that the rekey of \(target) retired, and "
+                    + "changed \(count) item\(count == 1 ? "" : "s") (applied; a recipient that rekey removed "
+                    + "could have made them): review \(report.changedUnderRetiredKey.map(\.description).joined(separator: ", "))\n"
+            )
+        }
         if report.recipientChanges > 0 {
             write("recipients: \(report.recipientChanges) added from the other copy or removed since the ancestor\n")
         }

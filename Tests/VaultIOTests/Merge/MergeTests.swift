@@ -239,6 +239,8 @@ struct MergeTests {
             // without asking, and the old copy's items are sealed again under it.
             let report = try vault.merge(try open(oldPath), base: try open(forkPath))
             #expect(report.keysFrom == .ours)
+            // Theirs' five changes were made under the retired key: applied, and listed for review.
+            #expect(report.changedUnderRetiredKey.count == 5 && report.added == 5)
             let current = try open(vault.path)
             #expect(current.keys.master!.secret == (try open(basePath)).keys.master!.secret)
         }
