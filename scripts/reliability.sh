@@ -4,7 +4,8 @@
 # Usage: scripts/reliability.sh [--quick|--full] [--no-fuzz] [suite...]
 #   --quick   CI sizes, debug build (default)
 #   --full    the published sizes, release build
-#   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync fuzz
+#   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows
+#             fuzz
 #             (default: all)
 # Environment: RELIABILITY_SCRATCH (SwiftPM scratch path, default /tmp/rel-build),
 #   FUZZ_SECONDS (seconds per fuzz target; default 10 with --quick, 600 with --full),
@@ -27,7 +28,7 @@ for argument in "$@"; do
     *) suites+=("$argument") ;;
     esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync fuzz)
+[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows fuzz)
 [ "$fuzz" = yes ] || suites=("${suites[@]/fuzz/}")
 scripts/install-deps.sh
 scratch="${RELIABILITY_SCRATCH:-/tmp/rel-build}"
@@ -86,6 +87,7 @@ for suite in "${suites[@]}"; do
         run tamper-v1.2 "$bin" tamper "$flag" --fixtures Fixtures/v1.2
         run tamper-v2 "$bin" tamper "$flag" --fixtures Fixtures/v2
         ;;
+    git-flows) run git-flows scripts/reliability-git.sh "$flag" ;;
     fuzz)
         seconds="${FUZZ_SECONDS:-$([ "$mode" = full ] && echo 600 || echo 10)}"
         run fuzz bash -c "scripts/fuzz.sh $seconds && echo 'RESULT fuzz PASS seconds_per_target=$seconds' || { echo 'RESULT fuzz FAIL'; exit 1; }"

@@ -291,6 +291,9 @@ struct CommandTests {
 
     @Test func version() throws {
         let result = try Tool.run(["--version"])
-        #expect(result.stdout == "vaulttool 0.2.0 (vault format 1.2)\n")
+        #expect(
+            result.stdout
+                == "vaulttool 0.2.0 (reads vault formats 1.0 to 1.2 and 2.0; creates 1.1; migrate --to writes 1.2 or 2.0)\n"
+        )
     }
 }

@@ -37,7 +37,11 @@ enum VaultTool {
             Output.out(Help.root(commands, version: version))
             return 0
         case "--version":
-            Output.out("vaulttool \(version) (vault format \(VaultHeader.currentMajor).\(VaultHeader.currentMinor))\n")
+            Output.out(
+                "vaulttool \(version) (reads vault formats 1.0 to \(VaultHeader.currentMajor).\(VaultHeader.currentMinor) "
+                    + "and 2.0; creates \(VaultHeader.currentMajor).\(VaultHeader.newVaultMinor); migrate --to writes 1.2 "
+                    + "or 2.0)\n"
+            )
             return 0
         case "help":
             guard let name = arguments.dropFirst().first else {
