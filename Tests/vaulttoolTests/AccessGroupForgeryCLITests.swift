@@ -90,15 +90,13 @@ struct AccessGroupForgeryCLITests {
         #expect(try w.run(["verify", "--password-file", "pw", "v.vault"]).status == 0)
     }
 
-    /// R2-GRP-2, the security review's base-key forgery: with `BK` alone (what a base-scope
-    /// keyslot yields) the `deploy` field's sealed name is damaged and the `deploy` item is
-    /// replaced by a domain-0 `always` record naming `deploy`. Before, `verify` said "ok" and
-    /// `get --access-group deploy` printed the forged secret; now every owner's command exits 4.
-    @Test func baseKeyForgery_ofTheGroupField_isDamageForEveryCommand() throws {
+    /// A 2.0 `v.vault` holding one `always` item of `deploy` (`registry/ci`, `secret`), whose
+    /// group has its key domain: `ci.id` is a recipient limited to it.
+    private func deployVault(secret: String) throws -> Workspace {
         let w = try Workspace()
         try w.makeVault()
         let set = try w.set(
-            "deploy-secret",
+            secret,
             ["--service", "registry", "--account", "ci", "--access-group", "deploy", "--accessibility", "always"]
         )
         #expect(set.status == 0, "\(set.stderr)")
@@ -111,6 +109,15 @@ struct AccessGroupForgeryCLITests {
             "--access-group", "deploy", "v.vault",
         ])
         #expect(add.status == 0, "\(add.stderr)")
+        return w
+    }
+
+    /// R2-GRP-2, the security review's base-key forgery: with `BK` alone (what a base-scope
+    /// keyslot yields) the `deploy` field's sealed name is damaged and the `deploy` item is
+    /// replaced by a domain-0 `always` record naming `deploy`. Before, `verify` said "ok" and
+    /// `get --access-group deploy` printed the forged secret; now every owner's command exits 4.
+    @Test func baseKeyForgery_ofTheGroupField_isDamageForEveryCommand() throws {
+        let w = try deployVault(secret: "deploy-secret")
 
         let path = w.file("v.vault")
         let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -160,22 +167,7 @@ struct AccessGroupForgeryCLITests {
     /// R-GD-3: `git-diff` keys a grouped item's fingerprint with its own domain's key. Before, it
     /// printed the domain-0 fingerprint, which a holder of `BK` alone can compute for a guess.
     @Test func gitDiff_fingerprintOfAGroupedAlwaysItem_usesItsDomainKey() throws {
-        let w = try Workspace()
-        try w.makeVault()
-        let set = try w.set(
-            "hunter2",
-            ["--service", "registry", "--account", "ci", "--access-group", "deploy", "--accessibility", "always"]
-        )
-        #expect(set.status == 0, "\(set.stderr)")
-        let runner = try w.run(["keygen", "ci.id"]).stdout.trimmingCharacters(in: .newlines)
-        #expect(
-            try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"]).status == 0
-        )
-        let add = try w.run([
-            "recipients", "add", "--password-file", "pw", "--recipient", runner, "--name", "ci-deploy",
-            "--access-group", "deploy", "v.vault",
-        ])
-        #expect(add.status == 0, "\(add.stderr)")
+        let w = try deployVault(secret: "hunter2")
         let diff = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
         let line = try #require(diff.stdout.split(separator: "\n").first { $0.contains("secret: fingerprint ") })
         let shown = String(line.split(separator: " ").last!)

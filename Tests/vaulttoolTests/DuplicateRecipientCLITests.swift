@@ -8,6 +8,25 @@ import Testing
 
 @Suite("Recipients CLI: one key, two stanzas")
 struct DuplicateRecipientCLITests {
+    /// What alice, a full recipient, writes with only her identity (`alice.id`) and the file: the
+    /// stanzas `edit` leaves, under a header MAC made with the master key her stanza yields.
+    private func asAlice(
+        _ w: Workspace,
+        _ edit: (RecipientIdentity, MasterKey, [UInt8], inout [RecipientStanza]) throws -> Void
+    ) throws {
+        let path = w.file("v.vault")
+        let identity = try RecipientIdentity(
+            fileContents: [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("alice.id"))))
+        )
+        let snapshot = try VaultSnapshot.open(
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
+            with: .identity(identity)
+        )
+        var writer = try VaultWriter(updating: snapshot)
+        try edit(identity, try #require(snapshot.keys.master), snapshot.header.vaultID, &writer.header.recipientStanzas)
+        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
+    }
+
     /// The security review's attack: with only her identity, alice appends a second stanza for
     /// her own key and name. Before, `rm --name alice` and `rm --recipient <key>` failed ("2
     /// recipients are named so"), a rekey rewrapped both, and alice read everything afterwards.
@@ -20,23 +39,15 @@ struct DuplicateRecipientCLITests {
             ])
             #expect(add.status == 0, "\(add.stderr)")
         }
-        let path = w.file("v.vault")
-        let identity = try RecipientIdentity(
-            fileContents: [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("alice.id"))))
-        )
-        let snapshot = try VaultSnapshot.open(
-            [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
-            with: .identity(identity)
-        )
-        var writer = try VaultWriter(updating: snapshot)
-        writer.header.recipientStanzas.append(
-            try KeyHierarchy.makeRecipientStanza(
-                for: Recipient(key: identity.recipient, name: "alice"),
-                master: try #require(snapshot.keys.master),
-                vaultID: snapshot.header.vaultID
+        try asAlice(w) { identity, master, vaultID, stanzas in
+            stanzas.append(
+                try KeyHierarchy.makeRecipientStanza(
+                    for: Recipient(key: identity.recipient, name: "alice"),
+                    master: master,
+                    vaultID: vaultID
+                )
             )
-        )
-        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
+        }
 
         let ls = try w.run(["recipients", "ls", "--password-file", "pw", "v.vault"])
         #expect(ls.status == 0, "\(ls.stderr)")
@@ -70,26 +81,18 @@ struct DuplicateRecipientCLITests {
             )
             #expect(add.status == 0, "\(add.stderr)")
         }
-        let path = w.file("v.vault")
-        let identity = try RecipientIdentity(
-            fileContents: [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("alice.id"))))
-        )
-        let snapshot = try VaultSnapshot.open(
-            [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
-            with: .identity(identity)
-        )
-        var writer = try VaultWriter(updating: snapshot)
-        writer.header.recipientStanzas.insert(
-            try KeyHierarchy.makeLimitedRecipientStanza(
-                for: Recipient(key: identity.recipient, name: "alice"),
-                domain: 1,
-                accessGroup: "deploy",
-                master: try #require(snapshot.keys.master),
-                vaultID: snapshot.header.vaultID
-            ),
-            at: 0
-        )
-        try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
+        try asAlice(w) { identity, master, vaultID, stanzas in
+            stanzas.insert(
+                try KeyHierarchy.makeLimitedRecipientStanza(
+                    for: Recipient(key: identity.recipient, name: "alice"),
+                    domain: 1,
+                    accessGroup: "deploy",
+                    master: master,
+                    vaultID: vaultID
+                ),
+                at: 0
+            )
+        }
 
         let ls = try w.run(["recipients", "ls", "--password-file", "pw", "v.vault"])
         let line = try #require(ls.stdout.split(separator: "\n").first { $0.contains(alice) })

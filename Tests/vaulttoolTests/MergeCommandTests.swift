@@ -234,16 +234,7 @@ struct GitOldCopyMergeTests {
     /// changed the vault, so `git merge` runs the driver three-way. Before, the merge reverted the
     /// rotated secret and dropped the item added since; now the driver refuses and git stops.
     @Test func oldCopyOnABranch_isRefused_andTheOwnersVaultStaysAsItWas() throws {
-        let w = try Workspace()
-        try FileManager.default.createDirectory(atPath: w.file("home"), withIntermediateDirectories: true)
-        _ = try driver.git(w, ["init", "-q", "-b", "main"])
-        _ = try driver.git(w, ["config", "merge.vault.driver", "\(Tool.path) git-merge %O %A %B"])
-        try w.write(".gitattributes", "*.vault merge=vault -diff\n")
-        try w.write(".gitignore", "pw\n*.lock\n.state/\nhome/\n")
-        try w.makeVault()
-        try w.set("before rotation", ["--service", "db", "--account", "a"])
-        _ = try driver.git(w, ["add", "."])
-        _ = try driver.git(w, ["commit", "-q", "-m", "old"])
+        let w = try repository()
         try w.set("rotated", ["--service", "db", "--account", "a"])
         try w.set("added since", ["--service", "added", "--account", "a"])
         _ = try driver.git(w, ["commit", "-q", "-am", "rotate"])
@@ -254,14 +245,7 @@ struct GitOldCopyMergeTests {
         try w.set("owner's edit", ["--service", "owner", "--account", "a"])
         _ = try driver.git(w, ["commit", "-q", "-am", "owner"])
 
-        let merge = try CredentialHelperIntegrationTests.git(
-            ["merge", "--no-edit", "attacker"],
-            in: w,
-            environment: [
-                "VAULTTOOL_PASSWORD_FILE": w.file("pw"), "XDG_STATE_HOME": w.file(".state"), "GIT_AUTHOR_NAME": "t",
-                "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org",
-            ]
-        )
+        let merge = try mergeResult(w, ["merge", "--no-edit", "attacker"])
         #expect(merge.status != 0)
         #expect(merge.stderr.contains("theirs does not descend from the ancestor"), "\(merge.stderr)")
         #expect(merge.stdout.contains("CONFLICT"))

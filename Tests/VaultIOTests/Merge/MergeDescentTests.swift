@@ -24,6 +24,32 @@ struct MergeDescentTests {
         return (old, ancestor, owner, db, added)
     }
 
+    /// `replica` after `count` writes of new items dated `time`: its generation raised by work
+    /// that touches none of the items under test (an abandoned branch's unrelated commits).
+    func bumped(_ replica: Replica, by count: Int, at time: Int64) throws -> Replica {
+        var out = replica
+        for n in 0..<count {
+            try out.set(ItemID(random: SystemRandom()), service: "bump \(n)", secret: "x", at: time)
+        }
+        return out
+    }
+
+    /// The index entry of `id` in `replica`.
+    func entry(_ id: ItemID, in replica: Replica) throws -> IndexEntry {
+        try #require(try replica.open().index.entries.first { $0.itemID == id })
+    }
+
+    /// A fork point holding "db", the ancestor that rotated it later, and a sibling of the fork
+    /// whose generation was raised by unrelated writes.
+    func rotation() throws -> (fork: Replica, ancestor: Replica, sibling: Replica, db: ItemID) {
+        var fork = try Replica.empty()
+        let db = ItemID(random: SystemRandom())
+        try fork.set(db, service: "db", secret: "start", at: t)
+        var ancestor = fork
+        try ancestor.set(db, service: "db", secret: "rotated", at: t + 100)
+        return (fork, ancestor, try bumped(fork, by: 5, at: t + 10), db)
+    }
+
     @Test func olderCopyMergedIn_isRefused() throws {
         let h = try history()
         #expect(try h.old.open().header.generation < h.ancestor.open().header.generation)
@@ -43,10 +69,7 @@ struct MergeDescentTests {
     /// holds the item before its rotation: refused by the item's version and rank.
     @Test func olderItemInACopyOfHigherGeneration_isRefused() throws {
         let h = try history()
-        var sibling = h.old
-        for n in 0..<6 {
-            try sibling.set(ItemID(random: SystemRandom()), service: "bump \(n)", secret: "x", at: t + 5)
-        }
+        let sibling = try bumped(h.old, by: 6, at: t + 5)
         #expect(try sibling.open().header.generation > h.ancestor.open().header.generation)
         let error = try #require(throws: VaultMergeError.self) { try merged(h.owner, sibling, base: h.ancestor) }
         #expect(error.code == .notDescendant)
@@ -60,10 +83,7 @@ struct MergeDescentTests {
         try old.set(gone, service: "gone", secret: "leaked and deleted", at: t)
         var ancestor = old
         try ancestor.delete(gone, at: t + 10)
-        var sibling = old
-        for n in 0..<4 {
-            try sibling.set(ItemID(random: SystemRandom()), service: "bump \(n)", secret: "x", at: t + 5)
-        }
+        let sibling = try bumped(old, by: 4, at: t + 5)
         let error = try #require(throws: VaultMergeError.self) { try merged(ancestor, sibling, base: ancestor) }
         #expect(error.reason.contains("holds item \(gone), which the ancestor deleted"))
         // An edit made after the deletion is a descendant's: it is merged (R-MRG-7 decides).
@@ -81,9 +101,7 @@ struct MergeDescentTests {
         try fork.set(db, service: "db", secret: "db", at: t)
         var ancestor = fork
         try ancestor.set(added, service: "added", secret: "added since", at: t + 20)
-        for n in 0..<6 {
-            try fork.set(ItemID(random: SystemRandom()), service: "fork \(n)", secret: "x", at: t + 50)
-        }
+        fork = try bumped(fork, by: 6, at: t + 50)
         let (result, report) = try merged(ancestor, fork, base: ancestor)
         #expect(report.deleted == 0 && report.added == 6)
         let contents = try result.contents()
@@ -103,9 +121,7 @@ struct MergeDescentTests {
         for n in 0..<3 { try ancestor.set(ItemID(random: SystemRandom()), service: "m\(n)", secret: "m", at: t + 1) }
         try ancestor.set(x, service: "x", secret: "main, earlier", at: t + 50)
         var side = try merged(ancestor, other, base: start).0
-        let held = try #require(try side.open().index.entries.first { $0.itemID == x })
-        let ancestral = try #require(try ancestor.open().index.entries.first { $0.itemID == x })
-        #expect(held.version < ancestral.version)
+        #expect(try entry(x, in: side).version < entry(x, in: ancestor).version)
         try side.set(ItemID(random: SystemRandom()), service: "side", secret: "s", at: t + 200)
         var owner = ancestor
         try owner.set(ItemID(random: SystemRandom()), service: "owner", secret: "o", at: t + 200)
@@ -146,17 +162,9 @@ struct MergeDescentTests {
     /// writes, so its record version is not lower than the ancestor's. Committed on top of the
     /// rotation it would revert it; its edit ranks below the ancestor's version, so it is refused.
     @Test func staleSiblingEdit_withAHigherRecordVersion_isRefused() throws {
-        var fork = try Replica.empty()
-        let db = ItemID(random: SystemRandom())
-        try fork.set(db, service: "db", secret: "start", at: t)
-        var ancestor = fork
-        try ancestor.set(db, service: "db", secret: "rotated", at: t + 100)
-        var sibling = fork
-        for n in 0..<5 { try sibling.set(ItemID(random: SystemRandom()), service: "s\(n)", secret: "x", at: t + 10) }
+        var (fork, ancestor, sibling, db) = try rotation()
         try sibling.set(db, service: "db", secret: "sibling edit (stale)", at: t + 50)
-        let held = try #require(try sibling.open().index.entries.first { $0.itemID == db })
-        let ancestral = try #require(try ancestor.open().index.entries.first { $0.itemID == db })
-        #expect(held.version > ancestral.version)
+        #expect(try entry(db, in: sibling).version > entry(db, in: ancestor).version)
         let error = try #require(throws: VaultMergeError.self) { try merged(ancestor, sibling, base: ancestor) }
         #expect(error.reason.contains("holds an older version of item \(db)"))
         // The same sibling merged with the real ancestor (the fork point) is a conflict, decided by
@@ -168,13 +176,7 @@ struct MergeDescentTests {
 
     /// A deletion dated before the ancestor's version of the item is not a deletion of it.
     @Test func staleSiblingDeletion_isRefused() throws {
-        var fork = try Replica.empty()
-        let db = ItemID(random: SystemRandom())
-        try fork.set(db, service: "db", secret: "start", at: t)
-        var ancestor = fork
-        try ancestor.set(db, service: "db", secret: "rotated", at: t + 100)
-        var sibling = fork
-        for n in 0..<5 { try sibling.set(ItemID(random: SystemRandom()), service: "s\(n)", secret: "x", at: t + 10) }
+        var (_, ancestor, sibling, db) = try rotation()
         try sibling.delete(db, at: t + 50)
         let error = try #require(throws: VaultMergeError.self) { try merged(ancestor, sibling, base: ancestor) }
         #expect(error.reason.contains("deletes item \(db) at a time before the ancestor's version"))
