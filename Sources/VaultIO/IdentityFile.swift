@@ -29,10 +29,7 @@ public enum IdentityFile {
         let identity = RecipientIdentity.generate()
         var bytes = identity.fileContents.copyBytes()
         defer { wipe(&bytes) }
-        // Missing folders on the way (`~/.config/vault` on a new machine) are made private.
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try DeviceSecretFile.makeDirectories(String(path[..<slash]))
-        }
+        try makeParentDirectories(of: path)
         try create(at: path, bytes)
         return identity
     }
@@ -43,6 +40,16 @@ public enum IdentityFile {
     ///   this user with no permission for group or others, or does not hold one identity line;
     ///   a ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
     public static func load(at path: String) throws -> RecipientIdentity {
+        try load(at: path, passphrase: { nil })
+    }
+
+    /// Reads the identity file at `path`, whose identity line may be sealed under a passphrase
+    /// (Spec/format-v1.2.md R12-TXT-3): `passphrase` is called only for a sealed one.
+    ///
+    /// - Parameter passphrase: Gives the passphrase (a prompt, a file), or `nil` when there is none.
+    /// - Throws: As ``load(at:)``; ``VaultIOError/Code/invalidIdentity`` for a sealed file and no
+    ///   passphrase; ``VaultFormatError`` `wrongCredential` for a wrong passphrase; `passphrase`'s error.
+    public static func load(at path: String, passphrase: () throws -> SecretBytes?) throws -> RecipientIdentity {
         let descriptor = try step("open", path) { () throws(Errno) in
             try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         }
@@ -64,11 +71,41 @@ public enum IdentityFile {
         guard bytes.count <= maximumByteCount else {
             throw VaultIOError(.invalidIdentity, operation: "read", path: path, reason: "the file is too large")
         }
-        let parsed = Result { () throws(VaultFormatError) in try RecipientIdentity(fileContents: bytes) }
+        let given = RecipientIdentity.isSealed(fileContents: bytes) ? try passphrase() : nil
+        let parsed = Result { () throws(VaultFormatError) in
+            try RecipientIdentity(fileContents: bytes, passphrase: given)
+        }
         switch parsed {
         case .success(let identity): return identity
+        case .failure(let error) where error.code == .wrongCredential || error.code == .cryptoFailure:
+            throw error
         case .failure(let error):
             throw VaultIOError(.invalidIdentity, operation: "read", path: path, reason: error.reason)
+        }
+    }
+
+    /// Creates an identity file at `path` whose identity line is sealed under `passphrase`
+    /// (R12-TXT-3), as ``generate(at:)`` creates a plain one.
+    ///
+    /// - Throws: As ``generate(at:)``; ``VaultFormatError`` `invalidParameter` for KDF parameters
+    ///   below the minimum.
+    public static func generate(
+        at path: String,
+        passphrase: SecretBytes,
+        kdf: KDFParameters = .interactive
+    ) throws -> RecipientIdentity {
+        let identity = RecipientIdentity.generate()
+        var bytes = try identity.sealedFileContents(passphrase: passphrase, kdf: kdf).copyBytes()
+        defer { wipe(&bytes) }
+        try makeParentDirectories(of: path)
+        try create(at: path, bytes)
+        return identity
+    }
+
+    /// Missing folders on the way (`~/.config/vault` on a new machine) are made private (0700).
+    private static func makeParentDirectories(of path: String) throws {
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try DeviceSecretFile.makeDirectories(String(path[..<slash]))
         }
     }
 

@@ -197,3 +197,35 @@ struct KeygenAndBackupNameTests {
         #expect(names.count == 3, "\(names) \(paths)")
     }
 }
+
+@Suite("Sealed identity files (R12-TXT-3)")
+struct SealedIdentityCommandTests {
+    /// keygen --passphrase writes a sealed identity; every reader asks for the passphrase (here from
+    /// VAULTTOOL_IDENTITY_PASSPHRASE_FILE); without it and no terminal, exit 64; a wrong one, exit 3.
+    @Test func keygenPassphrase_sealsTheIdentity_andReadersNeedIt() throws {
+        let (w, _, _) = try RecipientCommandTests().team()
+        try w.write("passphrase", "a long identity passphrase\n")
+        let env = ["VAULTTOOL_IDENTITY_PASSPHRASE_FILE": w.file("passphrase")]
+        let made = try w.run(["keygen", "--passphrase", "sealed.id"], environment: env)
+        #expect(made.status == 0, "\(made.stderr)")
+        let key = made.stdout.trimmingCharacters(in: .newlines)
+        let text = try String(contentsOfFile: w.file("sealed.id"), encoding: .utf8)
+        #expect(text.contains("VAULT-IDENTITY-SEALED-1:") && !text.contains("VAULT-IDENTITY-1:"))
+        let add = try w.run([
+            "recipients", "add", "--password-file", "pw", "--recipient", key, "--name", "s", "v.vault",
+        ])
+        #expect(add.status == 0, "\(add.stderr)")
+        let get = ["get", "--identity", "sealed.id", "--service", "db", "--account", "app", "v.vault"]
+        let opened = try w.run(get, environment: env)
+        #expect(opened.status == 0 && opened.stdout.hasPrefix("s3cret"), "\(opened.stderr)")
+        let noPassphrase = try w.run(get)
+        #expect(noPassphrase.status == 64 && noPassphrase.stderr.contains("VAULTTOOL_IDENTITY_PASSPHRASE_FILE"))
+        try w.write("wrong", "not it\n")
+        let wrong = try w.run(get, environment: ["VAULTTOOL_IDENTITY_PASSPHRASE_FILE": w.file("wrong")])
+        #expect(wrong.status == 3 && wrong.stderr.contains("Wrong passphrase for the identity file"), "\(wrong.stderr)")
+        #expect(try w.run(["keygen", "--recipient-of", "sealed.id"], environment: env).stdout == made.stdout)
+        // A driver never prompts: git-diff reads the variable too.
+        let diff = try w.run(["git-diff", "--identity", "sealed.id", "v.vault"], environment: env)
+        #expect(diff.status == 0 && diff.stdout.contains("secret: fingerprint "), "\(diff.stdout) \(diff.stderr)")
+    }
+}

@@ -104,10 +104,30 @@ public struct RecipientIdentity: Sendable {
     ///
     /// - Throws: `invalidParameter` for anything else; the message never quotes the file.
     public init(fileContents: some ReadableBytes) throws(VaultFormatError) {
+        try self.init(fileContents: fileContents, passphrase: nil)
+    }
+
+    /// Whether the identity line of `fileContents` is sealed under a passphrase (R12-TXT-3).
+    public static func isSealed(fileContents: some ReadableBytes) -> Bool {
+        fileContents.withUnsafeBytes { raw in
+            raw.split(separator: 0x0A).contains { line in
+                SealedIdentity.isSealed(line.drop { $0 == 0x20 || $0 == 0x09 })
+            }
+        }
+    }
+
+    /// Parses an identity file whose identity line may be sealed under `passphrase` (R12-TXT-3):
+    /// as ``init(fileContents:)`` otherwise.
+    ///
+    /// - Throws: `keyUnavailable` for a sealed line without a passphrase; `wrongCredential` for a
+    ///   wrong one; `invalidParameter` for a malformed file; `cryptoFailure` from Argon2.
+    public init(fileContents: some ReadableBytes, passphrase: SecretBytes?) throws(VaultFormatError) {
+        var sealedLine: [UInt8]?
+        defer { if var line = sealedLine { Sodium.wipe(&line) } }
+        var lines = 0
         let found: SecretBytes? = fileContents.withUnsafeBytes { raw -> SecretBytes? in
             let all = raw.bindMemory(to: UInt8.self)
             var identity: SecretBytes?
-            var lines = 0
             for line in all.split(separator: 0x0A, omittingEmptySubsequences: true) {
                 var body = line[...]
                 while let last = body.last, last == 0x0D || last == 0x20 || last == 0x09 { body = body.dropLast() }
@@ -116,6 +136,10 @@ public struct RecipientIdentity: Sendable {
                 lines += 1
                 var line = Array(body)
                 defer { Sodium.wipe(&line) }
+                if SealedIdentity.isSealed(line) {
+                    sealedLine = line
+                    continue
+                }
                 guard
                     var key = RecipientText.decode(
                         line,
@@ -128,7 +152,14 @@ public struct RecipientIdentity: Sendable {
             }
             return lines == 1 ? identity : nil
         }
-        guard let found, found.count == X25519.keyByteCount else {
+        var opened = found
+        if let line = sealedLine, opened == nil, lines == 1 {
+            guard let passphrase else {
+                throw VaultFormatError(.keyUnavailable, "the identity file is protected by a passphrase")
+            }
+            opened = try SealedIdentity.open(line, passphrase: passphrase)
+        }
+        guard let found = opened, found.count == X25519.keyByteCount else {
             throw VaultFormatError(
                 .invalidParameter,
                 "not an identity file: expected one line \(Self.textPrefix) followed by 48 base64url characters"
@@ -138,6 +169,28 @@ public struct RecipientIdentity: Sendable {
             throw VaultFormatError(.invalidParameter, "the identity's key is unusable")
         }
         self.init(secret: found, recipient: recipient)
+    }
+
+    /// The contents of an identity file whose identity line is sealed under `passphrase` with
+    /// Argon2id (R12-TXT-3): two comment lines and the sealed line, in guarded memory.
+    ///
+    /// - Throws: `invalidParameter` for KDF parameters below the minimum or past the ceilings.
+    public func sealedFileContents(
+        passphrase: SecretBytes,
+        kdf: KDFParameters = .interactive,
+        random: some RandomSource = SystemRandom()
+    ) throws(VaultFormatError) -> SecretBytes {
+        var line = try SealedIdentity.seal(secret, passphrase: passphrase, kdf: kdf, random: random)
+        defer { Sodium.wipe(&line) }
+        var text = Array(
+            "# vault identity, sealed under a passphrase: keep this file secret all the same\n".utf8
+        )
+        text += Array("# recipient: \(recipient)\n".utf8)
+        text.reserveCapacity(text.count + line.count + 1)
+        text += line
+        text.append(0x0A)
+        defer { Sodium.wipe(&text) }
+        return SecretBytes(bytes: text, protection: .guarded)
     }
 
     /// The contents of an identity file: two comment lines (one with the recipient key) and the

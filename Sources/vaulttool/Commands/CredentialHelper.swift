@@ -57,7 +57,9 @@ struct CredentialHelper: Command {
         self.helper = helper
         action = parsed[Self.actionArgument]
         vault = parsed[Self.vaultOption]
-        credentialOptions = try CredentialOptions(parsed)
+        var options = try CredentialOptions(parsed)
+        options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
+        credentialOptions = options
         if credentialOptions.usesStdin {
             throw UsageError("Standard input carries the \(name) protocol; give the password with '--password-file'")
         }

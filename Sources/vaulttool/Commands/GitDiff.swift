@@ -41,7 +41,9 @@ struct GitDiff: Command {
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed[Self.fileArgument]
-        credentialOptions = try CredentialOptions(parsed)
+        var options = try CredentialOptions(parsed)
+        options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
+        credentialOptions = options
         explicitCredential = Self.credentialSpecs.contains {
             $0.names != CredentialOptions.deviceSecretFileOption.spec.names && parsed.isGiven($0)
         }

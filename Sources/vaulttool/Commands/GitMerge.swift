@@ -51,6 +51,7 @@ struct GitMerge: Command {
         theirs = parsed[Self.theirsArgument]
         name = parsed[Self.pathArgument]
         credentialOptions = try CredentialOptions(parsed)
+        credentialOptions.mayPrompt = false  // it runs inside another program (R12-TXT-3)
         let environment = ProcessInfo.processInfo.environment
         if !credentialOptions.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {
             credentialOptions.passwordFileEnv = Self.passwordFileVariable

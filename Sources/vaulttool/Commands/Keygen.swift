@@ -13,9 +13,13 @@ struct Keygen: Command {
             replaced) and prints its public key, VAULT-RECIPIENT-1:..., on standard output. Share the
             public key: 'vaulttool recipients add --recipient <key>' lets its holder open a vault with
             '--identity <identity>'. With --recipient-of, prints the public key of an existing identity.
+            With --passphrase, the identity is sealed under a passphrase (Argon2id, as a password
+            keyslot): asked twice on the terminal, or read from the file VAULTTOOL_IDENTITY_PASSPHRASE_FILE
+            names; every command that reads the identity then asks for it the same way.
             """
     )
-    static let options = [recipientOf.spec]
+    static let options = [recipientOf.spec, passphraseFlag.spec]
+    static let passphraseFlag = Flag("--passphrase", help: "Seal the new identity under a passphrase.")
     static let arguments = [identity.spec]
 
     static let recipientOf = Flag("--recipient-of", help: "Print the public key of an existing identity.")
@@ -23,10 +27,13 @@ struct Keygen: Command {
 
     let path: String
     let show: Bool
+    let sealed: Bool
 
     init(_ parsed: ParsedArguments) throws {
         path = parsed[Self.identity]
         show = parsed[Self.recipientOf]
+        sealed = parsed[Self.passphraseFlag]
+        if show && sealed { throw UsageError("'--passphrase' applies to a new identity, not to '--recipient-of'") }
     }
 
     func run() throws {
@@ -36,7 +43,12 @@ struct Keygen: Command {
         }
         let identity: RecipientIdentity
         do {
-            identity = try IdentityFile.generate(at: path)
+            if sealed {
+                let passphrase = try CredentialOptions.identityPassphrase(for: path, confirm: true)
+                identity = try IdentityFile.generate(at: path, passphrase: passphrase)
+            } else {
+                identity = try IdentityFile.generate(at: path)
+            }
         } catch let error as VaultIOError where error.code == .alreadyExists {
             throw ToolError("a file already exists at '\(path)'; an identity file is never overwritten")
         }

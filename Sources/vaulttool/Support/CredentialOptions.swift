@@ -67,6 +67,9 @@ struct CredentialOptions {
     var identityOptionGiven = false
     /// The options to name when there is no terminal to ask on.
     var promptAlternatives = "--password-file, --password-stdin, --password-env or --password-file-env"
+    /// Whether a sealed identity's passphrase may be asked for on the terminal; drivers and
+    /// credential helpers, which run inside other programs, set `false` (R12-TXT-3).
+    var mayPrompt = true
     /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
     var acceptRollback = false
 
@@ -135,7 +138,7 @@ struct CredentialOptions {
             credentials.password = try password(confirm: confirm, prompt: prompt)
         }
         if let deviceSecretFile { credentials.deviceSecret = try Self.loadDeviceSecret(deviceSecretFile) }
-        if let identityFile { credentials.identity = try Self.loadIdentity(identityFile) }
+        if let identityFile { credentials.identity = try Self.loadIdentity(identityFile, mayPrompt: mayPrompt) }
         return credentials
     }
 
@@ -161,9 +164,49 @@ struct CredentialOptions {
 
     /// Reads an identity file through the library, which refuses a file that is not a regular file
     /// of this user with mode 0600 or holds no identity line (Spec/cli.md, "Recipients").
-    static func loadIdentity(_ path: String) throws -> RecipientIdentity {
+    /// The variable naming a file that holds the passphrase of sealed identity files (R12-TXT-3),
+    /// for commands that run without a terminal (drivers, helpers, CI).
+    static let identityPassphraseVariable = "VAULTTOOL_IDENTITY_PASSPHRASE_FILE"
+
+    /// The passphrase of a sealed identity file: from the file `VAULTTOOL_IDENTITY_PASSPHRASE_FILE`
+    /// names, else from a no-echo prompt (`confirm` asks twice, for a new one).
+    static func identityPassphrase(for path: String, confirm: Bool = false, mayPrompt: Bool = true) throws
+        -> SecretBytes
+    {
+        var bytes: [UInt8]
+        let file = ProcessInfo.processInfo.environment[identityPassphraseVariable] ?? ""
+        guard !file.isEmpty || mayPrompt else {
+            throw ToolError(
+                "the identity file '\(path)' is sealed under a passphrase, and this command never prompts: "
+                    + "set \(identityPassphraseVariable) to a file holding the passphrase",
+                exitCode: .usage
+            )
+        }
+        if !file.isEmpty {
+            bytes = try readFile(
+                file,
+                what: "passphrase file named by \(identityPassphraseVariable)",
+                showPath: false,
+                limit: KeyFiles.maximumPasswordByteCount
+            )
+        } else {
+            bytes = try prompt(
+                "Passphrase for the identity \(path)",
+                confirm: confirm,
+                otherwise: "\(identityPassphraseVariable) (a file holding the passphrase)"
+            )
+        }
+        defer { wipe(&bytes) }
+        trimNewline(&bytes)
+        guard !bytes.isEmpty else { throw ToolError("the identity passphrase is empty", exitCode: .usage) }
+        return SecretBytes(bytes: bytes, protection: .guarded)
+    }
+
+    static func loadIdentity(_ path: String, mayPrompt: Bool = true) throws -> RecipientIdentity {
         do {
-            return try IdentityFile.load(at: path)
+            return try IdentityFile.load(at: path) { try identityPassphrase(for: path, mayPrompt: mayPrompt) }
+        } catch let error as VaultFormatError where error.code == .wrongCredential {
+            throw ToolError("wrong passphrase for the identity file '\(path)'", exitCode: .wrongCredential)
         } catch let error as VaultIOError where error.code == .invalidIdentity {
             throw ToolError("the identity file '\(path)' is refused: \(error.reason)", exitCode: .usage)
         } catch let error as VaultIOError where error.errno == Errno(rawValue: ELOOP) {
