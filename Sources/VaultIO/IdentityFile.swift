@@ -46,7 +46,9 @@ public enum IdentityFile {
     /// Reads the identity file at `path`, whose identity line may be sealed under a passphrase
     /// (Spec/format-v1.2.md R12-TXT-3): `passphrase` is called only for a sealed one.
     ///
-    /// - Parameter passphrase: Gives the passphrase (a prompt, a file), or `nil` when there is none.
+    /// - Parameters:
+    ///   - path: The identity file.
+    ///   - passphrase: Gives the passphrase (a prompt, a file), or `nil` when there is none.
     /// - Throws: As ``load(at:)``; ``VaultIOError/Code/invalidIdentity`` for a sealed file and no
     ///   passphrase; ``VaultFormatError`` `wrongCredential` for a wrong passphrase; `passphrase`'s error.
     public static func load(at path: String, passphrase: () throws -> SecretBytes?) throws -> RecipientIdentity {
