@@ -102,6 +102,9 @@ public struct SeenGeneration: Sendable, Hashable {
     public let epoch: [UInt8]?
     /// The epochs of master keys this account saw a rekey replace, newest first.
     public let retiredEpochs: [[UInt8]]
+    /// Epochs other than ``epoch`` that are current too: the key seen before a rolled-back copy
+    /// under another key was accepted (accepting a copy does not retire the newer key), newest first.
+    public let knownEpochs: [[UInt8]]
     /// Fingerprints of keyslots and recipient stanzas this account saw a write remove, newest first.
     public let removedCredentials: [[UInt8]]
     /// An observation's keyslot and stanza fingerprints; empty in a record (not stored).
@@ -140,6 +143,7 @@ public struct SeenGeneration: Sendable, Hashable {
         headerHash: [UInt8],
         epoch: [UInt8]? = nil,
         retiredEpochs: [[UInt8]] = [],
+        knownEpochs: [[UInt8]] = [],
         removedCredentials: [[UInt8]] = [],
         credentials: Set<[UInt8]> = []
     ) {
@@ -148,6 +152,7 @@ public struct SeenGeneration: Sendable, Hashable {
         self.headerHash = headerHash
         self.epoch = epoch
         self.retiredEpochs = retiredEpochs
+        self.knownEpochs = knownEpochs
         self.removedCredentials = removedCredentials
         self.credentials = credentials
     }
@@ -164,7 +169,7 @@ public struct SeenGeneration: Sendable, Hashable {
             if retiredEpochs.contains(theirs) { return found(.retiredMasterKey) }
             if removedCredentials.contains(where: other.credentials.contains) { return found(.removedCredential) }
             if let epoch {
-                if theirs == epoch || other.generation > generation { return nil }
+                if theirs == epoch || knownEpochs.contains(theirs) || other.generation > generation { return nil }
                 return found(.unknownMasterKey)
             }
         }
@@ -189,20 +194,31 @@ public struct SeenGeneration: Sendable, Hashable {
     func recording(_ other: SeenGeneration, previous: SeenGeneration? = nil, replacing: Bool = false) -> SeenGeneration
     {
         var retired = retiredEpochs
+        var known = knownEpochs
         var removed = removedCredentials
         let newer = other.generation > generation
         var epoch = self.epoch
+        func retire(_ old: [UInt8]) {
+            known.removeAll { $0 == old }
+            retired.insert(old, at: 0)
+        }
         if let theirs = other.epoch {
             if replacing {
-                // Accepting a copy: its key and credentials are current again.
+                // Accepting a copy: its key and credentials are current again. The key seen stays
+                // current too (known): the copy is not newer than it, only accepted.
                 retired.removeAll { $0 == theirs }
                 removed.removeAll(where: other.credentials.contains)
-                if let mine = epoch, mine != theirs { retired.insert(mine, at: 0) }
+                if let mine = epoch, mine != theirs { known.insert(mine, at: 0) }
+                known.removeAll { $0 == theirs }
                 epoch = theirs
             } else if let mine = epoch, mine != theirs {
-                // A newer generation under another master key: a rekey replaced the recorded one.
-                retired.insert(mine, at: 0)
-                epoch = theirs
+                // A newer generation under another master key: a rekey replaced the recorded one
+                // (L-RB-1 rule 4). An older one under a known key changes nothing.
+                if newer {
+                    retire(mine)
+                    known.removeAll { $0 == theirs }
+                    epoch = theirs
+                }
             } else if epoch == nil, newer || other.generation == generation {
                 epoch = theirs  // a version-1 record learns its epoch
             }
@@ -214,7 +230,7 @@ public struct SeenGeneration: Sendable, Hashable {
                     at: 0
                 )
             } else if let previous, let old = previous.epoch, old != theirs, !retired.contains(old) {
-                retired.insert(old, at: 0)
+                retire(old)  // this account's own rekey (or a merge that kept the other key)
             }
         }
         let (generation, headerHash) =
@@ -225,6 +241,7 @@ public struct SeenGeneration: Sendable, Hashable {
             headerHash: headerHash,
             epoch: epoch,
             retiredEpochs: Array(Self.unique(retired).prefix(Self.retiredLimit)),
+            knownEpochs: Array(Self.unique(known).prefix(Self.retiredLimit)),
             removedCredentials: Array(Self.unique(removed).prefix(Self.removedLimit))
         )
     }
@@ -258,6 +275,7 @@ public struct SeenGeneration: Sendable, Hashable {
         if let epoch {
             lines.append("epoch \(Hex.encode(epoch))")
             lines += retiredEpochs.map { "retired-epoch \(Hex.encode($0))" }
+            lines += knownEpochs.map { "known-epoch \(Hex.encode($0))" }
             lines += removedCredentials.map { "removed-credential \(Hex.encode($0))" }
         }
         return Array((lines.joined(separator: "\n") + "\n").utf8)
@@ -293,23 +311,30 @@ public struct SeenGeneration: Sendable, Hashable {
         }
         guard lines.count >= 5, let epoch = hex(lines[4], "epoch", count: 16) else { return nil }
         var retired: [[UInt8]] = []
+        var known: [[UInt8]] = []
         var removed: [[UInt8]] = []
         for line in lines.dropFirst(5) {
-            if removed.isEmpty, let value = hex(line, "retired-epoch", count: 16) {
+            // In this order: retired-epoch lines, known-epoch lines, removed-credential lines.
+            if known.isEmpty, removed.isEmpty, let value = hex(line, "retired-epoch", count: 16) {
                 retired.append(value)
+            } else if removed.isEmpty, let value = hex(line, "known-epoch", count: 16) {
+                known.append(value)
             } else if let value = hex(line, "removed-credential", count: 16) {
                 removed.append(value)
             } else {
                 return nil
             }
         }
-        guard retired.count <= retiredLimit, removed.count <= removedLimit else { return nil }
+        guard retired.count <= retiredLimit, known.count <= retiredLimit, removed.count <= removedLimit else {
+            return nil
+        }
         return SeenGeneration(
             vaultID: vaultID,
             generation: generation,
             headerHash: hash,
             epoch: epoch,
             retiredEpochs: retired,
+            knownEpochs: known,
             removedCredentials: removed
         )
     }

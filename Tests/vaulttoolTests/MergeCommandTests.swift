@@ -340,4 +340,33 @@ struct GitOldCopyMergeTests {
         #expect(try secret(w, "t2") == "t2")
         #expect(try secret(w, "t1") == nil)
     }
+
+    /// The driver used to accept git's temporary copy and replace the rollback record with the
+    /// merge: merging two branches from before a rekey then retired the newest master key, and the
+    /// rekeyed branch read as rolled back. It now leaves the record alone.
+    @Test func mergingOldBranches_leavesTheRollbackRecordAlone() throws {
+        let w = try repository()
+        _ = try driver.git(w, ["branch", "b"])
+        _ = try driver.git(w, ["branch", "c"])
+        #expect(try w.run(["rekey", "--password-file", "pw", "v.vault"]).status == 0)
+        _ = try driver.git(w, ["commit", "-q", "-am", "rekey"])
+        let state = ["XDG_STATE_HOME": w.file(".state")]
+        for (branch, service) in [("c", "on-c"), ("b", "on-b")] {
+            _ = try driver.git(w, ["checkout", "-q", branch])
+            let set = try w.run(
+                [
+                    "set", "--password-file", "pw", "--service", service, "--account", "a", "--accept-rollback",
+                    "v.vault",
+                ],
+                stdin: service,
+                environment: state
+            )
+            #expect(set.status == 0, "\(set.stderr)")
+            _ = try driver.git(w, ["commit", "-q", "-am", service])
+        }
+        #expect(try mergeResult(w, ["merge", "-q", "--no-edit", "c"]).status == 0)
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        let list = try w.run(["list", "--password-file", "pw", "v.vault"])
+        #expect(list.status == 0 && list.stderr.isEmpty, "\(list.stderr)")
+    }
 }

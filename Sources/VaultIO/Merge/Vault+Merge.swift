@@ -38,7 +38,7 @@ extension Vault {
         guard theirs.header.vaultID == vaultID else {
             throw VaultMergeError(.differentVaults, "the files hold different vaults (their vault IDs differ)")
         }
-        try Self.refuseRemovedCredentials(in: theirs, side: "theirs", rollbackGuard)
+        try rollbackGuard.refuseRemovedCredentials(in: theirs, side: "theirs")
         return try writeLock.withLock(timeout: configuration.lockTimeout) {
             let (reader, ours) = try openNewest()
             let accepted = try Self.screen(
@@ -103,8 +103,8 @@ extension Vault {
     ) throws -> MergeReport {
         let location = try VaultPath.resolvingNew(path)
         let guardRecord = RollbackGuard(configuration.rollbackState)
-        try refuseRemovedCredentials(in: theirs, side: "theirs", guardRecord)
-        try refuseRemovedCredentials(in: ours, side: "ours", guardRecord)
+        try guardRecord.refuseRemovedCredentials(in: theirs, side: "theirs")
+        try guardRecord.refuseRemovedCredentials(in: ours, side: "ours")
         let result = try VaultMerge.merge(ours: ours, theirs: theirs, base: base, options: options)
         let bytes = result.writer.encode(now: currentTime())
         try WriteLock(target: location).withLock(timeout: configuration.lockTimeout) {
@@ -128,14 +128,16 @@ extension Vault {
     }
 }
 
-extension Vault {
-    /// R-MRG-17 with the rollback record (Spec/rollback.md L-RB-8): a copy merged in that carries a
-    /// keyslot or recipient stanza a write of this account removed is an older copy (a sibling
-    /// from before the removal would otherwise bring it back through R-MRG-12 or R-MRG-15).
-    static func refuseRemovedCredentials(in snapshot: VaultSnapshot, side: String, _ rollbackGuard: RollbackGuard)
-        throws
-    {
-        guard let record = try? rollbackGuard.recorded(vaultID: snapshot.header.vaultID),
+extension RollbackGuard {
+    /// R-MRG-17 with the rollback record (Spec/rollback.md L-RB-8): refuses a copy to be merged in
+    /// that carries a keyslot or recipient stanza a write of this account removed: it is an older
+    /// copy (a sibling from before the removal would otherwise bring it back through R-MRG-12 or
+    /// R-MRG-15).
+    ///
+    /// - Parameter side: How messages name the copy (`theirs`).
+    /// - Throws: ``VaultMergeError`` `notDescendant`.
+    public func refuseRemovedCredentials(in snapshot: VaultSnapshot, side: String) throws {
+        guard let record = try? recorded(vaultID: snapshot.header.vaultID),
             record.finding(for: SeenGeneration(snapshot))?.kind == .removedCredential
         else { return }
         throw VaultMergeError(

@@ -69,9 +69,13 @@ struct GitMerge: Command {
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
             || credentialOptions.identityFile != nil
         var configuration = try VaultAccess.configuration()
-        // %A is git's temporary copy, not the vault the rollback record follows: writing it
-        // must not be refused as a rollback (the result is recorded, and is newer than both).
-        configuration.rollbackPolicy = .accept
+        // %A is git's temporary copy, not the vault the rollback record follows: it is neither
+        // screened nor recorded (git writes the result into the work tree, and the next command
+        // that opens it records it). Accepting it instead replaced the record with whatever
+        // branch was checked out, which could retire the newest master key. Theirs is still
+        // checked against what the record saw removed (R-MRG-17).
+        let record = RollbackGuard(configuration.rollbackState)
+        configuration.rollbackState = .disabled
         let open: (String) throws -> VaultSnapshot
         let vault: Vault
         if explicit {
@@ -104,7 +108,9 @@ struct GitMerge: Command {
         let target = name ?? ours
         let other = name.map { "\($0) (their side)" } ?? theirs
         let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery) {
-            try vault.merge(try open(theirs), base: base)
+            let theirsSnapshot = try open(theirs)
+            try record.refuseRemovedCredentials(in: theirsSnapshot, side: "theirs")
+            return try vault.merge(theirsSnapshot, base: base)
         }
         MergeOutput.print(report, merged: other, into: target, to: Output.err)
     }
