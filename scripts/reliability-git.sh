@@ -156,6 +156,16 @@ refused "stale sibling copy committed on a branch" bash -c "! git merge -q --no-
 git merge --abort 2>/dev/null
 expect "  the rotation stays" is db rotated
 
+# 7b. A pull request that puts back the file from before a rekey; the reviewer merges main into it.
+newrepo pr
+vt rekey --password-file "$work/pw" v.vault >/dev/null; git commit -qam rekey
+git checkout -qb pr; git checkout HEAD~1 -- v.vault; git commit -qam innocent
+git checkout -q main; setv new "after the rekey"; git commit -qam new
+git checkout -q pr
+refused "merging main into an old copy from before a rekey" bash -c "! git merge -q --no-edit main >/dev/null 2>&1"
+git merge --abort 2>/dev/null
+git checkout -q main
+
 # 8. A removed recipient's branch: her pre-removal copy, edited under the retired key.
 newrepo recipient
 vt migrate --to 1.2 --password-file "$work/pw" "${kdf[@]}" v.vault >/dev/null

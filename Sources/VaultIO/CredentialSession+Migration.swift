@@ -200,7 +200,10 @@ extension CredentialSession {
                 "the migrated vault did not verify (\(error)); the original was put back"
             )
         }
-        vault.recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
+        // The keyslots were rewrapped for the same credentials at a higher cost: nothing was
+        // revoked (the master key stays), so no keyslot counts as removed (L-RB-8). Counting them
+        // made every branch from before the migration a rollback on this account.
+        vault.recordCommit(bytes, keys: transaction.writer.keys, replacing: nil, accepted: accepted)
         report.migrated = true
         if options.keepBackup {
             report.backup = backup

@@ -110,9 +110,13 @@ public struct SeenGeneration: Sendable, Hashable {
     /// An observation's keyslot and stanza fingerprints; empty in a record (not stored).
     let credentials: Set<[UInt8]>
 
-    /// At most this many retired epochs and removed credentials are kept (oldest dropped).
-    static let retiredLimit = 16
-    static let removedLimit = 64
+    /// At most this many retired (or known) epochs and removed credentials are kept, oldest
+    /// dropped: 512 rekeys and 512 removals, a state file of at most 64 KiB.
+    static let retiredLimit = 512
+    static let knownLimit = 64
+    static let removedLimit = 512
+    /// The largest state file read (L-RB-2): the lines above at their limits fit.
+    static let maximumFileByteCount = 65_536
 
     /// The observation of an authenticated snapshot.
     public init(_ snapshot: VaultSnapshot) {
@@ -211,6 +215,22 @@ public struct SeenGeneration: Sendable, Hashable {
                 if let mine = epoch, mine != theirs { known.insert(mine, at: 0) }
                 known.removeAll { $0 == theirs }
                 epoch = theirs
+            } else if let previous {
+                // A commit of this account is authoritative, whatever its generation (a write on a
+                // fork commits a sibling number): a key it replaced is retired (a rekey, or a
+                // merge that kept the other side's key), and its own key is current.
+                if let old = previous.epoch, old != theirs { retire(old) }
+                if let mine = epoch, mine != theirs, !retired.contains(mine) { known.insert(mine, at: 0) }
+                known.removeAll { $0 == theirs }
+                epoch = theirs
+                if previous.epoch == theirs {
+                    removed.insert(
+                        contentsOf: previous.credentials.subtracting(other.credentials).sorted {
+                            $0.lexicographicallyPrecedes($1)
+                        },
+                        at: 0
+                    )
+                }
             } else if let mine = epoch, mine != theirs {
                 // A newer generation under another master key: a rekey replaced the recorded one
                 // (L-RB-1 rule 4). An older one under a known key changes nothing.
@@ -222,16 +242,6 @@ public struct SeenGeneration: Sendable, Hashable {
             } else if epoch == nil, newer || other.generation == generation {
                 epoch = theirs  // a version-1 record learns its epoch
             }
-            if let previous, previous.epoch == theirs {
-                removed.insert(
-                    contentsOf: previous.credentials.subtracting(other.credentials).sorted {
-                        $0.lexicographicallyPrecedes($1)
-                    },
-                    at: 0
-                )
-            } else if let previous, let old = previous.epoch, old != theirs, !retired.contains(old) {
-                retire(old)  // this account's own rekey (or a merge that kept the other key)
-            }
         }
         let (generation, headerHash) =
             newer || replacing ? (other.generation, other.headerHash) : (self.generation, self.headerHash)
@@ -241,7 +251,7 @@ public struct SeenGeneration: Sendable, Hashable {
             headerHash: headerHash,
             epoch: epoch,
             retiredEpochs: Array(Self.unique(retired).prefix(Self.retiredLimit)),
-            knownEpochs: Array(Self.unique(known).prefix(Self.retiredLimit)),
+            knownEpochs: Array(Self.unique(known).prefix(Self.knownLimit)),
             removedCredentials: Array(Self.unique(removed).prefix(Self.removedLimit))
         )
     }
@@ -325,7 +335,7 @@ public struct SeenGeneration: Sendable, Hashable {
                 return nil
             }
         }
-        guard retired.count <= retiredLimit, known.count <= retiredLimit, removed.count <= removedLimit else {
+        guard retired.count <= retiredLimit, known.count <= knownLimit, removed.count <= removedLimit else {
             return nil
         }
         return SeenGeneration(
@@ -414,9 +424,11 @@ public struct RollbackGuard: Sendable {
                 throw invalid(path, "it must be a regular file of this user that nobody else can write")
             }
             let bytes = try step("read rollback state", path) { () throws(Errno) in
-                try descriptor.read(count: 1024, at: 0)
+                try descriptor.read(count: SeenGeneration.maximumFileByteCount + 1, at: 0)
             }
-            guard let seen = SeenGeneration.decode(bytes, vaultID: vaultID) else {
+            guard bytes.count <= SeenGeneration.maximumFileByteCount,
+                let seen = SeenGeneration.decode(bytes, vaultID: vaultID)
+            else {
                 throw invalid(path, "it is not a state file of this vault")
             }
             return seen
@@ -447,8 +459,11 @@ public struct RollbackGuard: Sendable {
         // The usual case, a read of a generation already recorded, needs neither the lock nor a write.
         // The record is replaced atomically, and what it teaches is only ever added to (L-RB-6), so
         // an unlocked look that finds nothing to add stays true; only a change needs the lock.
+        // A commit of this account (`previous` given) is recorded, never judged: it is the newest
+        // state by definition, even at a sibling's generation number (a rekey on a fork).
+        let judged = !replacing && previous == nil
         if !replacing, let old = try recorded(vaultID: seen.vaultID) {
-            if let finding = old.finding(for: seen) { return finding }
+            if judged, let finding = old.finding(for: seen) { return finding }
             if old.recording(seen, previous: previous) == old { return nil }
         }
         try DeviceSecretFile.makeDirectories(directory)
@@ -460,7 +475,7 @@ public struct RollbackGuard: Sendable {
             } catch let error as VaultIOError where replacing && error.code == .rollbackStateInvalid {
                 old = nil
             }
-            if let old, !replacing, let finding = old.finding(for: seen) { return finding }
+            if let old, judged, let finding = old.finding(for: seen) { return finding }
             let new = old.map { $0.recording(seen, previous: previous, replacing: replacing) } ?? .first(seen)
             if new == old { return nil }
             var info = stat()

@@ -328,4 +328,21 @@ struct RollbackTests {
             }
         }
     }
+
+    // L-RB-2: a record with many removed credentials is still read back. The first version read
+    // 1,024 bytes and refused its own file after about 16 removals, locking the user out.
+    @Test func recordOfManyRemovals_staysReadable() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            for n in 0..<24 {
+                try vault.write { try $0.addKeyslot(.password, credentials: .password("extra \(n)")) }
+                try vault.write { _ = try $0.removeKeyslot(at: 1, rekey: nil) }
+            }
+            let state = RollbackGuard(.directory(directory + "/state"))
+            let path = try #require(state.statePath(vaultID: vault.vaultID))
+            #expect(try fileBytes(path).count > 1_024)
+            #expect(try state.recorded(vaultID: vault.vaultID)?.removedCredentials.count == 24)
+            #expect(try secret(in: try open(vault.path, guarded(directory + "/state")), service: "none") == nil)
+        }
+    }
 }

@@ -369,4 +369,46 @@ struct GitOldCopyMergeTests {
         let list = try w.run(["list", "--password-file", "pw", "v.vault"])
         #expect(list.status == 0 && list.stderr.isEmpty, "\(list.stderr)")
     }
+
+    /// The second review's critical finding: a pull request whose one commit puts back the file
+    /// from before a rekey (`git checkout HEAD~1 -- v.vault`), and a reviewer who merges main into
+    /// it. The driver accepted git's copy of the PR's file, R-MRG-11 kept its (retired) key because
+    /// ours alone differed from the ancestor, and main's new items were sealed under the key the
+    /// removed credential opens. Now ours is screened like any write: exit 4, git stops.
+    @Test func mergingMainIntoAnOldCopyFromBeforeARekey_isRefused() throws {
+        let w = try repository()
+        #expect(try w.run(["rekey", "--password-file", "pw", "v.vault"]).status == 0)
+        _ = try driver.git(w, ["commit", "-q", "-am", "rekey"])
+        _ = try driver.git(w, ["checkout", "-q", "-b", "pr"])
+        _ = try driver.git(w, ["checkout", "HEAD~1", "--", "v.vault"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "innocent"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        try w.set("new secret", ["--service", "new", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "new"])
+        _ = try driver.git(w, ["checkout", "-q", "pr"])
+        let merge = try mergeResult(w, ["merge", "--no-edit", "main"])
+        #expect(merge.status != 0 && merge.stderr.contains("is an older copy"), "\(merge.stderr)")
+        _ = try driver.git(w, ["merge", "--abort"])
+        // The PR's file still has no trace of main's new secret.
+        _ = try driver.git(w, ["checkout", "-q", "HEAD", "--", "v.vault"])
+        let get = try w.run(["get", "--password-file", "pw", "--service", "new", "--account", "a", "v.vault"])
+        #expect(get.status != 0 && !get.stdout.contains("new secret"))
+    }
+
+    /// The second review's false alarm: after a migrate that raises the KDF (the same password,
+    /// rewrapped), every branch from before it was a rollback on this account.
+    @Test func branchFromBeforeAMigrate_isAFork() throws {
+        let w = try repository()
+        _ = try driver.git(w, ["branch", "old"])
+        let migrate = try w.run(["migrate", "--password-file", "pw", "--kdf-memory", "65536", "v.vault"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        _ = try driver.git(w, ["commit", "-q", "-am", "migrate"])
+        _ = try driver.git(w, ["checkout", "-q", "old"])
+        let set = try w.run(
+            ["set", "--password-file", "pw", "--service", "x", "--account", "a", "v.vault"],
+            stdin: "x",
+            environment: ["XDG_STATE_HOME": w.file(".state")]
+        )
+        #expect(set.status == 0, "\(set.stderr)")
+    }
 }

@@ -68,20 +68,26 @@ struct GitMerge: Command {
         let explicit =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
             || credentialOptions.identityFile != nil
+        // %A is git's temporary copy of the checked-out branch's file: it is screened for
+        // rollback by its vault ID like any write (a fork is fine; a copy under a master key a
+        // rekey retired, or with a removed credential, is refused, exit 4), and the merged
+        // generation is recorded. Accepting it instead let an old copy committed on a pull request
+        // keep the retired key when the reviewer merged main into it (R-MRG-11 keeps ours' key
+        // when ours alone differs from the ancestor), sealing main's new items under the key the
+        // removed recipient still holds.
+        // A copy under a key this user never saw and not newer than the record is let through:
+        // the rekeyed upstream of a `git pull --rebase` that races a rekey looks exactly so (its
+        // generation can tie the unpushed commit's), and the merged result is recorded as
+        // accepted, which keeps the key seen as known (L-RB-8).
         var configuration = try VaultAccess.configuration()
-        // %A is git's temporary copy, not the vault the rollback record follows: it is neither
-        // screened nor recorded (git writes the result into the work tree, and the next command
-        // that opens it records it). Accepting it instead replaced the record with whatever
-        // branch was checked out, which could retire the newest master key. Theirs is still
-        // checked against what the record saw removed (R-MRG-17).
+        configuration.rollbackPolicy = .accept
         let record = RollbackGuard(configuration.rollbackState)
-        configuration.rollbackState = .disabled
         let open: (String) throws -> VaultSnapshot
         let vault: Vault
         if explicit {
             let credentials = try credentialOptions.credentials()
             open = { try VaultFileReader(path: $0).open(with: credentials) }
-            vault = try Vault(path: ours, credentials: credentials, configuration: configuration)
+            vault = try screened { try Vault(path: ours, credentials: credentials, configuration: configuration) }
         } else if let keys = try agentKeys() {
             open = { path in
                 do {
@@ -94,7 +100,7 @@ struct GitMerge: Command {
                     )
                 }
             }
-            vault = try Vault(path: ours, keys: keys, configuration: configuration)
+            vault = try screened { try Vault(path: ours, keys: keys, configuration: configuration) }
         } else {
             throw ToolError(
                 "git-merge cannot prompt: set \(Self.passwordFileVariable) to a password file, "
@@ -107,12 +113,31 @@ struct GitMerge: Command {
         let base = try FileManager.default.attributesOfItem(atPath: ancestor)[.size] as? Int == 0 ? nil : open(ancestor)
         let target = name ?? ours
         let other = name.map { "\($0) (their side)" } ?? theirs
-        let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery) {
-            let theirsSnapshot = try open(theirs)
+        let theirsSnapshot = try open(theirs)
+        let theirsRetired =
+            (try? record.recorded(vaultID: theirsSnapshot.header.vaultID))?
+            .finding(for: SeenGeneration(theirsSnapshot))?.kind == .retiredMasterKey
+        let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery(theirsRetired)) {
             try record.refuseRemovedCredentials(in: theirsSnapshot, side: "theirs")
             return try vault.merge(theirsSnapshot, base: base)
         }
         MergeOutput.print(report, merged: other, into: target, to: Output.err)
+    }
+
+    /// Opens ours and refuses it when it brings back what this user saw retired or removed
+    /// (git-merge takes no `--accept-rollback`: merging into such a copy is never what the person
+    /// merging wants).
+    private func screened(_ open: () throws -> Vault) throws -> Vault {
+        let vault = try open()
+        guard let finding = vault.rollbackFinding,
+            finding.kind == .retiredMasterKey || finding.kind == .removedCredential
+        else { return vault }
+        throw ToolError(
+            "our \(name.map { "'\($0)'" } ?? "file") is an older copy (\(finding)): merging into it would seal "
+                + "the other branch's items under what it brings back; check out the other branch and merge "
+                + "this one into it",
+            exitCode: .damaged
+        )
     }
 
     /// A file git hands over, named as the person knows it.
@@ -143,9 +168,15 @@ struct GitMerge: Command {
     /// The exact commands that settle a merge of branches with different master keys (R-MRG-11),
     /// which the driver cannot decide: nothing in a file tells a new key from a retired one. Ours
     /// rekeyed alone is settled by the merge itself (the ancestor shows it); what is left is the
-    /// other branch's rekey racing our commit (or both branches rekeyed).
-    private var rekeyRecovery: String {
+    /// other branch's rekey racing our commit (or both branches rekeyed), unless the rollback
+    /// record knows the other branch's key as one a rekey retired: then it is an older copy.
+    private func rekeyRecovery(_ theirsRetired: Bool) -> String {
         let file = name ?? "<vault>"
+        if theirsRetired {
+            return "the other branch's file is sealed under a master key that a rekey retired here: it is an "
+                + "older copy (a branch from before the rekey, or one put back), and its key is not taken; "
+                + "re-create its changes on this branch with vaulttool set"
+        }
         return "the other branch rekeyed the vault, and a merge never picks a master key by itself. "
             + "To keep the other branch's new key, run: git show :2:\(file) > \(file).ours && "
             + "git checkout --theirs \(file) && vaulttool merge --keep-key ours \(file) \(file).ours && "
