@@ -134,7 +134,9 @@ extension RollbackGuard {
     /// copy (a sibling from before the removal would otherwise bring it back through R-MRG-12 or
     /// R-MRG-15).
     ///
-    /// - Parameter side: How messages name the copy (`theirs`).
+    /// - Parameters:
+    ///   - snapshot: The copy to be merged in.
+    ///   - side: How messages name the copy (`theirs`).
     /// - Throws: ``VaultMergeError`` `notDescendant`.
     public func refuseRemovedCredentials(in snapshot: VaultSnapshot, side: String) throws {
         guard let record = try? recorded(vaultID: snapshot.header.vaultID),
