@@ -68,17 +68,15 @@ struct GitMerge: Command {
         let explicit =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
             || credentialOptions.identityFile != nil
-        // %A is git's temporary copy of the checked-out branch's file: it is screened for
-        // rollback by its vault ID like any write (a fork is fine; a copy under a master key a
-        // rekey retired, or with a removed credential, is refused, exit 4), and the merged
-        // generation is recorded. Accepting it instead let an old copy committed on a pull request
-        // keep the retired key when the reviewer merged main into it (R-MRG-11 keeps ours' key
-        // when ours alone differs from the ancestor), sealing main's new items under the key the
-        // removed recipient still holds.
-        // A copy under a key this user never saw and not newer than the record is let through:
-        // the rekeyed upstream of a `git pull --rebase` that races a rekey looks exactly so (its
-        // generation can tie the unpushed commit's), and the merged result is recorded as
-        // accepted, which keeps the key seen as known (L-RB-8).
+        // %A is git's temporary copy of the checked-out branch's file, screened by its vault ID:
+        // a copy under a master key a rekey retired here, or with a removed credential, is refused
+        // (exit 4, `screened`). Merging main into such a copy (an old file committed on a pull
+        // request) would keep its retired key (R-MRG-11 keeps ours' key when ours alone differs
+        // from the ancestor) and seal main's new items under the key a removed recipient holds.
+        // A fork, or a key this user never saw, is let through: the rekeyed upstream of a
+        // `git pull --rebase` racing a rekey looks exactly so (its generation can tie the unpushed
+        // commit's); the merged result is then recorded as accepted, which keeps the key seen
+        // before as known (L-RB-8).
         var configuration = try VaultAccess.configuration()
         configuration.rollbackPolicy = .accept
         let record = RollbackGuard(configuration.rollbackState)
