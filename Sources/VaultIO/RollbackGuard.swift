@@ -212,15 +212,21 @@ public struct SeenGeneration: Sendable, Hashable {
                 // current too (known): the copy is not newer than it, only accepted.
                 retired.removeAll { $0 == theirs }
                 removed.removeAll(where: other.credentials.contains)
-                if let mine = epoch, mine != theirs { known.insert(mine, at: 0) }
+                // A commit that replaced a key (a merge that kept ours' rekeyed key over theirs')
+                // retires it even when accepted: the merge itself shows it was replaced.
+                if let previous, let old = previous.epoch, old != theirs { retire(old) }
+                if let mine = epoch, mine != theirs, !retired.contains(mine) { known.insert(mine, at: 0) }
                 known.removeAll { $0 == theirs }
                 epoch = theirs
             } else if let previous {
                 // A commit of this account is authoritative, whatever its generation (a write on a
                 // fork commits a sibling number): a key it replaced is retired (a rekey, or a
                 // merge that kept the other side's key), and its own key is current.
+                // A key accepted before (the record's current one) is retired too when this user
+                // writes under another key: it was an older copy's key, and keeping it known
+                // would trust it for good.
                 if let old = previous.epoch, old != theirs { retire(old) }
-                if let mine = epoch, mine != theirs, !retired.contains(mine) { known.insert(mine, at: 0) }
+                if let mine = epoch, mine != theirs, !retired.contains(mine) { retire(mine) }
                 known.removeAll { $0 == theirs }
                 epoch = theirs
                 if previous.epoch == theirs {

@@ -345,4 +345,61 @@ struct RollbackTests {
             #expect(try secret(in: try open(vault.path, guarded(directory + "/state")), service: "none") == nil)
         }
     }
+
+    // L-RB-8, the third review: after an accepted write on a copy from before a rekey, a write
+    // under the rekeyed key retires the accepted key again (it stayed "known", trusted for good).
+    @Test func writeUnderTheNewKey_afterAnAcceptedOldCopy_retiresTheOldKey() throws {
+        try withTemporaryDirectory { directory in
+            let state = directory + "/state"
+            let vault = try makeVault(in: directory, configuration: guarded(state))
+            let path = directory + "/test.vault"
+            try copyFile(path, directory + "/old.vault")
+            try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            try copyFile(path, directory + "/new.vault")
+            try copyFile(directory + "/old.vault", path)
+            let accepting = try open(path, guarded(state, .accept))
+            try accepting.write { try $0.set(makeDraft(service: "on the old copy")) }
+            try copyFile(directory + "/new.vault", path)
+            let current = try open(path, guarded(state))
+            try current.write { try $0.set(makeDraft(service: "on the new key")) }
+            try copyFile(directory + "/old.vault", path)
+            let error = try #require(throws: VaultIOError.self) { try open(path, guarded(state)) }
+            #expect(error.rollback?.kind == .retiredMasterKey)
+        }
+    }
+
+    // L-RB-8, the third review: a merge that keeps ours' rekeyed key over theirs' retires theirs'
+    // key, even when ours was accepted (the rekeyed upstream of a pull --rebase racing a rekey).
+    @Test func mergeKeepingOursKey_retiresTheirsKey_evenWhenAccepted() throws {
+        try withTemporaryDirectory { directory in
+            let state = directory + "/state"
+            let vault = try makeVault(in: directory, configuration: testConfiguration)
+            let path = directory + "/test.vault"
+            try copyFile(path, directory + "/base.vault")
+            try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            try copyFile(path, directory + "/rekeyed.vault")
+            // This machine saw only the old key; theirs is its own commit on the old key.
+            _ = try Vault(
+                path: directory + "/base.vault",
+                credentials: .password(testPassword),
+                configuration: guarded(state)
+            )
+            try copyFile(directory + "/base.vault", directory + "/mine.vault")
+            let mine = try Vault(
+                path: directory + "/mine.vault",
+                credentials: .password(testPassword),
+                configuration: guarded(state)
+            )
+            try mine.write { try $0.set(makeDraft(service: "unpushed")) }
+            let ours = try open(directory + "/rekeyed.vault", guarded(state, .accept))
+            let reader = { (p: String) in try VaultFileReader(path: p).open(with: .password(testPassword)) }
+            let report = try ours.merge(
+                try reader(directory + "/mine.vault"),
+                base: try reader(directory + "/base.vault")
+            )
+            #expect(report.keysFrom == .ours)
+            let error = try #require(throws: VaultIOError.self) { try open(directory + "/mine.vault", guarded(state)) }
+            #expect(error.rollback?.kind == .retiredMasterKey)
+        }
+    }
 }

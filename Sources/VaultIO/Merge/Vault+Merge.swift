@@ -55,7 +55,10 @@ extension Vault {
             guard report.changesOurs else { return report }
             let bytes = result.writer.encode(now: Self.currentTime())
             try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
-            recordCommit(bytes, keys: result.writer.keys, replacing: ours, accepted: accepted)
+            // The side whose key the merge did not keep is what the commit replaced: its key is
+            // retired (L-RB-8), even when ours was accepted.
+            let replaced = report.keysFrom == .ours && theirs.keys.master?.secret != ours.keys.master?.secret
+            recordCommit(bytes, keys: result.writer.keys, replacing: replaced ? theirs : ours, accepted: accepted)
             if report.keysFrom == .theirs {
                 // The merged file keeps theirs' master key (R-MRG-11): hold it from now on.
                 let keys = result.writer.keys
