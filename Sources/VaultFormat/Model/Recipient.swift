@@ -182,15 +182,10 @@ public struct RecipientIdentity: Sendable {
     ) throws(VaultFormatError) -> SecretBytes {
         var line = try SealedIdentity.seal(secret, passphrase: passphrase, kdf: kdf, random: random)
         defer { Sodium.wipe(&line) }
-        var text = Array(
-            "# vault identity, sealed under a passphrase: keep this file secret all the same\n".utf8
+        return file(
+            heading: "# vault identity, sealed under a passphrase: keep this file secret all the same",
+            line: line
         )
-        text += Array("# recipient: \(recipient)\n".utf8)
-        text.reserveCapacity(text.count + line.count + 1)
-        text += line
-        text.append(0x0A)
-        defer { Sodium.wipe(&text) }
-        return SecretBytes(bytes: text, protection: .guarded)
     }
 
     /// The contents of an identity file: two comment lines (one with the recipient key) and the
@@ -198,10 +193,15 @@ public struct RecipientIdentity: Sendable {
     public var fileContents: SecretBytes {
         var line = RecipientText.encode(secret, prefix: Self.textPrefix, checksumContext: "VLT12ick")
         defer { Sodium.wipe(&line) }
-        var text = Array(
-            "# vault identity: keep this file secret; anyone holding it opens the vaults that name it\n".utf8
+        return file(
+            heading: "# vault identity: keep this file secret; anyone holding it opens the vaults that name it",
+            line: line
         )
-        text += Array("# recipient: \(recipient)\n".utf8)
+    }
+
+    /// An identity file: `heading`, the recipient-key comment and `line`, in guarded memory.
+    private func file(heading: String, line: [UInt8]) -> SecretBytes {
+        var text = Array((heading + "\n# recipient: \(recipient)\n").utf8)
         // Room for all of it up front, so that no partial copy of the secret is left when it grows.
         text.reserveCapacity(text.count + line.count + 1)
         text += line

@@ -3,17 +3,6 @@
 import Testing
 @_spi(Testing) import VaultFormat
 
-/// Hands out fixed bytes in order, for the test vectors of Spec/format-v1.2.md section 8.
-private final class FixedRandom: RandomSource, @unchecked Sendable {
-    private var bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        precondition(buffer.count <= bytes.count)
-        buffer.copyBytes(from: bytes.prefix(buffer.count))
-        bytes.removeFirst(buffer.count)
-    }
-}
-
 private func hex(_ text: String) -> [UInt8] { Hex.decode(text.filter { !$0.isWhitespace })! }
 private func range(_ start: UInt8, _ count: Int) -> [UInt8] { (0..<count).map { start &+ UInt8($0) } }
 

@@ -4,17 +4,6 @@ import Testing
 
 @_spi(Testing) @testable import VaultFormat
 
-/// Hands out fixed bytes in order: the salt, then the nonce.
-private final class Sequenced: RandomSource, @unchecked Sendable {
-    private var bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        precondition(buffer.count <= bytes.count)
-        buffer.copyBytes(from: bytes.prefix(buffer.count))
-        bytes.removeFirst(buffer.count)
-    }
-}
-
 @Suite("Sealed identity files (R12-TXT-3)")
 struct SealedIdentityTests {
     static let kdf = KDFParameters(memoryKiB: 19_456, iterations: 2, lanes: 1)
@@ -29,7 +18,7 @@ struct SealedIdentityTests {
             Self.secret,
             passphrase: Self.passphrase,
             kdf: Self.kdf,
-            random: Sequenced(Self.random)
+            random: FixedRandom(Self.random)
         )
         #expect(String(decoding: line, as: UTF8.self) == Self.vectorLine)
         let opened = try #require(try SealedIdentity.open(line, passphrase: Self.passphrase))

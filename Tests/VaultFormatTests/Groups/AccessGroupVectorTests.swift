@@ -57,7 +57,7 @@ struct AccessGroupVectorTests {
             accessGroup: "billing",
             master: Self.master,
             vaultID: vaultID,
-            random: FixedBytes(bytes)
+            random: FixedRandom(bytes)
         )
         #expect(
             Hex.encode(stanza.wrapped)
@@ -72,16 +72,5 @@ struct AccessGroupVectorTests {
         )
         let opened = try #require(KeyHierarchy.openLimitedRecipientStanza(stanza, identity: identity, vaultID: vaultID))
         #expect(opened == KeyHierarchy.limitedKeys(domain: 1, name: "billing", master: Self.master))
-    }
-}
-
-/// Hands out fixed bytes in order.
-private final class FixedBytes: RandomSource, @unchecked Sendable {
-    private var bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        precondition(buffer.count <= bytes.count)
-        buffer.copyBytes(from: bytes.prefix(buffer.count))
-        bytes.removeFirst(buffer.count)
     }
 }
