@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "AppStyleTests", dependencies: ["VaultIO"]),
         .testTarget(
             name: "vaulttoolTests",
-            dependencies: ["VaultFormat", "VaultTestSupport"],
+            dependencies: ["VaultFormat", "VaultIO", "VaultTestSupport"],
             exclude: ["Data"]  // sample exports, read by path from the tests
         ),
     ],

@@ -181,6 +181,37 @@ public struct VaultSnapshot: Sendable {
         return nil
     }
 
+    /// The position of the item that `identity` names, in any spelling of its key (L-KC-15), or `nil`.
+    ///
+    /// Looks up the canonical primary key of `identity`, then the older spellings a tag can find
+    /// (an empty authentication type); only when neither is found are internet passwords compared
+    /// by canonical identity, one attribute decryption each. Of several items with one identity the
+    /// canonical one is taken, else the most recently modified. Records that do not open here are
+    /// skipped by that comparison.
+    public func position(identifiedBy identity: ItemAttributes, itemClass: ItemClass) throws -> Int? {
+        let canonical = identity.canonicalIdentity(for: itemClass)
+        let key = PrimaryKey(itemClass: itemClass, attributes: canonical)
+        if let position = try position(of: key) { return position }
+        for older in canonical.olderSpellings(for: itemClass) {
+            if let position = try position(of: older) { return position }
+        }
+        guard itemClass == .internetPassword else { return nil }
+        var found: (position: Int, modified: Int64)?
+        for position in 0..<index.count where index.entry(at: position).itemClass == itemClass {
+            let attributes: ItemAttributes
+            do {
+                attributes = try self.attributes(at: position)
+            } catch is VaultFormatError {
+                continue
+            }
+            guard PrimaryKey(itemClass: itemClass, attributes: attributes.canonicalIdentity(for: itemClass)) == key,
+                found.map({ attributes.modificationDate > $0.modified }) ?? true
+            else { continue }
+            found = (position, attributes.modificationDate)
+        }
+        return found?.position
+    }
+
     /// The raw record bytes of the entry at `position`.
     public func recordBytes(at position: Int) throws -> ArraySlice<UInt8> {
         try source.read(offset: recordsOffset + index.offsets[position], count: index.entry(at: position).recordLength)

@@ -35,10 +35,12 @@ extension Keychain {
     /// - Returns: Whether there was one.
     @discardableResult
     public func remove(_ key: String) throws(KeychainError) -> Bool {
-        let primaryKey = try primaryKey(for: key)
+        let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try keychainCall {
             try vault.write { txn in
-                guard let item = try txn.item(for: primaryKey) else { return false }
+                guard let item = try txn.item(identifiedBy: identity, itemClass: itemClass.itemClass) else {
+                    return false
+                }
                 return try txn.remove(id: item.id)
             }
         }
@@ -89,16 +91,19 @@ extension Keychain {
 
     /// Whether an item is stored under `key`. Decrypts attributes only.
     public func contains(_ key: String) throws(KeychainError) -> Bool {
-        let primaryKey = try primaryKey(for: key)
-        return try keychainCall { try vault.read { try $0.position(of: primaryKey) != nil } }
+        let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
+        return try keychainCall {
+            try vault.read { try $0.position(identifiedBy: identity, itemClass: itemClass.itemClass) != nil }
+        }
     }
 
     /// The attributes of the item under `key`, without its value; `nil` when there is none.
     public func attributes(forKey key: String) throws(KeychainError) -> KeychainItem? {
-        let primaryKey = try primaryKey(for: key)
+        let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try keychainCall {
             try vault.read { snapshot in
-                guard let position = try snapshot.position(of: primaryKey) else { return nil }
+                guard let position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
+                else { return nil }
                 return KeychainItem(
                     key: key,
                     entry: snapshot.index.entry(at: position),
@@ -147,19 +152,12 @@ extension Keychain {
 
     // MARK: - Helpers
 
-    func primaryKey(for key: String, synchronizable: Bool? = nil) throws(KeychainError) -> PrimaryKey {
-        PrimaryKey(
-            itemClass: itemClass.itemClass,
-            attributes: try identifyingAttributes(for: key, synchronizable: synchronizable ?? isSynchronizable)
-        )
-    }
-
     /// Writes a secret of `type` under `key`, keeping an existing item's identity.
     func store(_ secret: SecretBytes, type: UInt32, forKey key: String) throws(KeychainError) {
         try checkWritable()
         let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         try keychainCall {
-            try vault.write { txn in try put(secret, type: type, identifying: identifying, existing: nil, in: &txn) }
+            try vault.write { txn in try put(secret, type: type, identifying: identifying, in: &txn) }
         }
     }
 
@@ -172,42 +170,24 @@ extension Keychain {
 
     /// Writes a secret of `type` for the item `identifying` names, inside `txn`, keeping an existing
     /// item's identity, creation date and the attributes this keychain does not set.
-    ///
-    /// - Parameter existing: The item, when the caller has looked it up already in `txn`.
     func put(
         _ secret: SecretBytes,
         type: UInt32,
         identifying: ItemAttributes,
-        existing: VaultTransaction.Item?,
         in txn: inout VaultTransaction
     ) throws {
-        let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: identifying)
-        var attributes = identifying
-        var id = ItemID(random: SystemRandom())
-        if let existing = try existing ?? txn.item(for: primaryKey) {
-            (attributes, id) = (existing.attributes, existing.id)
-        } else {
-            attributes.creationDate = txn.now
+        try txn.upsert(itemClass.itemClass, identity: identifying, secret: secret, protectionClass: accessibility) {
+            applyConfiguredAttributes(to: &$0, valueType: type)
         }
-        attributes.modificationDate = txn.now
-        applyConfiguredAttributes(to: &attributes, valueType: type)
-        try txn.set(
-            ItemDraft(
-                id: id,
-                itemClass: itemClass.itemClass,
-                protectionClass: accessibility,
-                attributes: attributes,
-                secret: secret
-            )
-        )
     }
 
     /// The secret and type code under `key`.
     private func load(_ key: String) throws(KeychainError) -> (SecretBytes, UInt32)? {
-        let primaryKey = try primaryKey(for: key)
+        let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try keychainCall {
             try vault.read { snapshot in
-                guard let position = try snapshot.position(of: primaryKey) else { return nil }
+                guard let position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
+                else { return nil }
                 return (try snapshot.secret(at: position), try snapshot.attributes(at: position).type)
             }
         }

@@ -165,7 +165,9 @@ extension Keychain {
         for item in items {
             var attributes = try identifyingAttributes(for: item.key, synchronizable: item.synchronizable)
             let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: attributes)
-            guard seen.insert(primaryKey).inserted, try txn.item(for: primaryKey) == nil else {
+            guard seen.insert(primaryKey).inserted,
+                try txn.item(identifiedBy: attributes, itemClass: itemClass.itemClass) == nil
+            else {
                 throw KeychainError.conflict("the destination already has an item for one of the keys migrated")
             }
             if item.synchronizable && item.accessibility.isDeviceBound {

@@ -36,10 +36,9 @@ extension Keychain {
     ) throws(KeychainError) -> T? {
         try checkWritable()
         let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        let primaryKey = PrimaryKey(itemClass: itemClass.itemClass, attributes: identifying)
         return try keychainCall {
             try vault.write { txn in
-                let existing = try txn.item(for: primaryKey)
+                let existing = try txn.item(identifiedBy: identifying, itemClass: itemClass.itemClass)
                 var old: T?
                 if let existing, let secret = try txn.secret(for: existing.id) {
                     var bytes = secret.copyBytes()
@@ -53,13 +52,7 @@ extension Keychain {
                 var (bytes, valueType) = try KeychainValueCodec.encode(new)
                 defer { wipe(&bytes) }
                 if bytes.isEmpty && emptyValuePolicy == .refuse { throw KeychainError.emptyValue }  // L-KC-7
-                try put(
-                    SecretBytes(bytes: bytes),
-                    type: valueType,
-                    identifying: identifying,
-                    existing: existing,
-                    in: &txn
-                )
+                try put(SecretBytes(bytes: bytes), type: valueType, identifying: identifying, in: &txn)
                 return new
             }
         }

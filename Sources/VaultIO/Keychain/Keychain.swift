@@ -190,7 +190,7 @@ public struct Keychain: Sendable {
         itemClass.apply(to: &attributes)
         attributes.accessGroup = accessGroup ?? ""
         attributes.synchronizable = synchronizable
-        return attributes
+        return attributes.canonicalIdentity(for: itemClass.itemClass)  // L-KC-15
     }
 
     /// Whether an item is in this keychain's scope (class, service or location, access group, prefix),

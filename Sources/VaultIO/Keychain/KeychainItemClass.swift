@@ -32,12 +32,14 @@ public enum KeychainItemClass: Hashable, Sendable {
         }
     }
 
-    /// Whether an item of `itemClass` with `attributes` belongs to this scope.
+    /// Whether an item of `itemClass` with `attributes` belongs to this scope, whichever spelling
+    /// of its key it was written with (L-KC-15).
     func matches(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> Bool {
         guard itemClass == self.itemClass else { return false }
-        var expected = attributes
+        let stored = attributes.canonicalIdentity(for: itemClass)
+        var expected = stored
         apply(to: &expected)
-        return expected == attributes
+        return expected.canonicalIdentity(for: itemClass) == stored
     }
 }
 

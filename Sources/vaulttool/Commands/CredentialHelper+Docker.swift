@@ -7,7 +7,9 @@ import VaultFormat
 ///
 /// `[<scheme>://]<host>[:<port>][<rest>]` becomes protocol `<scheme>` (empty without one), server
 /// `<host>`, port `<port>` (0 without one) and path `<rest>` (everything from the first `/`, kept
-/// as is). Joining the attributes gives the same text back, so `list` returns the URLs docker stored.
+/// as is). Scheme and host are read in lower case and the path `/` as none, the spelling every
+/// writer stores (L-KC-15); joining the attributes gives that text back, so `list` returns the URLs
+/// docker stored in that spelling.
 struct DockerServer: Equatable {
     var scheme: String
     var server: String
@@ -25,9 +27,14 @@ struct DockerServer: Equatable {
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         (server, port) = CredentialHelper.splitHost(rest[..<slash])
         path = String(rest[slash...])
+        // The spelling every writer stores (L-KC-15).
+        (scheme, server) = (scheme.lowercased(), server.lowercased())
+        if path == "/" { path = "" }
     }
 
-    init(_ a: ItemAttributes) {
+    /// The server an item names, read in the canonical spelling (L-KC-15).
+    init(_ stored: ItemAttributes) {
+        let a = stored.canonicalIdentity(for: .internetPassword)
         scheme = a.protocol
         server = a.server
         port = a.port

@@ -76,13 +76,15 @@ struct GitCredential {
     ///
     /// Spec: Spec/cli.md, "credential-helper", git mapping.
     var matches: (ItemAttributes) -> Bool {
-        let `protocol` = self.protocol
-        let host = self.host.map { CredentialHelper.splitHost($0[...]) }
+        let `protocol` = self.protocol?.lowercased()
+        let host = self.host.map { CredentialHelper.splitHost($0[...]) }.map { ($0.server.lowercased(), $0.port) }
         let path = self.path
         let username = self.username
-        return { a in
+        return { stored in
+            // Compared in the spelling every writer stores (L-KC-15), so an app's item answers too.
+            let a = stored.canonicalIdentity(for: .internetPassword)
             if let `protocol`, a.protocol != `protocol` { return false }
-            if let host, a.port != host.port || a.server != host.server { return false }
+            if let host, a.port != host.1 || a.server != host.0 { return false }
             if let username, a.account != username { return false }
             if let path, Self.gitPath(a.path) != path { return false }
             return a.accessGroup.isEmpty

@@ -126,7 +126,7 @@ struct VaultFileStore: HelperStore {
         if missingMeansEmpty { return [] }
         let snapshot = try openSnapshot()
         if let exact,
-            let position = try? snapshot.position(of: PrimaryKey(itemClass: .internetPassword, attributes: exact)),
+            let position = try? snapshot.position(identifiedBy: exact, itemClass: .internetPassword),
             let attributes = try? snapshot.attributes(at: position), filter(attributes)
         {
             return [HelperItem(attributes: attributes, secret: withSecrets ? try snapshot.secret(at: position) : nil)]
@@ -173,29 +173,20 @@ struct VaultFileStore: HelperStore {
         }
         let vault = try openVault()
         return try VaultAccess.write(vault) { txn in
-            let key = PrimaryKey(itemClass: .internetPassword, attributes: attributes)
-            let existing = try txn.item(for: key)
+            let existing = try txn.item(identifiedBy: attributes, itemClass: .internetPassword)
             var changed = false
             if let replacing {
                 for (id, other) in try Self.internetItems(in: txn) where id != existing?.id && replacing(other) {
                     changed = try txn.remove(id: id) || changed
                 }
             }
-            if let existing, let old = try txn.secret(for: existing.id), old == secret {
-                return changed
-            }
-            var stored = existing?.attributes ?? attributes
-            if existing == nil { stored.creationDate = txn.now }
-            stored.modificationDate = txn.now
-            let draft = ItemDraft(
-                id: existing?.id ?? ItemID(random: SystemRandom()),
-                itemClass: .internetPassword,
-                protectionClass: existing?.entry.protectionClass ?? .whenUnlocked,
-                attributes: stored,
-                secret: secret
+            let result = try txn.upsert(
+                .internetPassword,
+                identity: attributes,
+                secret: secret,
+                skipIfSecretUnchanged: true
             )
-            try txn.set(draft, expecting: existing.map { .version($0.version) } ?? .absent)
-            return true
+            return changed || result != .unchanged(result.id)
         }
     }
 

@@ -138,27 +138,19 @@ struct SetItem: Command {
             acceptRollback: credentialOptions.acceptRollback
         )
         let key = keyAttributes
-        let (id, added) = try VaultAccess.write(vault) { txn in
-            let now = txn.now
-            let existing = try txn.item(for: PrimaryKey(itemClass: itemClass, attributes: key))
-            var attributes = existing?.attributes ?? key
-            if existing == nil { attributes.creationDate = now }
-            attributes.modificationDate = now
-            if let label { attributes.label = label }
-            if let comment { attributes.comment = comment }
-            if let itemDescription { attributes.itemDescription = itemDescription }
-            let draft = ItemDraft(
-                id: existing?.id ?? ItemID(random: SystemRandom()),
-                itemClass: itemClass,
-                protectionClass: accessibility ?? existing?.entry.protectionClass ?? .whenUnlocked,
-                attributes: attributes,
-                secret: SecretBytes(bytes: secret, protection: .guarded)
-            )
-            try txn.set(draft, expecting: existing.map { .version($0.version) } ?? .absent)
-            // In format 1.1 a device-bound item is stored under its device-tagged ID (R11-DEV-1).
-            let stored = try txn.item(for: draft.primaryKey)?.id ?? draft.id
-            return (stored, existing == nil)
+        let result = try VaultAccess.write(vault) { txn in
+            try txn.upsert(
+                itemClass,
+                identity: key,
+                secret: SecretBytes(bytes: secret, protection: .guarded),
+                protectionClass: accessibility
+            ) { attributes in
+                if let label { attributes.label = label }
+                if let comment { attributes.comment = comment }
+                if let itemDescription { attributes.itemDescription = itemDescription }
+            }
         }
+        let (id, added) = (result.id, result == .added(result.id))
         Output.out("\(added ? "Added" : "Updated") item \(id).\n")
     }
 

@@ -145,9 +145,12 @@ struct ImportRunner {
     static func separateGroups(_ items: [ImportedItem]) -> [ImportedItem] {
         guard items.contains(where: { !$0.folder.isEmpty }) else { return items }
         var count = [PrimaryKey: Int]()
-        for item in items { count[PrimaryKey(itemClass: item.itemClass, attributes: item.attributes), default: 0] += 1 }
+        func key(_ item: ImportedItem) -> PrimaryKey {
+            PrimaryKey(itemClass: item.itemClass, attributes: item.attributes.canonicalIdentity(for: item.itemClass))
+        }
+        for item in items { count[key(item), default: 0] += 1 }
         return items.map { item in
-            let key = PrimaryKey(itemClass: item.itemClass, attributes: item.attributes)
+            let key = key(item)
             guard count[key, default: 0] > 1, !item.folder.isEmpty, item.attributes.accessGroup.isEmpty else {
                 return item
             }
@@ -169,14 +172,15 @@ struct ImportRunner {
         let body = { (txn: inout VaultTransaction) throws in
             var seen = [PrimaryKey: String]()
             for item in Self.separateGroups(batch.items) {
-                let key = PrimaryKey(itemClass: item.itemClass, attributes: item.attributes)
+                let identity = item.attributes.canonicalIdentity(for: item.itemClass)
+                let key = PrimaryKey(itemClass: item.itemClass, attributes: identity)
                 if let earlier = seen[key] {
                     summary.skipped.append(.init(entry: item.name, reason: "same primary key as \(earlier)"))
                     duplicates += 1
                     continue
                 }
                 seen[key] = item.name
-                let existing = try txn.item(for: key)
+                let existing = try txn.item(identifiedBy: identity, itemClass: item.itemClass)
                 if existing != nil && !replace {
                     summary.skipped.append(
                         .init(entry: item.name, reason: "already in the vault (use --replace to overwrite)")
@@ -184,23 +188,23 @@ struct ImportRunner {
                     duplicates += 1
                     continue
                 }
-                let draft = ItemDraft(
-                    id: existing?.id ?? item.id ?? ItemID(random: SystemRandom()),
-                    itemClass: item.itemClass,
-                    protectionClass: item.accessibility ?? accessibility ?? .whenUnlocked,
-                    attributes: item.attributes,
-                    // Ordinary memory, wiped when freed: the export is already plaintext in this
-                    // process, and a guarded allocation (mmap, two mprotects, munmap) per item
-                    // was a third of an import of 10,000 rows.
-                    secret: SecretBytes(bytes: item.secret, protection: .zeroed)
-                )
-                if item.id != nil && existing == nil && txn.entry(for: draft.id) != nil {
+                if let id = item.id, existing == nil, txn.entry(for: id) != nil {
                     summary.skipped.append(.init(entry: item.name, reason: "its id is taken by another item"))
                     duplicates += 1
                     continue
                 }
                 do {
-                    try txn.set(draft)
+                    // The export's attributes replace the item's, dates included; the ID stays.
+                    try txn.upsert(
+                        item.itemClass,
+                        identity: identity,
+                        // Ordinary memory, wiped when freed: the export is already plaintext in this
+                        // process, and a guarded allocation (mmap, two mprotects, munmap) per item
+                        // was a third of an import of 10,000 rows.
+                        secret: SecretBytes(bytes: item.secret, protection: .zeroed),
+                        protectionClass: item.accessibility ?? accessibility ?? .whenUnlocked,
+                        newItemID: item.id
+                    ) { $0 = item.attributes }
                 } catch let error as VaultFormatError {
                     summary.skipped.append(.init(entry: item.name, reason: describe(error).0))
                     continue

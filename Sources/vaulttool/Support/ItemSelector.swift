@@ -59,8 +59,7 @@ struct ItemSelector {
         service = parsed[Key.service]
         account = parsed[Key.account]
         accessGroup = parsed[Key.accessGroup]
-        // Host names are case-insensitive (RFC 4343): stored and compared in lower case.
-        server = parsed[Key.server]?.lowercased()
+        server = parsed[Key.server]
         `protocol` = parsed[Key.protocol]
         path = parsed[Key.path]
         securityDomain = parsed[Key.securityDomain]
@@ -72,6 +71,7 @@ struct ItemSelector {
             }
             port = value
         }
+        canonicalizeInternetFields()
         if let text = parsed[Key.itemClass] { itemClass = try Self.parseClass(text) }
         if let text = parsed[Key.id] {
             guard let value = ItemID(hex: text) else { throw UsageError("'--id' needs 32 hexadecimal digits") }
@@ -107,12 +107,33 @@ struct ItemSelector {
         return rest.isEmpty ? id : nil
     }
 
-    /// Whether `item` matches every option given.
+    /// The internet-password fields given, in the spelling every writer stores (L-KC-15): a server
+    /// given as a URL also gives the protocol, port and path not given otherwise.
+    private mutating func canonicalizeInternetFields() {
+        var given = ItemAttributes()
+        given.server = server ?? ""
+        given.protocol = `protocol` ?? ""
+        given.authenticationType = authenticationType ?? ""
+        given.port = port ?? 0
+        given.path = path ?? ""
+        let canonical = given.canonicalIdentity(for: .internetPassword)
+        if server != nil {
+            server = canonical.server
+            if `protocol` == nil && !canonical.protocol.isEmpty { `protocol` = canonical.protocol }
+            if port == nil && canonical.port != 0 { port = canonical.port }
+            if path == nil && !canonical.path.isEmpty { path = canonical.path }
+        }
+        if `protocol` != nil { `protocol` = canonical.protocol }
+        if authenticationType != nil { authenticationType = canonical.authenticationType }
+        if let path { self.path = path == "/" ? "" : path }
+    }
+
+    /// Whether `item` matches every option given, compared in the canonical spelling (L-KC-15).
     func matches(_ item: DecodedItem) -> Bool {
-        let a = item.attributes
+        let a = item.attributes.canonicalIdentity(for: item.entry.itemClass)
         func ok(_ wanted: String?, _ actual: String) -> Bool { wanted == nil || wanted == actual }
         return ok(service, a.service) && ok(account, a.account) && ok(accessGroup, a.accessGroup)
-            && (server == nil || server == a.server.lowercased()) && ok(`protocol`, a.protocol) && ok(path, a.path)
+            && ok(server, a.server) && ok(`protocol`, a.protocol) && ok(path, a.path)
             && ok(securityDomain, a.securityDomain) && ok(authenticationType, a.authenticationType)
             && ok(label, a.label) && (port == nil || port == a.port)
             && (itemClass == nil || itemClass == item.entry.itemClass) && (id == nil || id == item.entry.itemID)
@@ -190,7 +211,7 @@ extension ItemSelector {
             guard let server, service == nil else { return nil }
             key.server = server
             key.protocol = `protocol` ?? ""
-            key.authenticationType = authenticationType ?? ""
+            key.authenticationType = authenticationType ?? ItemAttributes.defaultAuthenticationType
             key.port = port ?? 0
             key.path = path ?? ""
             key.securityDomain = securityDomain ?? ""
@@ -198,8 +219,10 @@ extension ItemSelector {
         var found: [(position: Int, item: DecodedItem)] = []
         for synchronizable in [false, true] {
             key.synchronizable = synchronizable
-            let primaryKey = PrimaryKey(itemClass: itemClass, attributes: key)
-            for position in snapshot.index.positions(ofTag: snapshot.keys.lookupTag(primaryKey)) {
+            let canonical = key.canonicalIdentity(for: itemClass)
+            let primaryKey = PrimaryKey(itemClass: itemClass, attributes: canonical)
+            let tags = ([primaryKey] + canonical.olderSpellings(for: itemClass)).map(snapshot.keys.lookupTag)
+            for position in tags.flatMap(snapshot.index.positions(ofTag:)) {
                 let item: DecodedItem
                 do {
                     item = try snapshot.item(at: position, includeSecret: false)
@@ -212,9 +235,7 @@ extension ItemSelector {
                     }
                     return nil
                 }
-                guard PrimaryKey(itemClass: item.entry.itemClass, attributes: item.attributes) == primaryKey else {
-                    continue
-                }
+                guard item.attributes.hasSameIdentity(as: canonical, itemClass: itemClass) else { continue }
                 guard matches(item) else { return nil }
                 found.append((position, item))
             }

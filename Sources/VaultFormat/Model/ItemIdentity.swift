@@ -1,0 +1,96 @@
+// vault: one identity per item, whoever writes it: the canonical spelling of an internet password's key.
+
+extension ItemAttributes {
+    /// The authentication type an internet password has when its writer names none.
+    public static let defaultAuthenticationType = "default"
+
+    /// These attributes with the identifying fields of an item of `itemClass` in their canonical
+    /// spelling (L-KC-15); the other fields are unchanged.
+    ///
+    /// Generic passwords are unchanged. For an internet password:
+    /// - a server given as `scheme://[user@]host[:port][/path][?query][#fragment]` gives its scheme
+    ///   as the protocol, its port and its path, each only when that field is not set, and keeps
+    ///   the host alone as the server;
+    /// - the server and the protocol are in lower case (Unicode default case mapping, as
+    ///   `String.lowercased()`: host names and schemes compare without case);
+    /// - an empty authentication type is ``defaultAuthenticationType``;
+    /// - the path `/` is the empty path.
+    ///
+    /// Every writer (the library, vaulttool, its helpers and importers) stores this spelling, and
+    /// every lookup and filter compares it, so that an item written one way is found the others.
+    ///
+    /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-15).
+    public func canonicalIdentity(for itemClass: ItemClass) -> ItemAttributes {
+        guard itemClass == .internetPassword else { return self }
+        var a = self
+        if let separator = a.server.firstRange(of: "://"), Self.isScheme(a.server[..<separator.lowerBound]) {
+            let server = a.server
+            if a.protocol.isEmpty { a.protocol = String(server[..<separator.lowerBound]) }
+            var rest = server[separator.upperBound...]
+            if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            var authority = rest[..<slash]
+            if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+            let (host, port) = Self.splitPort(authority)
+            a.server = String(host)
+            if a.port == 0, let port { a.port = port }
+            if a.path.isEmpty { a.path = String(rest[slash...]) }
+        }
+        a.server = a.server.lowercased()
+        a.protocol = a.protocol.lowercased()
+        if a.authenticationType.isEmpty { a.authenticationType = Self.defaultAuthenticationType }
+        if a.path == "/" { a.path = "" }
+        return a
+    }
+
+    /// Whether these attributes and `other` name the same item of `itemClass`: their canonical
+    /// primary keys are equal.
+    public func hasSameIdentity(as other: ItemAttributes, itemClass: ItemClass) -> Bool {
+        PrimaryKey(itemClass: itemClass, attributes: canonicalIdentity(for: itemClass))
+            == PrimaryKey(itemClass: itemClass, attributes: other.canonicalIdentity(for: itemClass))
+    }
+
+    /// The identifying fields of `identity` (canonical) written over these attributes.
+    public mutating func takeIdentity(of identity: ItemAttributes) {
+        (service, account, accessGroup, synchronizable) =
+            (identity.service, identity.account, identity.accessGroup, identity.synchronizable)
+        (server, `protocol`, authenticationType) = (identity.server, identity.protocol, identity.authenticationType)
+        (port, path, securityDomain) = (identity.port, identity.path, identity.securityDomain)
+    }
+
+    /// The primary keys an item with the canonical identity `self` may have been stored under by a
+    /// writer before L-KC-15, cheapest first: the same key with an empty authentication type (what
+    /// vaulttool wrote). Other old spellings (a server's case, a scheme inside the server) are
+    /// found by comparing canonical identities.
+    public func olderSpellings(for itemClass: ItemClass) -> [PrimaryKey] {
+        guard itemClass == .internetPassword, authenticationType == Self.defaultAuthenticationType else { return [] }
+        var old = self
+        old.authenticationType = ""
+        return [PrimaryKey(itemClass: itemClass, attributes: old)]
+    }
+
+    /// RFC 3986's scheme: a letter, then letters, digits, `+`, `-` or `.`.
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.unicodeScalars.first, first.isASCIILetter else { return false }
+        return text.unicodeScalars.allSatisfy {
+            $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)
+        }
+    }
+
+    /// `host` and its port from `host[:port]` or `[v6]:port`; the port is `nil` when there is none
+    /// or it is not a number from 1 to 65535 (then the text stays in the host).
+    private static func splitPort(_ authority: Substring) -> (Substring, UInt16?) {
+        guard let colon = authority.lastIndex(of: ":") else { return (authority, nil) }
+        let host = authority[..<colon]
+        let digits = authority[authority.index(after: colon)...]
+        let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
+        guard bracketed || !host.contains(":"), !host.isEmpty, !digits.isEmpty, digits.count <= 5,
+            digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }), let port = UInt16(digits), port != 0
+        else { return (authority, nil) }
+        return (host, port)
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+}

@@ -1,0 +1,78 @@
+// VaultFormat tests: the canonical spelling of an item's key (Spec/library-semantics.md, L-KC-15).
+
+import Testing
+import VaultFormat
+
+private func internet(
+    _ server: String,
+    protocol: String = "",
+    authenticationType: String = "",
+    port: UInt16 = 0,
+    path: String = ""
+) -> ItemAttributes {
+    var a = ItemAttributes(account: "alice")
+    (a.server, a.protocol, a.authenticationType, a.port, a.path) = (server, `protocol`, authenticationType, port, path)
+    return a.canonicalIdentity(for: .internetPassword)
+}
+
+@Suite("Item identity: canonical spelling (L-KC-15)")
+struct ItemIdentityTests {
+    @Test func serverAndProtocol_areLowerCased_andTheAuthenticationTypeDefaults() {
+        let a = internet("GitHub.COM", protocol: "HTTPS")
+        #expect(a.server == "github.com")
+        #expect(a.protocol == "https")
+        #expect(a.authenticationType == ItemAttributes.defaultAuthenticationType)
+        #expect(internet("h", authenticationType: "htmlForm").authenticationType == "htmlForm")
+    }
+
+    @Test func aServerGivenAsURL_givesProtocolPortAndPath_onlyWhereNotSet() {
+        let a = internet("HTTPS://bob:secret@Example.org:8443/api/v1?x=1#top")
+        #expect((a.server, a.protocol, a.port, a.path) == ("example.org", "https", 8443, "/api/v1"))
+        let given = internet("https://example.org:8443/api", protocol: "ssh", port: 22, path: "/other")
+        #expect((given.server, given.protocol, given.port, given.path) == ("example.org", "ssh", 22, "/other"))
+        let v6 = internet("http://[::1]:8080/")
+        #expect((v6.server, v6.port, v6.path) == ("[::1]", 8080, ""))
+    }
+
+    @Test func theRootPath_isNoPath_andPortsAreNotFilledIn() {
+        #expect(internet("h", path: "/").path == "")
+        #expect(internet("h", path: "/x/").path == "/x/")
+        #expect(internet("https://h").port == 0)
+        #expect(internet("https://h:0").server == "h:0")  // port 0 is no port: the text stays
+    }
+
+    @Test func textThatIsNotAURL_staysAServerName() {
+        #expect(internet("1http://x").server == "1http://x")  // a scheme starts with a letter
+        #expect(internet("host:8080").server == "host:8080")  // no scheme: the port is not split here
+    }
+
+    @Test func sameIdentity_comparesCanonicalKeys_andGenericPasswordsByteForByte() {
+        var a = ItemAttributes(account: "alice")
+        (a.server, a.authenticationType) = ("GitHub.com", "")
+        var b = ItemAttributes(account: "alice")
+        (b.server, b.authenticationType) = ("https://github.com/", "default")
+        b.protocol = ""
+        var c = a
+        c.protocol = "https"
+        #expect(c.hasSameIdentity(as: b, itemClass: .internetPassword))
+        #expect(!a.hasSameIdentity(as: b, itemClass: .internetPassword))  // b names a protocol, a none
+        let generic = ItemAttributes(service: "Svc", account: "alice")
+        #expect(generic.canonicalIdentity(for: .genericPassword) == generic)
+        #expect(
+            !generic.hasSameIdentity(as: ItemAttributes(service: "svc", account: "alice"), itemClass: .genericPassword)
+        )
+    }
+
+    @Test func olderSpellings_nameTheEmptyAuthenticationType() {
+        let canonical = internet("h")
+        var old = canonical
+        old.authenticationType = ""
+        #expect(
+            canonical.olderSpellings(for: .internetPassword) == [
+                PrimaryKey(itemClass: .internetPassword, attributes: old)
+            ]
+        )
+        #expect(internet("h", authenticationType: "ntlm").olderSpellings(for: .internetPassword).isEmpty)
+        #expect(ItemAttributes(service: "s").olderSpellings(for: .genericPassword).isEmpty)
+    }
+}

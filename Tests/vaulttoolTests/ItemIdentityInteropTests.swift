@@ -1,0 +1,117 @@
+// vaulttool tests: one internet password has one identity whoever writes it: the CLI, the git and
+// docker helpers, or an app through the library (Spec/library-semantics.md, L-KC-15).
+
+import Foundation
+import Testing
+import VaultFormat
+import VaultIO
+
+/// The workspace's vault opened through the library, as an app opens it.
+private func appVault(_ w: Workspace) throws -> Vault {
+    try Vault(
+        path: w.file("v.vault"),
+        credentials: .password(Workspace.password),
+        configuration: .insecureForTesting()
+    )
+}
+
+/// `credential-helper git <action>` on the workspace's vault.
+private func git(_ w: Workspace, _ action: String, _ input: String) throws -> RunResult {
+    try w.run(["credential-helper", "git", "--vault", "v.vault", "--password-file", "pw", action], stdin: input)
+}
+
+@Suite("One item identity across writers (L-KC-15)")
+struct ItemIdentityInteropTests {
+    @Test func cliSet_isFoundByTheLibrary_inBothServerSpellings() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("from-cli", ["--server", "GitHub.com", "--protocol", "https", "--account", "alice"])
+        let vault = try appVault(w)
+        let byURL = try Keychain(server: #require(URL(string: "https://github.com")), vault: vault)
+        #expect(try byURL.string(forKey: "alice") == "from-cli")
+        let keychainAccessSpelling = Keychain(server: "https://github.com", protocol: .https, vault: vault)
+        #expect(try keychainAccessSpelling.string(forKey: "alice") == "from-cli")
+        #expect(try byURL.allKeys() == ["alice"])
+    }
+
+    @Test func gitHelperStore_isFoundByTheLibrary_andTheCLI() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let store = try git(w, "store", "protocol=https\nhost=GitHub.com\nusername=bob\npassword=from-git\n\n")
+        #expect(store.status == 0, "\(store.stderr)")
+        let vault = try appVault(w)
+        let site = try Keychain(server: #require(URL(string: "https://GITHUB.com/")), vault: vault)
+        #expect(try site.string(forKey: "bob") == "from-git")
+        let get = try w.run(["get", "--password-file", "pw", "--server", "github.com", "--account", "bob", "v.vault"])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "from-git")
+    }
+
+    @Test func libraryWrites_areFoundByTheCLI_andTheGitHelper() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let vault = try appVault(w)
+        try Keychain(server: "https://github.com", protocol: .https, vault: vault).set("from-app", forKey: "carol")
+        try Keychain(server: #require(URL(string: "https://Example.org:8443/api")), vault: vault)
+            .set("from-url", forKey: "dave")
+        let get = try w.run([
+            "get", "--password-file", "pw", "--server", "GitHub.com", "--protocol", "HTTPS", "--account", "carol",
+            "v.vault",
+        ])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "from-app")
+        let fromGit = try git(w, "get", "protocol=https\nhost=github.com\n\n")
+        #expect(fromGit.stdout == "username=carol\npassword=from-app\n")
+        let withPort = try git(w, "get", "protocol=https\nhost=example.org:8443\nusername=dave\n\n")
+        #expect(withPort.stdout == "username=dave\npassword=from-url\n")
+        let byURL = try w.run(["get", "--password-file", "pw", "--server", "https://example.org:8443/api", "v.vault"])
+        #expect(byURL.stdout == "from-url", "\(byURL.stderr)")
+    }
+
+    @Test func everyWriter_updatesTheOneItem_insteadOfAddingASecond() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("one", ["--server", "GitHub.com", "--protocol", "https", "--account", "erin"])
+        let vault = try appVault(w)
+        let site = try Keychain(server: #require(URL(string: "https://github.com")), vault: vault)
+        try site.set("two", forKey: "erin")
+        let store = try git(w, "store", "protocol=https\nhost=github.com\nusername=erin\npassword=three\n\n")
+        #expect(store.status == 0, "\(store.stderr)")
+        try w.set("four", ["--server", "github.com", "--protocol", "https", "--account", "erin"])
+        let list = try w.run(["list", "--json", "--password-file", "pw", "v.vault"])
+        let items = try #require(try list.json()["items"] as? [[String: Any]])
+        #expect(items.count == 1)
+        #expect(items.first?["server"] as? String == "github.com")
+        #expect(items.first?["authenticationType"] as? String == "default")
+        #expect(try site.string(forKey: "erin") == "four")
+    }
+
+    @Test func olderSpellings_stayReadable_andAWriteRewritesThem() throws {
+        // What writers stored before L-KC-15: an empty authentication type and a host's case.
+        let w = try Workspace()
+        try w.makeVault()
+        let vault = try appVault(w)
+        var old = ItemAttributes(account: "frank")
+        (old.server, old.protocol, old.authenticationType) = ("GitHub.com", "https", "")
+        try vault.write { txn in
+            try txn.set(
+                ItemDraft(
+                    id: ItemID(random: SystemRandom()),
+                    itemClass: .internetPassword,
+                    attributes: old,
+                    secret: SecretBytes(bytes: Array("old-spelling".utf8))
+                )
+            )
+        }
+        let site = try Keychain(server: #require(URL(string: "https://github.com")), vault: vault)
+        #expect(try site.string(forKey: "frank") == "old-spelling")
+        #expect(try git(w, "get", "protocol=https\nhost=github.com\n\n").stdout.contains("password=old-spelling"))
+        try site.set("rewritten", forKey: "frank")
+        let items = try vault.read { snapshot in
+            try (0..<snapshot.index.count).map { try snapshot.attributes(at: $0) }
+        }
+        #expect(items.count == 1)
+        #expect(items.first?.server == "github.com")
+        #expect(items.first?.authenticationType == "default")
+    }
+}
