@@ -1,10 +1,11 @@
 // vault: a three-way merge takes nothing from a side older than the ancestor (R-MRG-17).
 
 extension Merger {
-    /// R-MRG-17: refuses a three-way merge in which input `side` does not descend from the
-    /// ancestor. An older copy committed on a branch (`git checkout <old> -- v.vault`) would
-    /// otherwise count, item by item, as "that side changed it back", and undo newer work: a
-    /// rotated secret, an added item, a keyslot's KDF, a removed keyslot or recipient.
+    /// R-MRG-17: refuses a three-way merge in which theirs does not descend from the ancestor
+    /// (ours, the file merged into, need not). An older copy committed on a branch (`git checkout
+    /// <old> -- v.vault`) would otherwise count, item by item, as "that side changed it back", and
+    /// undo newer work: a rotated secret, an added item, a keyslot's KDF, a removed keyslot or
+    /// recipient.
     ///
     /// A descendant has a generation at least the ancestor's (every write raises it, a merge
     /// writes `max + 1`); and every state it holds that differs from the
@@ -12,15 +13,15 @@ extension Merger {
     /// the ancestor's version is dated after it, a deletion of it is dated after it, and a version
     /// an earlier merge adopted over it outranked it. A sibling's edit made before the ancestor's
     /// version (a copy from an abandoned branch committed on top of the ancestor) is not.
-    func checkDescent(of side: Int, from base: MergeInput) throws {
-        let input = inputs[side]
+    func checkTheirsDescends(from base: MergeInput) throws {
+        let input = inputs.theirs
         let generation = input.snapshot.header.generation
         let ancestor = base.snapshot.header.generation
         func refusal(_ why: String) -> VaultMergeError {
             VaultMergeError(
                 .notDescendant,
-                "\(side == 0 ? "ours" : "theirs") does not descend from the ancestor: \(why); it is an older "
-                    + "copy of the vault, and a merge never takes a vault back (nothing was merged)"
+                "theirs does not descend from the ancestor: \(why); it is an older copy of the vault, and a merge "
+                    + "never takes a vault back (nothing was merged)"
             )
         }
         if generation < ancestor {

@@ -63,20 +63,41 @@ public enum VaultMerge {
 
 // MARK: - The merge
 
+/// A value for each side of a merge, looked up by ``MergeSide``.
+struct Sides<Value> {
+    var ours: Value
+    var theirs: Value
+
+    subscript(side: MergeSide) -> Value {
+        get { side == .ours ? ours : theirs }
+        set { if side == .ours { ours = newValue } else { theirs = newValue } }
+    }
+
+    /// Ours' value, then theirs'.
+    var both: [Value] { [ours, theirs] }
+}
+
+extension MergeSide {
+    /// The other side.
+    var other: MergeSide { self == .ours ? .theirs : .ours }
+}
+
 /// One input file, with its records in memory and decrypted versions cached.
 final class MergeInput {
     let snapshot: VaultSnapshot
     let positions: ItemIDTable
     let tombs: [ItemID: Int64]
-    /// Inputs with equal master keys share a group (their records are interchangeable as ciphertext).
-    let keyGroup: Int
+    /// The side whose master key seals this input's records: ours' when both sides have one key,
+    /// `nil` for an ancestor under a third key. Inputs under one key share their records as
+    /// ciphertext.
+    let sealedUnder: MergeSide?
     var cache: [Int: Plain?] = [:]
 
-    init(_ snapshot: VaultSnapshot, keyGroup: Int) throws {
+    init(_ snapshot: VaultSnapshot, sealedUnder: MergeSide?) throws {
         self.snapshot = try snapshot.withRecordsLoaded()
         positions = try snapshot.index.positionsByID()
         tombs = Dictionary(snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
-        self.keyGroup = keyGroup
+        self.sealedUnder = sealedUnder
     }
 
     func state(_ id: ItemID) -> MergeState {
@@ -130,9 +151,10 @@ struct PendingCopy {
 }
 
 struct Merger {
-    let inputs: [MergeInput]  // 0 ours, 1 theirs
+    let inputs: Sides<MergeInput>
     let base: MergeInput?
-    let primary: Int
+    /// The side whose master key the merged file keeps (R-MRG-11); the writer starts from its file.
+    let keysFrom: MergeSide
     let hashKey: SecretBytes
     let options: MergeOptions
     var writer: VaultWriter
@@ -140,8 +162,8 @@ struct Merger {
 
     var conflicts: [MergeConflict] = []
     var copies: [PendingCopy] = []
-    /// Versions to place from the non-primary side, after removals.
-    var adoptions: [(id: ItemID, side: Int, position: Int)] = []
+    /// Versions to place from the side whose keys are not kept, after removals.
+    var adoptions: [(id: ItemID, side: MergeSide, position: Int)] = []
     var dedupe: [(origin: ItemID, hash: [UInt8])] = []
     /// Live items that outlived a deletion, and its time (R-MRG-9).
     var shadows: [(origin: ItemID, deletedAt: Int64)] = []
@@ -166,30 +188,37 @@ struct Merger {
             throw VaultMergeError(.masterKeyRequired, "a merge needs each file opened with a password or key file")
         }
         let sameKeys = oursMaster == theirsMaster
-        let baseGroup = base.map {
-            $0.keys.master!.secret == oursMaster ? 0 : ($0.keys.master!.secret == theirsMaster ? 1 : 2)
+        inputs = Sides(
+            ours: try MergeInput(ours, sealedUnder: .ours),
+            theirs: try MergeInput(theirs, sealedUnder: sameKeys ? .ours : .theirs)
+        )
+        let baseInput = try base.map {
+            let master = $0.keys.master!.secret
+            return try MergeInput(
+                $0,
+                sealedUnder: master == oursMaster ? .ours : (master == theirsMaster ? .theirs : nil)
+            )
         }
-        inputs = [try MergeInput(ours, keyGroup: 0), try MergeInput(theirs, keyGroup: sameKeys ? 0 : 1)]
-        self.base = try base.map { try MergeInput($0, keyGroup: baseGroup!) }
+        self.base = baseInput
         self.options = options
         // R-MRG-11: a merge never changes master key on its own judgement, except to keep the key
         // that ours alone changed since the ancestor (the person merging rekeyed).
         if sameKeys {
-            primary = 0
+            keysFrom = .ours
         } else if let choice = options.masterKey {
-            primary = choice == .ours ? 0 : 1
-        } else if baseGroup == 1 {
-            primary = 0
+            keysFrom = choice
+        } else if baseInput?.sealedUnder == .theirs {
+            keysFrom = .ours
         } else {
             throw VaultMergeError(
                 .masterKeysDiffer,
-                baseGroup == 0
+                baseInput?.sealedUnder == .ours
                     ? "the other file was rekeyed (its master key differs from the ancestor's and ours); "
                         + "choose the key to keep"
                     : "the two files have different master keys (one was rekeyed); choose the key to keep"
             )
         }
-        let kept = inputs[primary].snapshot
+        let kept = inputs[keysFrom].snapshot
         hashKey = BLAKE2b.deriveKey(from: kept.keys.master!.secret, id: 1, context: "VLTmerge")
         writer = try VaultWriter(updating: kept)
         let generation = max(ours.header.generation, theirs.header.generation)
@@ -204,7 +233,7 @@ struct Merger {
             try writer.setKeyslots(theirs.header.keyslots)
             keyslotsFrom = .theirs
         } else {
-            keyslotsFrom = primary == 0 ? .ours : .theirs
+            keyslotsFrom = keysFrom
         }
         if sameKeys {
             // R-MRG-16: the access groups first, so that every limited stanza names a domain of
@@ -328,13 +357,13 @@ struct Merger {
     }
 
     mutating func run() throws -> VaultMerge.Result {
-        let ours = inputs[0]
-        let theirs = inputs[1]
+        let ours = inputs.ours
+        let theirs = inputs.theirs
         if let base {
             // R-MRG-17: what theirs changed since the ancestor must be newer than the ancestor.
             // Ours is the file merged into, kept where theirs changed nothing: it need not descend
             // (a cherry-pick onto an older branch, a rebase that drops a commit).
-            try checkDescent(of: 1, from: base)
+            try checkTheirsDescends(from: base)
         }
         for position in 0..<ours.snapshot.index.count {
             try resolve(ours.snapshot.index.itemID(at: position))
@@ -343,7 +372,7 @@ struct Merger {
             let id = theirs.snapshot.index.itemID(at: position)
             if ours.positions.position(of: id) == nil { try resolve(id) }
         }
-        for input in inputs {
+        for input in inputs.both {
             for id in input.tombs.keys
             where ours.positions.position(of: id) == nil && theirs.positions.position(of: id) == nil {
                 if input === theirs, ours.tombs[id] != nil { continue }  // done from ours
@@ -362,13 +391,13 @@ struct Merger {
         for (origin, time) in shadows where writer.entry(for: origin) != nil {
             let shadow = VaultMerge.shadowID(of: origin)
             writer.recordDeletion(of: shadow, at: time)
-            if inputs[0].tombs[shadow] != time { otherChanges += 1 }
+            if ours.tombs[shadow] != time { otherChanges += 1 }
         }
         try removeOutdatedCopies()
         let report = MergeReport(
             generation: writer.header.generation,
             threeWay: base != nil,
-            keysFrom: primary == 0 ? .ours : .theirs,
+            keysFrom: keysFrom,
             keyslotsFrom: keyslotsFrom,
             added: added,
             updated: updated,
@@ -377,7 +406,7 @@ struct Merger {
             recipientChanges: recipientChanges,
             conflicts: conflicts.sorted { $0.itemID < $1.itemID },
             droppedUnreadable: droppedUnreadable.sorted(),
-            changedUnderRetiredKey: primary == 0 && inputs[1].keyGroup != 0 ? theirsChanges.sorted() : []
+            changedUnderRetiredKey: keysFrom == .ours && theirs.sealedUnder != .ours ? theirsChanges.sorted() : []
         )
         return VaultMerge.Result(writer: writer, report: report)
     }
@@ -386,31 +415,32 @@ struct Merger {
 
     /// R-MRG-3, R-MRG-4: one item, by ID.
     mutating func resolve(_ id: ItemID) throws {
-        let a = inputs[0].state(id)
-        let b = inputs[1].state(id)
-        if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
+        let states = Sides(ours: inputs.ours.state(id), theirs: inputs.theirs.state(id))
+        let (a, b) = (states.ours, states.theirs)
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs.ours, p, inputs.theirs, q) {
             // The same version on both sides and no deletion recorded (the common case): whatever
             // the ancestor says, it stays (R-MRG-3, R-MRG-4), and nothing else needs deciding.
             if deletionTime(of: id) == nil {
-                try settle(id, primary == 0 ? a : b, side: primary, tomb: nil)
+                try settle(id, states[keysFrom], side: keysFrom, tomb: nil)
                 return
             }
         }
         let tomb = deletionTime(of: id)
         let live: Bool
-        if case .live(let p) = a, case .live(let q) = b, try same(inputs[0], p, inputs[1], q) {
-            live = try settle(id, primary == 0 ? a : b, side: primary, tomb: tomb)
-        } else if let base, try equal(a, inputs[0], base.state(id), base) {
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs.ours, p, inputs.theirs, q) {
+            live = try settle(id, states[keysFrom], side: keysFrom, tomb: tomb)
+        } else if let base, try equal(a, inputs.ours, base.state(id), base) {
             // R-MRG-17: theirs lacking, with no deletion record, an item the ancestor has is no
             // proof that anyone deleted it: theirs contributes nothing for it.
             let unproven = b.tombTime == nil && b.position == nil && base.state(id).position != nil
-            live = try settle(id, unproven ? a : b, side: unproven ? 0 : 1, tomb: tomb)
-        } else if let base, try equal(b, inputs[1], base.state(id), base) {
-            live = try settle(id, a, side: 0, tomb: tomb)
-        } else if try equal(a, inputs[0], b, inputs[1]) {
-            live = try settle(id, a.position == nil ? a : (primary == 0 ? a : b), side: primary, tomb: tomb)
+            let side: MergeSide = unproven ? .ours : .theirs
+            live = try settle(id, states[side], side: side, tomb: tomb)
+        } else if let base, try equal(b, inputs.theirs, base.state(id), base) {
+            live = try settle(id, a, side: .ours, tomb: tomb)
+        } else if try equal(a, inputs.ours, b, inputs.theirs) {
+            live = try settle(id, a.position == nil ? a : states[keysFrom], side: keysFrom, tomb: tomb)
         } else {
-            live = try conflict(id, a, b, concurrent: base != nil, tomb: tomb)
+            live = try conflict(id, states, concurrent: base != nil, tomb: tomb)
         }
         if live, let tomb { shadows.append((id, tomb)) }
     }
@@ -418,7 +448,7 @@ struct Merger {
     /// The latest deletion of `id` either side records, under its own ID or its shadow (R-MRG-9).
     func deletionTime(of id: ItemID) -> Int64? {
         var latest: Int64? = nil
-        for input in inputs where !input.tombs.isEmpty {
+        for input in inputs.both where !input.tombs.isEmpty {
             for time in [input.tombs[id], input.tombs[VaultMerge.shadowID(of: id)]] {
                 if let time, time > (latest ?? .min) { latest = time }
             }
@@ -436,7 +466,7 @@ struct Merger {
     }
 
     func same(_ i: MergeInput, _ p: Int, _ j: MergeInput, _ q: Int) throws -> Bool {
-        if i.keyGroup == j.keyGroup, i.entry(p) == j.entry(q), try i.bytes(p) == j.bytes(q) { return true }
+        if i.sealedUnder == j.sealedUnder, i.entry(p) == j.entry(q), try i.bytes(p) == j.bytes(q) { return true }
         guard let x = try plain(i, p), let y = try plain(j, q) else { return false }
         return x.hash == y.hash
     }
@@ -445,27 +475,27 @@ struct Merger {
     ///
     /// - Returns: Whether the item is live.
     @discardableResult
-    mutating func settle(_ id: ItemID, _ state: MergeState, side: Int, tomb: Int64?) throws -> Bool {
-        let oursLive = inputs[0].positions.position(of: id) != nil
+    mutating func settle(_ id: ItemID, _ state: MergeState, side: MergeSide, tomb: Int64?) throws -> Bool {
+        let oursLive = inputs.ours.positions.position(of: id) != nil
         guard let position = state.position else {
             if writer.entry(for: id) != nil || tomb != nil {
                 if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
             }
-            if !oursLive, let tomb, inputs[0].tombs[id] != tomb { otherChanges += 1 }
+            if !oursLive, let tomb, inputs.ours.tombs[id] != tomb { otherChanges += 1 }
             if oursLive {
                 deleted += 1
-                if side == 1 { theirsChanges.append(id) }
+                if side == .theirs { theirsChanges.append(id) }
             }
             return false
         }
-        if side == primary { return true }  // the writer holds it already
-        if let held = inputs[primary].positions.position(of: id),
-            try same(inputs[primary], held, inputs[side], position)
+        if side == keysFrom { return true }  // the writer holds it already
+        if let held = inputs[keysFrom].positions.position(of: id),
+            try same(inputs[keysFrom], held, inputs[side], position)
         {
             return true
         }
         adoptions.append((id, side, position))
-        if side == 1 {
+        if side == .theirs {
             if oursLive { updated += 1 } else { added += 1 }
             theirsChanges.append(id)
         }
@@ -473,31 +503,29 @@ struct Merger {
     }
 
     /// R-MRG-6, R-MRG-7: the two sides hold different versions and the ancestor does not say which changed.
-    mutating func conflict(_ id: ItemID, _ a: MergeState, _ b: MergeState, concurrent: Bool, tomb: Int64?) throws
-        -> Bool
-    {
-        switch (a.position, b.position) {
+    mutating func conflict(_ id: ItemID, _ states: Sides<MergeState>, concurrent: Bool, tomb: Int64?) throws -> Bool {
+        switch (states.ours.position, states.theirs.position) {
         case (let p?, let q?):
-            let x = try plain(inputs[0], p)
-            let y = try plain(inputs[1], q)
+            let x = try plain(inputs.ours, p)
+            let y = try plain(inputs.theirs, q)
             guard let x, let y else {
                 // R-MRG-13: a version that cannot be read cannot be dated: the later version number
                 // wins, then the record bytes; the other is reported, not kept.
-                let vx = inputs[0].entry(p).version
-                let vy = inputs[1].entry(q).version
+                let vx = inputs.ours.entry(p).version
+                let vy = inputs.theirs.entry(q).version
                 let later =
-                    vy != vx ? vy > vx : Array(try inputs[0].bytes(p)).lexicographicallyPrecedes(try inputs[1].bytes(q))
-                let winner = later ? 1 : 0
-                conflicts.append(
-                    MergeConflict(itemID: id, kind: .unreadable, winner: winner == 0 ? .ours : .theirs, copyID: nil)
-                )
-                return try settle(id, winner == 0 ? a : b, side: winner, tomb: nil)
+                    vy != vx
+                    ? vy > vx : Array(try inputs.ours.bytes(p)).lexicographicallyPrecedes(try inputs.theirs.bytes(q))
+                let winner: MergeSide = later ? .theirs : .ours
+                conflicts.append(MergeConflict(itemID: id, kind: .unreadable, winner: winner, copyID: nil))
+                return try settle(id, states[winner], side: winner, tomb: nil)
             }
-            let winner = x.rank < y.rank ? 1 : 0
-            let (won, lost) = winner == 0 ? (x, y) : (y, x)
+            let versions = Sides(ours: x, theirs: y)
+            let winner: MergeSide = x.rank < y.rank ? .theirs : .ours
+            let (won, lost) = (versions[winner], versions[winner.other])
             if let tomb, won.rank < MergeRank(time: tomb, live: 0, version: 0, hash: []) {
                 // R-MRG-9: a deletion newer than both versions (kept by a shadow record) wins.
-                return try settle(id, .tomb(tomb), side: primary, tomb: tomb)
+                return try settle(id, .tomb(tomb), side: keysFrom, tomb: tomb)
             }
             let copyID = VaultMerge.copyID(of: id, hash: lost.hash, key: hashKey)
             copies.append(PendingCopy(origin: id, plain: lost))
@@ -506,26 +534,24 @@ struct Merger {
                 MergeConflict(
                     itemID: id,
                     kind: .bothChanged,
-                    winner: winner == 0 ? .ours : .theirs,
+                    winner: winner,
                     copyID: keepsCopy(of: lost, tomb: tomb) ? copyID : nil,
                     service: won.draft.attributes.service,
                     account: won.draft.attributes.account
                 )
             )
-            return try settle(id, winner == 0 ? a : b, side: winner, tomb: nil)
+            return try settle(id, states[winner], side: winner, tomb: nil)
         case (let p?, nil), (nil, let p?):
-            let liveSide = a.position != nil ? 0 : 1
-            let live = liveSide == 0 ? a : b
-            let other = liveSide == 0 ? b : a
+            let liveSide: MergeSide = states.ours.position != nil ? .ours : .theirs
+            let live = states[liveSide]
+            let other = states[liveSide.other]
             guard let deletedAt = tomb else {
                 // The other side has no record of the item at all: it never had it, or its deletion
                 // record expired (R-DEL-2). Nothing is lost by keeping the item.
                 return try settle(id, live, side: liveSide, tomb: nil)
             }
             guard let version = try plain(inputs[liveSide], p) else {
-                conflicts.append(
-                    MergeConflict(itemID: id, kind: .unreadable, winner: liveSide == 0 ? .ours : .theirs, copyID: nil)
-                )
+                conflicts.append(MergeConflict(itemID: id, kind: .unreadable, winner: liveSide, copyID: nil))
                 return try settle(id, live, side: liveSide, tomb: nil)
             }
             let deletion = MergeRank(time: deletedAt, live: 0, version: 0, hash: [])
@@ -535,7 +561,7 @@ struct Merger {
                         MergeConflict(
                             itemID: id,
                             kind: .changedAndDeleted,
-                            winner: liveSide == 0 ? .ours : .theirs,
+                            winner: liveSide,
                             copyID: nil,
                             service: version.draft.attributes.service,
                             account: version.draft.attributes.account
@@ -557,10 +583,10 @@ struct Merger {
                         )
                     )
                 }
-                return try settle(id, other, side: 1 - liveSide, tomb: deletedAt)
+                return try settle(id, other, side: liveSide.other, tomb: deletedAt)
             }
         case (nil, nil):
-            return try settle(id, a, side: primary, tomb: tomb)
+            return try settle(id, states.ours, side: keysFrom, tomb: tomb)
         }
     }
 
@@ -598,11 +624,11 @@ struct Merger {
 
     /// Places the version at `position` of input `side` as item `id`, resolving a clash of
     /// primary keys with another item (R-MRG-10).
-    mutating func adopt(_ id: ItemID, from side: Int, position: Int) throws {
+    mutating func adopt(_ id: ItemID, from side: MergeSide, position: Int) throws {
         let input = inputs[side]
         let entry = input.entry(position)
         guard let version = try plain(input, position) else {
-            if input.keyGroup == inputs[primary].keyGroup {
+            if input.sealedUnder == inputs[keysFrom].sealedUnder {
                 writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
                 return
             }
@@ -648,7 +674,7 @@ struct Merger {
             )
             if loser.0 == id { return }
         }
-        if input.keyGroup == inputs[primary].keyGroup,
+        if input.sealedUnder == inputs[keysFrom].sealedUnder,
             try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain
         {
             writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
@@ -672,7 +698,7 @@ struct Merger {
         var highs: [UInt64: Int] = [:]
         let live = writer.entries
         for entry in live { highs[entry.itemID.high, default: 0] += 1 }
-        for input in inputs { for id in input.tombs.keys { highs[id.high, default: 0] += 1 } }
+        for input in inputs.both { for id in input.tombs.keys { highs[id.high, default: 0] += 1 } }
         for entry in live where highs[entry.itemID.high, default: 0] > 1 && !entry.protectionClass.isDeviceBound {
             guard let record = writer.record(for: entry.itemID) else { continue }
             let attributes = try RecordCodec.openAttributes(
@@ -700,7 +726,7 @@ struct Merger {
         guard keepsCopy(of: pending.plain, tomb: deletionTime(of: pending.origin)) else { return }
         if writer.entry(for: id) != nil { return }
         let time = pending.plain.draft.attributes.modificationDate
-        if let deleted = inputs.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
+        if let deleted = inputs.both.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
         var draft = pending.plain.draft
         draft.id = id
         let suffix = " (conflict \(id.description.suffix(8)))"
