@@ -40,7 +40,7 @@ extension Merger {
             case .tomb(let deletedAt):
                 // A deletion dated before the ancestor's version is not a deletion of it.
                 guard let version = try plain(base, position),
-                    MergeRank(time: deletedAt, live: 0, version: 0, hash: []) < version.rank
+                    MergeRank.deletion(at: deletedAt) < version.rank
                 else { continue }
                 throw refusal("it deletes item \(id) at a time before the ancestor's version of it")
             case .none:
@@ -49,7 +49,7 @@ extension Merger {
         }
         for (id, deletedAt) in base.tombs {
             guard let held = input.state(id).position, let version = try plain(input, held),
-                version.rank < MergeRank(time: deletedAt, live: 0, version: 0, hash: [])
+                version.rank < MergeRank.deletion(at: deletedAt)
             else { continue }
             throw refusal("it holds item \(id), which the ancestor deleted, in a version older than the deletion")
         }

@@ -1,0 +1,253 @@
+// vault: the one place a merge writes its decisions into the merged file and counts them for the report.
+
+/// Work that waits until every item is decided.
+struct MergePending {
+    /// Versions to place from the side whose file the writer did not start from, after removals.
+    var adoptions: [(id: ItemID, side: MergeSide, position: Int)] = []
+    /// Losing versions to seal as conflict copies (R-MRG-8).
+    var copies: [PendingCopy] = []
+    /// Winning versions of conflicts: a conflict copy with their content is removed (R-MRG-8).
+    var winners: [(origin: ItemID, hash: [UInt8])] = []
+    /// Live items that outlived a deletion, and its time (R-MRG-9).
+    var shadows: [(origin: ItemID, deletedAt: Int64)] = []
+}
+
+/// What ``MergeReport`` counts and lists, kept as decisions are applied.
+struct MergeTally {
+    var added = 0
+    var updated = 0
+    var deleted = 0
+    var otherChanges = 0
+    var recipientChanges = 0
+    var conflicts: [MergeConflict] = []
+    var droppedUnreadable: [ItemID] = []
+    /// Items whose merged state is theirs' (added, changed or deleted from ours), for R-MRG-11's
+    /// report.
+    var theirsChanges: [ItemID] = []
+}
+
+extension Merger {
+    /// Makes the merged item be what `decision` says (R-MRG-4), lists its conflict, and counts
+    /// the change to ours.
+    mutating func apply(_ decision: ItemDecision) throws {
+        listConflict(of: decision)
+        switch decision.outcome {
+        case .remove(let side): remove(decision.id, as: side, deletedAt: decision.deletedAt)
+        case .keep(let side, let position):
+            try keep(decision.id, from: side, position: position, deletedAt: decision.deletedAt)
+        }
+    }
+
+    /// Lists the conflict a decision resolved (R-MRG-7, R-MRG-13) and queues the conflict copy
+    /// of a losing version (R-MRG-8).
+    private mutating func listConflict(of decision: ItemDecision) {
+        let id = decision.id
+        let winner = decision.outcome.side
+        switch decision.reason {
+        case .newerVersion(let won, let lost, let copyKept):
+            pending.copies.append(PendingCopy(origin: id, plain: lost))
+            pending.winners.append((id, won.hash))
+            tally.conflicts.append(
+                MergeConflict(
+                    itemID: id,
+                    kind: .bothChanged,
+                    winner: winner,
+                    copyID: copyKept ? VaultMerge.copyID(of: id, hash: lost.hash, key: hashKey) : nil,
+                    service: won.draft.attributes.service,
+                    account: won.draft.attributes.account
+                )
+            )
+        case .newerThanDeletion(let version, listed: true):
+            tally.conflicts.append(changedAndDeletedConflict(id, winner: winner, version))
+        case .deletionNewer(than: let version, listed: true):
+            tally.conflicts.append(changedAndDeletedConflict(id, winner: nil, version))
+        case .unreadable:
+            tally.conflicts.append(MergeConflict(itemID: id, kind: .unreadable, winner: winner, copyID: nil))
+        case .sameVersion, .noVersion, .changedOnOneSide, .deletionUnproven, .unrecorded, .newerThanDeletion,
+            .deletionNewer, .outdated:
+            break
+        }
+    }
+
+    /// The item ends without a version, as `side` has it: removed, with a deletion record at
+    /// `deletedAt` when either side dated one.
+    private mutating func remove(_ id: ItemID, as side: MergeSide, deletedAt tomb: Int64?) {
+        let oursLive = inputs.ours.positions.position(of: id) != nil
+        if writer.entry(for: id) != nil || tomb != nil {
+            if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
+        }
+        if !oursLive, let tomb, inputs.ours.tombs[id] != tomb { tally.otherChanges += 1 }
+        if oursLive {
+            tally.deleted += 1
+            if side == .theirs { tally.theirsChanges.append(id) }
+        }
+    }
+
+    /// The item keeps the version at `position` of `side`: the writer holds it when it is the
+    /// kept key's side's (or the same content), and adopts it later otherwise. A deletion it
+    /// outlived is kept under its shadow ID (R-MRG-9).
+    private mutating func keep(_ id: ItemID, from side: MergeSide, position: Int, deletedAt tomb: Int64?) throws {
+        if let tomb { pending.shadows.append((id, tomb)) }
+        if side == keysFrom { return }  // the writer holds it already
+        if let held = inputs[keysFrom].positions.position(of: id),
+            try same(inputs[keysFrom], held, inputs[side], position)
+        {
+            return
+        }
+        pending.adoptions.append((id, side, position))
+        if side == .theirs {
+            if inputs.ours.positions.position(of: id) != nil { tally.updated += 1 } else { tally.added += 1 }
+            tally.theirsChanges.append(id)
+        }
+    }
+
+    /// R-MRG-7: a three-way merge's `changedAndDeleted` conflict, listing `version`'s service and
+    /// account.
+    private func changedAndDeletedConflict(_ id: ItemID, winner: MergeSide?, _ version: Plain) -> MergeConflict {
+        MergeConflict(
+            itemID: id,
+            kind: .changedAndDeleted,
+            winner: winner,
+            copyID: nil,
+            service: version.draft.attributes.service,
+            account: version.draft.attributes.account
+        )
+    }
+
+    /// Places the version at `position` of input `side` as item `id`, resolving a clash of
+    /// primary keys with another item (R-MRG-10).
+    mutating func adopt(_ id: ItemID, from side: MergeSide, position: Int) throws {
+        let input = inputs[side]
+        let entry = input.entry(position)
+        guard let version = try plain(input, position) else {
+            if input.sealedUnder == inputs[keysFrom].sealedUnder {
+                writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
+                return
+            }
+            // R-MRG-13: sealed under the master key not kept, and unreadable here.
+            guard options.unreadableRecords == .drop else {
+                throw VaultMergeError(
+                    .unreadableRecords,
+                    "a ThisDeviceOnly item of another device is sealed under the other side's master key "
+                        + "and cannot be carried into the merged file"
+                )
+            }
+            tally.droppedUnreadable.append(id)
+            return
+        }
+        if let holder = try writer.itemID(for: version.draft.primaryKey), holder != id,
+            let record = writer.record(for: holder)
+        {
+            let draft = try RecordCodec.openDraft(
+                record.bytes[...],
+                entry: record.entry,
+                vaultID: writer.header.vaultID,
+                keys: writer.keys
+            )
+            let held = Plain(draft: draft, hash: try contentHash(draft), entry: record.entry)
+            let loser: (ItemID, Plain)
+            if held.rank < version.rank {
+                writer.discard(holder)
+                loser = (holder, held)
+            } else {
+                writer.discard(id)
+                loser = (id, version)
+            }
+            pending.copies.append(PendingCopy(origin: loser.0, plain: loser.1))
+            tally.conflicts.append(
+                MergeConflict(
+                    itemID: loser.0,
+                    kind: .samePrimaryKey,
+                    winner: nil,
+                    copyID: VaultMerge.copyID(of: loser.0, hash: loser.1.hash, key: hashKey),
+                    service: version.draft.attributes.service,
+                    account: version.draft.attributes.account
+                )
+            )
+            if loser.0 == id { return }
+        }
+        if input.sealedUnder == inputs[keysFrom].sealedUnder,
+            try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain
+        {
+            writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
+        } else {
+            // Another master key, or a key domain the merged header puts the item's group in
+            // (R-MRG-16, R2-GRP-3): sealed again.
+            try writer.put(version.draft)
+        }
+    }
+
+    /// R-MRG-8: seals the losing version as a new item with a derived ID, a marked account and
+    /// the marker attribute; skipped when that copy was deleted after the version was made.
+    mutating func placeCopy(_ copy: PendingCopy) throws {
+        let id = VaultMerge.copyID(of: copy.origin, hash: copy.plain.hash, key: hashKey)
+        guard keepsCopy(of: copy.plain, tomb: deletionTime(of: copy.origin)) else { return }
+        if writer.entry(for: id) != nil { return }
+        let time = copy.plain.draft.attributes.modificationDate
+        if let deleted = inputs.both.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
+        var draft = copy.plain.draft
+        draft.id = id
+        let suffix = " (conflict \(id.description.suffix(8)))"
+        var account = draft.attributes.account
+        let room = AttributesCodec.maximumStringByteCount - suffix.utf8.count
+        if account.utf8.count > room { account = String(decoding: account.utf8.prefix(room), as: UTF8.self) }
+        draft.attributes.account = account + suffix
+        var marker = ByteWriter(capacity: 24)
+        marker.append(copy.origin.bytes)
+        marker.u64(copy.plain.entry.version)
+        var preserved = draft.attributes.preserved.filter { $0.tag != VaultMerge.conflictMarkerTag }
+        preserved.append(PreservedAttribute(tag: VaultMerge.conflictMarkerTag, value: marker.bytes))
+        draft.attributes.preserved = preserved.sorted { $0.tag < $1.tag }
+        // A synchronizable item stays synchronizable; its copy is a separate item of the same class.
+        try writer.put(draft)
+    }
+
+    /// R-MRG-8: removes the conflict copies whose content a conflict's winning version holds.
+    mutating func removeCopiesOfWinners() {
+        for (origin, hash) in pending.winners {
+            let id = VaultMerge.copyID(of: origin, hash: hash, key: hashKey)
+            if writer.entry(for: id) != nil {
+                writer.discard(id)
+                tally.otherChanges += 1
+            }
+        }
+    }
+
+    /// R-MRG-9: a deletion record under the shadow ID of each live item that outlived a deletion,
+    /// at that deletion's time.
+    mutating func recordShadows() {
+        for (origin, time) in pending.shadows where writer.entry(for: origin) != nil {
+            let shadow = VaultMerge.shadowID(of: origin)
+            writer.recordDeletion(of: shadow, at: time)
+            if inputs.ours.tombs[shadow] != time { tally.otherChanges += 1 }
+        }
+    }
+
+    /// R-MRG-9: removes the conflict copies that a deletion of their origin outdates (copies of
+    /// versions no newer than the deletion). Copies share their origin's first 8 bytes, so only
+    /// items whose first 8 bytes another item or deletion record shares are read.
+    mutating func removeOutdatedCopies() throws {
+        var highs: [UInt64: Int] = [:]
+        let live = writer.entries
+        for entry in live { highs[entry.itemID.high, default: 0] += 1 }
+        for input in inputs.both { for id in input.tombs.keys { highs[id.high, default: 0] += 1 } }
+        for entry in live where highs[entry.itemID.high, default: 0] > 1 && !entry.protectionClass.isDeviceBound {
+            guard let record = writer.record(for: entry.itemID) else { continue }
+            let attributes = try RecordCodec.openAttributes(
+                record.bytes[...],
+                entry: entry,
+                vaultID: writer.header.vaultID,
+                keys: writer.keys
+            )
+            guard let marker = attributes.preserved.first(where: { $0.tag == VaultMerge.conflictMarkerTag }),
+                marker.value.count >= 16
+            else { continue }
+            let origin = ItemID(bytes: marker.value.prefix(16))
+            guard let deleted = deletionTime(of: origin) else { continue }
+            if attributes.modificationDate <= deleted {
+                writer.discard(entry.itemID)
+                tally.otherChanges += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+// vault: what a merge decides for each item, before anything is written or counted (R-MRG-3 to R-MRG-9).
+
+/// What the merge decided for one item: the state it takes, from which side, and why.
+///
+/// Deciding reads the inputs only; ``Merger/apply(_:)`` writes the decision into the merged
+/// file and counts it for the report.
+struct ItemDecision {
+    /// The state the item takes.
+    enum Outcome {
+        /// The version that `side` holds at `position`.
+        case keep(MergeSide, position: Int)
+        /// No version, as `side` has it: absent, or deleted.
+        case remove(MergeSide)
+
+        /// The side whose state the item takes.
+        var side: MergeSide {
+            switch self {
+            case .keep(let side, _), .remove(let side): side
+            }
+        }
+    }
+
+    /// Why the item takes that state.
+    enum Reason {
+        /// R-MRG-3: both sides hold the same version.
+        case sameVersion
+        /// R-MRG-3, R-MRG-7: neither side holds a version; the later deletion is recorded.
+        case noVersion
+        /// R-MRG-4: the other side's state equals the ancestor's, so this side changed the item.
+        case changedOnOneSide
+        /// R-MRG-17: ours' state equals the ancestor's, and theirs lacks the item without a
+        /// deletion record, which proves no deletion.
+        case deletionUnproven
+        /// R-MRG-6: the other side has no record of the item at all.
+        case unrecorded
+        /// R-MRG-7: the version of higher rank of two; `lost` is kept as a conflict copy
+        /// (R-MRG-8), and the report names the copy when `copyKept`.
+        case newerVersion(won: Plain, lost: Plain, copyKept: Bool)
+        /// R-MRG-7: a version of higher rank than the other side's deletion; `listed` as a
+        /// conflict in a three-way merge.
+        case newerThanDeletion(Plain, listed: Bool)
+        /// R-MRG-7: a deletion of higher rank than the other side's version, which is reported
+        /// (when `listed`, in a three-way merge), not kept.
+        case deletionNewer(than: Plain, listed: Bool)
+        /// R-MRG-9: a deletion newer than both versions.
+        case outdated
+        /// R-MRG-13: a version that cannot be read here; the other state is reported, not kept.
+        case unreadable
+    }
+
+    let id: ItemID
+    let outcome: Outcome
+    let reason: Reason
+    /// `T(X)` of R-MRG-9: the latest deletion either side records for the item or its shadow.
+    /// Recorded under the item's ID when it ends without a version, under its shadow's when it
+    /// ends live.
+    let deletedAt: Int64?
+}
+
+/// One item as the two sides hold it, while the merge decides it.
+struct ItemStates {
+    let id: ItemID
+    let states: Sides<MergeState>
+    /// `T(X)` of R-MRG-9 (``ItemDecision/deletedAt``).
+    let deletedAt: Int64?
+
+    /// The decision that the item takes `side`'s state, for `reason`.
+    func taking(_ side: MergeSide, _ reason: ItemDecision.Reason) -> ItemDecision {
+        let outcome: ItemDecision.Outcome =
+            if let position = states[side].position { .keep(side, position: position) } else { .remove(side) }
+        return ItemDecision(id: id, outcome: outcome, reason: reason, deletedAt: deletedAt)
+    }
+
+    /// The decision that the item ends without a version, whatever `side` holds, for `reason`.
+    func removing(as side: MergeSide, _ reason: ItemDecision.Reason) -> ItemDecision {
+        ItemDecision(id: id, outcome: .remove(side), reason: reason, deletedAt: deletedAt)
+    }
+}
+
+extension Merger {
+    /// R-MRG-3, R-MRG-4: decides item `id`. The same version on both sides stays; with an
+    /// ancestor, the side that changed the item since wins; what is left is a conflict, which the
+    /// rules of ``conflict(_:)`` decide.
+    func decide(_ id: ItemID) throws -> ItemDecision {
+        let item = ItemStates(
+            id: id,
+            states: Sides(ours: inputs.ours.state(id), theirs: inputs.theirs.state(id)),
+            deletedAt: deletionTime(of: id)
+        )
+        let (a, b) = (item.states.ours, item.states.theirs)
+        if case .live(let p) = a, case .live(let q) = b, try same(inputs.ours, p, inputs.theirs, q) {
+            // The same version on both sides (the common case): whatever the ancestor says, it
+            // stays (R-MRG-3, R-MRG-4).
+            return item.taking(keysFrom, .sameVersion)
+        }
+        if let base {
+            let ancestor = base.state(id)
+            if try equal(a, inputs.ours, ancestor, base) {
+                // R-MRG-17: theirs lacking, with no deletion record, an item the ancestor has is no
+                // proof that anyone deleted it: theirs contributes nothing for it.
+                let unproven = b.tombTime == nil && b.position == nil && ancestor.position != nil
+                return unproven ? item.taking(.ours, .deletionUnproven) : item.taking(.theirs, .changedOnOneSide)
+            }
+            if try equal(b, inputs.theirs, ancestor, base) { return item.taking(.ours, .changedOnOneSide) }
+        }
+        // Equal states here hold no version (equal versions are decided above).
+        if try equal(a, inputs.ours, b, inputs.theirs) { return item.taking(keysFrom, .noVersion) }
+        return try conflict(item)
+    }
+
+    /// The latest deletion of `id` either side records, under its own ID or its shadow (R-MRG-9).
+    func deletionTime(of id: ItemID) -> Int64? {
+        var latest: Int64? = nil
+        for input in inputs.both where !input.tombs.isEmpty {
+            for time in [input.tombs[id], input.tombs[VaultMerge.shadowID(of: id)]] {
+                if let time, time > (latest ?? .min) { latest = time }
+            }
+        }
+        return latest
+    }
+
+    /// R-MRG-3: whether two states hold the same version: both without a live item, or the same
+    /// content.
+    func equal(_ x: MergeState, _ i: MergeInput, _ y: MergeState, _ j: MergeInput) throws -> Bool {
+        switch (x.position, y.position) {
+        case (nil, nil): return true
+        case (let p?, let q?): return try same(i, p, j, q)
+        default: return false
+        }
+    }
+
+    /// R-MRG-3: whether two versions have the same content: byte-identical records under one
+    /// master key, or equal content hashes.
+    func same(_ i: MergeInput, _ p: Int, _ j: MergeInput, _ q: Int) throws -> Bool {
+        if i.sealedUnder == j.sealedUnder, i.entry(p) == j.entry(q), try i.bytes(p) == j.bytes(q) { return true }
+        guard let x = try plain(i, p), let y = try plain(j, q) else { return false }
+        return x.hash == y.hash
+    }
+
+    /// R-MRG-6, R-MRG-7: the two sides hold different states and the ancestor does not say which changed.
+    func conflict(_ item: ItemStates) throws -> ItemDecision {
+        switch (item.states.ours.position, item.states.theirs.position) {
+        case (let p?, let q?):
+            let x = try plain(inputs.ours, p)
+            let y = try plain(inputs.theirs, q)
+            guard let x, let y else {
+                // R-MRG-13: a version that cannot be read cannot be dated: the later version number
+                // wins, then the record bytes; the other is reported, not kept.
+                let vx = inputs.ours.entry(p).version
+                let vy = inputs.theirs.entry(q).version
+                let later =
+                    vy != vx
+                    ? vy > vx : Array(try inputs.ours.bytes(p)).lexicographicallyPrecedes(try inputs.theirs.bytes(q))
+                return item.taking(later ? .theirs : .ours, .unreadable)
+            }
+            let versions = Sides(ours: x, theirs: y)
+            let winner: MergeSide = x.rank < y.rank ? .theirs : .ours
+            let (won, lost) = (versions[winner], versions[winner.other])
+            if let tomb = item.deletedAt, won.rank < MergeRank.deletion(at: tomb) {
+                // R-MRG-9: a deletion newer than both versions (kept by a shadow record) wins.
+                return item.removing(as: keysFrom, .outdated)
+            }
+            let copyKept = keepsCopy(of: lost, tomb: item.deletedAt)
+            return item.taking(winner, .newerVersion(won: won, lost: lost, copyKept: copyKept))
+        case (let p?, nil), (nil, let p?):
+            let liveSide: MergeSide = item.states.ours.position != nil ? .ours : .theirs
+            guard let deletedAt = item.deletedAt else {
+                // The other side has no record of the item at all: it never had it, or its deletion
+                // record expired (R-DEL-2). Nothing is lost by keeping the item.
+                return item.taking(liveSide, .unrecorded)
+            }
+            guard let version = try plain(inputs[liveSide], p) else { return item.taking(liveSide, .unreadable) }
+            if MergeRank.deletion(at: deletedAt) < version.rank {
+                return item.taking(liveSide, .newerThanDeletion(version, listed: base != nil))
+            }
+            // R-MRG-7: the deletion is newer than the concurrent edit, which is reported.
+            return item.taking(liveSide.other, .deletionNewer(than: version, listed: base != nil))
+        case (nil, nil):
+            return item.taking(keysFrom, .noVersion)
+        }
+    }
+
+    /// Whether a losing version is kept as a conflict copy: it must be newer than every deletion
+    /// of its item (R-MRG-9) and not bound to a device (R-MRG-8).
+    func keepsCopy(of version: Plain, tomb: Int64?) -> Bool {
+        !version.draft.protectionClass.isDeviceBound && version.draft.attributes.modificationDate > (tomb ?? .min)
+    }
+}
