@@ -1,4 +1,4 @@
-// vault: what a merge decides for each item, before anything is written or counted (R-MRG-3 to R-MRG-9).
+// vault: what a merge decides for each item, before anything is written or counted (R-MRG-3, R-MRG-4).
 
 /// What the merge decided for one item: the state it takes, from which side, and why.
 ///
@@ -135,54 +135,5 @@ extension Merger {
         if i.sealedUnder == j.sealedUnder, i.entry(p) == j.entry(q), try i.bytes(p) == j.bytes(q) { return true }
         guard let x = try plain(i, p), let y = try plain(j, q) else { return false }
         return x.hash == y.hash
-    }
-
-    /// R-MRG-6, R-MRG-7: the two sides hold different states and the ancestor does not say which changed.
-    func conflict(_ item: ItemStates) throws -> ItemDecision {
-        switch (item.states.ours.position, item.states.theirs.position) {
-        case (let p?, let q?):
-            let x = try plain(inputs.ours, p)
-            let y = try plain(inputs.theirs, q)
-            guard let x, let y else {
-                // R-MRG-13: a version that cannot be read cannot be dated: the later version number
-                // wins, then the record bytes; the other is reported, not kept.
-                let vx = inputs.ours.entry(p).version
-                let vy = inputs.theirs.entry(q).version
-                let later =
-                    vy != vx
-                    ? vy > vx : Array(try inputs.ours.bytes(p)).lexicographicallyPrecedes(try inputs.theirs.bytes(q))
-                return item.taking(later ? .theirs : .ours, .unreadable)
-            }
-            let versions = Sides(ours: x, theirs: y)
-            let winner: MergeSide = x.rank < y.rank ? .theirs : .ours
-            let (won, lost) = (versions[winner], versions[winner.other])
-            if let tomb = item.deletedAt, won.rank < MergeRank.deletion(at: tomb) {
-                // R-MRG-9: a deletion newer than both versions (kept by a shadow record) wins.
-                return item.removing(as: keysFrom, .outdated)
-            }
-            let copyKept = keepsCopy(of: lost, tomb: item.deletedAt)
-            return item.taking(winner, .newerVersion(won: won, lost: lost, copyKept: copyKept))
-        case (let p?, nil), (nil, let p?):
-            let liveSide: MergeSide = item.states.ours.position != nil ? .ours : .theirs
-            guard let deletedAt = item.deletedAt else {
-                // The other side has no record of the item at all: it never had it, or its deletion
-                // record expired (R-DEL-2). Nothing is lost by keeping the item.
-                return item.taking(liveSide, .unrecorded)
-            }
-            guard let version = try plain(inputs[liveSide], p) else { return item.taking(liveSide, .unreadable) }
-            if MergeRank.deletion(at: deletedAt) < version.rank {
-                return item.taking(liveSide, .newerThanDeletion(version, listed: base != nil))
-            }
-            // R-MRG-7: the deletion is newer than the concurrent edit, which is reported.
-            return item.taking(liveSide.other, .deletionNewer(than: version, listed: base != nil))
-        case (nil, nil):
-            return item.taking(keysFrom, .noVersion)
-        }
-    }
-
-    /// Whether a losing version is kept as a conflict copy: it must be newer than every deletion
-    /// of its item (R-MRG-9) and not bound to a device (R-MRG-8).
-    func keepsCopy(of version: Plain, tomb: Int64?) -> Bool {
-        !version.draft.protectionClass.isDeviceBound && version.draft.attributes.modificationDate > (tomb ?? .min)
     }
 }
