@@ -114,66 +114,29 @@ extension Merger {
         )
     }
 
-    /// Places the version at `position` of input `side` as item `id`, resolving a clash of
-    /// primary keys with another item (R-MRG-10).
-    mutating func adopt(_ id: ItemID, from side: MergeSide, position: Int) throws {
-        let input = inputs[side]
-        let entry = input.entry(position)
-        guard let version = try plain(input, position) else {
-            if input.sealedUnder == inputs[keysFrom].sealedUnder {
-                writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
-                return
-            }
-            // R-MRG-13: sealed under the master key not kept, and unreadable here.
-            guard options.unreadableRecords == .drop else {
-                throw VaultMergeError(
-                    .unreadableRecords,
-                    "a ThisDeviceOnly item of another device is sealed under the other side's master key "
-                        + "and cannot be carried into the merged file"
-                )
-            }
-            tally.droppedUnreadable.append(id)
-            return
-        }
-        if let holder = try writer.itemID(for: version.draft.primaryKey), holder != id,
-            let record = writer.record(for: holder)
-        {
-            let draft = try RecordCodec.openDraft(
-                record.bytes[...],
-                entry: record.entry,
-                vaultID: writer.header.vaultID,
-                keys: writer.keys
-            )
-            let held = Plain(draft: draft, hash: try contentHash(draft), entry: record.entry)
-            let loser: (ItemID, Plain)
-            if held.rank < version.rank {
-                writer.discard(holder)
-                loser = (holder, held)
-            } else {
-                writer.discard(id)
-                loser = (id, version)
-            }
-            pending.copies.append(PendingCopy(origin: loser.0, plain: loser.1))
+    /// Places a version as ``placement(of:from:position:)`` decided (R-MRG-10, R-MRG-13): the
+    /// item that lost its primary key gives up its ID and is kept as a conflict copy, listed as
+    /// `samePrimaryKey`.
+    mutating func place(_ id: ItemID, _ placement: Placement) throws {
+        if let clash = placement.clash {
+            writer.discard(clash.loser)
+            pending.copies.append(PendingCopy(origin: clash.loser, plain: clash.version))
             tally.conflicts.append(
                 MergeConflict(
-                    itemID: loser.0,
+                    itemID: clash.loser,
                     kind: .samePrimaryKey,
                     winner: nil,
-                    copyID: VaultMerge.copyID(of: loser.0, hash: loser.1.hash, key: hashKey),
-                    service: version.draft.attributes.service,
-                    account: version.draft.attributes.account
+                    copyID: VaultMerge.copyID(of: clash.loser, hash: clash.version.hash, key: hashKey),
+                    service: clash.incoming.draft.attributes.service,
+                    account: clash.incoming.draft.attributes.account
                 )
             )
-            if loser.0 == id { return }
         }
-        if input.sealedUnder == inputs[keysFrom].sealedUnder,
-            try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain
-        {
-            writer.adopt(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
-        } else {
-            // Another master key, or a key domain the merged header puts the item's group in
-            // (R-MRG-16, R2-GRP-3): sealed again.
-            try writer.put(version.draft)
+        switch placement.write {
+        case .carry(let record)?: writer.adopt(record)
+        case .seal(let draft)?: try writer.put(draft)
+        case .drop?: tally.droppedUnreadable.append(id)
+        case nil: break
         }
     }
 

@@ -1,4 +1,4 @@
-// vault: what a merge decides for each item, before anything is written or counted (R-MRG-3, R-MRG-4).
+// vault: what a merge decides for each item and each version it places, before anything is written or counted.
 
 /// What the merge decided for one item: the state it takes, from which side, and why.
 ///
@@ -135,5 +135,89 @@ extension Merger {
         if i.sealedUnder == j.sealedUnder, i.entry(p) == j.entry(q), try i.bytes(p) == j.bytes(q) { return true }
         guard let x = try plain(i, p), let y = try plain(j, q) else { return false }
         return x.hash == y.hash
+    }
+}
+
+// MARK: - Placing a version the writer does not hold
+
+/// How a version taken from the side whose file the writer did not start from goes into the
+/// merged file (R-MRG-10, R-MRG-11, R-MRG-13).
+struct Placement {
+    /// How the version is written.
+    enum Write {
+        /// As ciphertext, entry and bytes unchanged (R-MRG-11).
+        case carry(SealedRecord)
+        /// Decrypted and sealed again: under the kept master key, or in the key domain the
+        /// merged header gives its access group (R-MRG-16, R2-GRP-3).
+        case seal(ItemDraft)
+        /// Left out: it cannot be read here and is sealed under the master key not kept
+        /// (R-MRG-13), which the options allow.
+        case drop
+    }
+
+    /// R-MRG-10: an item that gives up its ID because another has the same primary key.
+    struct Clash {
+        /// The item of lower rank, which loses its ID without a deletion record.
+        let loser: ItemID
+        /// Its version, kept as a conflict copy of itself (R-MRG-8).
+        let version: Plain
+        /// The version being placed, whose service and account the report lists.
+        let incoming: Plain
+    }
+
+    var clash: Clash? = nil
+    /// How the version is written; `nil` when it lost its primary key (R-MRG-10).
+    var write: Write?
+}
+
+extension Merger {
+    /// Decides how the version at `position` of input `side` is placed as item `id`: as
+    /// ciphertext or sealed again, and whether it clashes with another item's primary key
+    /// (R-MRG-10).
+    ///
+    /// - Throws: ``VaultMergeError`` `unreadableRecords` when it cannot be carried and the options
+    ///   refuse dropping it (R-MRG-13).
+    func placement(of id: ItemID, from side: MergeSide, position: Int) throws -> Placement {
+        let input = inputs[side]
+        let entry = input.entry(position)
+        let sameKey = input.sealedUnder == inputs[keysFrom].sealedUnder
+        guard let version = try plain(input, position) else {
+            if sameKey {
+                return Placement(write: .carry(SealedRecord(entry: entry, bytes: Array(try input.bytes(position)))))
+            }
+            // R-MRG-13: sealed under the master key not kept, and unreadable here.
+            guard options.unreadableRecords == .drop else {
+                throw VaultMergeError(
+                    .unreadableRecords,
+                    "a ThisDeviceOnly item of another device is sealed under the other side's master key "
+                        + "and cannot be carried into the merged file"
+                )
+            }
+            return Placement(write: .drop)
+        }
+        var placement = Placement()
+        if let holder = try writer.itemID(for: version.draft.primaryKey), holder != id,
+            let record = writer.record(for: holder)
+        {
+            let draft = try RecordCodec.openDraft(
+                record.bytes[...],
+                entry: record.entry,
+                vaultID: writer.header.vaultID,
+                keys: writer.keys
+            )
+            let held = Plain(draft: draft, hash: try contentHash(draft), entry: record.entry)
+            guard held.rank < version.rank else {
+                return Placement(clash: Placement.Clash(loser: id, version: version, incoming: version), write: nil)
+            }
+            placement.clash = Placement.Clash(loser: holder, version: held, incoming: version)
+        }
+        if sameKey, try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain {
+            placement.write = .carry(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
+        } else {
+            // Another master key, or a key domain the merged header puts the item's group in
+            // (R-MRG-16, R2-GRP-3): sealed again.
+            placement.write = .seal(version.draft)
+        }
+        return placement
     }
 }

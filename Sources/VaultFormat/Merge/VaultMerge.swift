@@ -175,7 +175,9 @@ struct Merger {
                 try apply(try decide(id))
             }
         }
-        for adoption in pending.adoptions { try adopt(adoption.id, from: adoption.side, position: adoption.position) }
+        for adoption in pending.adoptions {
+            try place(adoption.id, try placement(of: adoption.id, from: adoption.side, position: adoption.position))
+        }
         for copy in pending.copies { try placeCopy(copy) }
         removeCopiesOfWinners()
         recordShadows()
