@@ -58,6 +58,10 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// ``Vault/standard(directory:configuration:)`` was called for a path this process already
         /// opened with a different ``VaultConfiguration``; the shared instance keeps the first one.
         public static let configurationConflict = Code("configurationConflict")
+        /// A write was started inside a write to the same vault on the same thread (a `set` inside
+        /// an `update` transform or a ``Vault/write(_:)`` body): it could only wait for itself.
+        /// Writes are not reentrant; make the change inside the outer write's transaction.
+        public static let reentrantWrite = Code("reentrantWrite")
     }
 
     /// What went wrong.

@@ -1,6 +1,7 @@
 // vault: the writers' lock: a thread mutex, then an OFD lock on `<vault>.lock`.
 
 import Glibc
+import Synchronization
 
 /// Serializes writers of one vault, across threads and across processes.
 ///
@@ -52,6 +53,8 @@ final class WriteLock: Sendable {
     func withLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
+        try HeldLocks.enter(target.lockPath)
+        defer { HeldLocks.leave(target.lockPath) }
         guard mutex.lock(timeout: timeout) else { throw timeoutError(timeout) }
         defer { mutex.unlock() }
 
@@ -233,5 +236,40 @@ final class TimedMutex: @unchecked Sendable {
     /// The corresponding C function is `pthread_mutex_unlock`.
     func unlock() {
         pthread_mutex_unlock(mutex)
+    }
+}
+
+/// The write locks each thread of this process holds or waits for, by lock-file path, so that a
+/// write inside a write on the same thread fails at once instead of waiting for itself until the
+/// lock timeout (L-LK-3). Any `Vault` instance for the file counts: two instances share the file.
+enum HeldLocks {
+    /// Per lock-file path, the threads that hold or wait for it.
+    private static let held = Mutex<[String: Set<pthread_t>]>([:])
+
+    /// Records that this thread takes the lock of `path`.
+    ///
+    /// - Throws: ``VaultIOError/Code/reentrantWrite`` when this thread already holds it.
+    static func enter(_ path: String) throws(VaultIOError) {
+        let me = pthread_self()
+        let entered = held.withLock { $0[path, default: []].insert(me).inserted }
+        guard entered else {
+            throw VaultIOError(
+                .reentrantWrite,
+                operation: "lock",
+                path: path,
+                reason: "a write was started inside a write to the same vault on the same thread; writes are "
+                    + "not reentrant: make the change in the outer write's transaction (for example, not "
+                    + "a Keychain set inside an update transform)"
+            )
+        }
+    }
+
+    /// Records that this thread no longer holds or waits for the lock of `path`.
+    static func leave(_ path: String) {
+        let me = pthread_self()
+        held.withLock { held in
+            held[path]?.remove(me)
+            if held[path]?.isEmpty == true { held[path] = nil }
+        }
     }
 }

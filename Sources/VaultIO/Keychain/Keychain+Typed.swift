@@ -61,9 +61,11 @@ extension Keychain {
 
     /// The string under `key`; assigning `nil` removes the item.
     ///
-    /// Subscripts cannot throw: a failed read returns `nil` and a failed
-    /// assignment is dropped. Use ``get(_:as:)`` and ``set(_:forKey:)`` where
-    /// a locked or damaged vault must be told apart from a missing item.
+    /// Subscripts cannot throw: a failed read returns `nil`. A failed assignment is retried
+    /// while the failure is another writer holding the lock (``KeychainError/lockTimeout``), and
+    /// otherwise reported to ``onSetterFailure(_:)``'s handler, which by default writes one line
+    /// to standard error (L-KC-16). Use ``get(_:as:)`` and ``set(_:forKey:)`` where a locked or
+    /// damaged vault must be told apart from a missing item.
     public subscript(key: String) -> String? {
         get { (try? get(key, as: String.self)) ?? nil }
         nonmutating set { assign(newValue, forKey: key) }
@@ -78,10 +80,22 @@ extension Keychain {
     /// The value of a typed key (or its default); assigning `nil` removes the item. See ``subscript(_:)->String?``.
     public subscript<T>(key: Key<T>) -> T? {
         get { (try? get(key)) ?? key.defaultValue }
-        nonmutating set { try? set(newValue, for: key) }
+        nonmutating set { assign(newValue, forKey: key.name) }
     }
 
-    private func assign<T: Encodable>(_ value: T?, forKey key: String) {
-        if let value { try? set(value, forKey: key) } else { _ = try? remove(key) }
+    /// A non-throwing setter's write (L-KC-16): retried after a lock timeout, reported when it fails.
+    func assign<T: Encodable>(_ value: T?, forKey key: String) {
+        var attempt = 1
+        while true {
+            do {
+                if let value { try set(value, forKey: key) } else { try remove(key) }
+                return
+            } catch .lockTimeout where attempt < Self.setterAttempts {
+                attempt += 1
+            } catch {
+                reportSetterFailure(error, forKey: key)
+                return
+            }
+        }
     }
 }

@@ -64,7 +64,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lockTimeout: self = .lockTimeout
         case .conflict, .rolledBack: self = .conflict(error.reason)
         case .locked, .credentialsRequired: self = .locked
-        case .invalidPath, .protectionUnavailable: self = .invalidParameter(error.description)
+        case .invalidPath, .protectionUnavailable, .reentrantWrite: self = .invalidParameter(error.description)
         case .invalidDeviceSecret: self = .corrupt(what: "device secret")
         case .rollbackStateInvalid: self = .corrupt(what: "rollback state file")
         default: self = .io(step: error.operation, errno: error.errno)

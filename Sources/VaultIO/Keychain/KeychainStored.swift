@@ -13,7 +13,9 @@
 /// ```
 ///
 /// Like `@AppStorage`, the wrapped value cannot throw: a failed read gives the
-/// key's default (or `nil`) and a failed write is dropped. The projected value
+/// key's default (or `nil`). A failed write is never dropped without a trace: it is
+/// retried after a lock timeout and otherwise reported to the keychain's
+/// ``Keychain/onSetterFailure(_:)`` handler (L-KC-16). The projected value
 /// (`$token`) is the wrapper itself, whose ``get()`` and ``set(_:)`` throw.
 @propertyWrapper
 public struct KeychainStored<Value: Codable & Sendable>: Sendable {
@@ -36,7 +38,7 @@ public struct KeychainStored<Value: Codable & Sendable>: Sendable {
     /// The stored value, or the key's default; assigning `nil` removes the item.
     public var wrappedValue: Value? {
         get { keychain[key] }
-        nonmutating set { keychain[key] = newValue }
+        nonmutating set { keychain.assign(newValue, forKey: key.name) }
     }
 
     /// The wrapper, for throwing access.

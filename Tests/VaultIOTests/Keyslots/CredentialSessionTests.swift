@@ -141,12 +141,18 @@ struct CredentialSessionTests {
                     var other = configuration
                     other.lockTimeout = .zero
                     let writer = try Vault(path: path, credentials: .password(testPassword), configuration: other)
-                    do {
-                        try writer.write { txn in try txn.set(makeDraft(service: "other")) }
-                        lockedOut.withLock { $0 = false }
-                    } catch let error as VaultIOError where error.code == .lockTimeout {
-                        lockedOut.withLock { $0 = true }
+                    // On another thread: on this one a write is reentrant and refused at once (L-LK-3).
+                    let finished = DispatchSemaphore(value: 0)
+                    Thread.detachNewThread {
+                        do {
+                            try writer.write { txn in try txn.set(makeDraft(service: "other")) }
+                            lockedOut.withLock { $0 = false }
+                        } catch let error as VaultIOError where error.code == .lockTimeout {
+                            lockedOut.withLock { $0 = true }
+                        } catch {}
+                        finished.signal()
                     }
+                    finished.wait()
                     // The storage damages the migrated file.
                     let bytes = [UInt8](repeating: 0, count: 4096)
                     try Data(bytes).write(to: URL(fileURLWithPath: path))
