@@ -183,18 +183,13 @@ public struct VaultSnapshot: Sendable {
 
     /// The position of the item that `identity` names, in any spelling of its key (L-KC-15), or `nil`.
     ///
-    /// Looks up the canonical primary key of `identity`, then the older spellings a tag can find
-    /// (an empty authentication type); only when neither is found are internet passwords compared
-    /// by canonical identity, one attribute decryption each. Of several items with one identity the
-    /// canonical one is taken, else the most recently modified. Records that do not open here are
-    /// skipped by that comparison.
+    /// Looks up the canonical primary key of `identity`; only when that finds nothing are internet
+    /// passwords compared by canonical identity, one attribute decryption each, and the most
+    /// recently modified match is taken. Records that do not open here are skipped by that comparison.
     public func position(identifiedBy identity: ItemAttributes, itemClass: ItemClass) throws -> Int? {
         let canonical = identity.canonicalIdentity(for: itemClass)
         let key = PrimaryKey(itemClass: itemClass, attributes: canonical)
         if let position = try position(of: key) { return position }
-        for older in canonical.olderSpellings(for: itemClass) {
-            if let position = try position(of: older) { return position }
-        }
         guard itemClass == .internetPassword else { return nil }
         var found: (position: Int, modified: Int64)?
         for position in 0..<index.count where index.entry(at: position).itemClass == itemClass {

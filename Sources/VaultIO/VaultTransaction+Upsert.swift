@@ -3,7 +3,7 @@
 public import VaultFormat
 
 extension VaultTransaction {
-    /// What ``upsert(_:identity:secret:protectionClass:newItemID:skipIfSecretUnchanged:describe:)`` did.
+    /// What ``VaultTransaction/upsert(_:identity:secret:protectionClass:newItemID:skipIfSecretUnchanged:existing:describe:)`` did.
     public enum UpsertResult: Hashable, Sendable {
         /// A new item was stored under this ID.
         case added(ItemID)
@@ -23,18 +23,15 @@ extension VaultTransaction {
     /// The item that `identity` names, in any spelling of its key (L-KC-15), including changes made
     /// earlier in this transaction; `nil` when there is none.
     ///
-    /// The canonical primary key is looked up first, then the older spellings a lookup tag finds;
-    /// only when neither is there are the internet passwords compared by canonical identity (one
-    /// attribute decryption each; records that do not open here are skipped).
+    /// The canonical primary key is looked up first; only when it is not there are the internet
+    /// passwords compared by canonical identity (one attribute decryption each; the most recently
+    /// modified match is taken; records that do not open here are skipped).
     ///
     /// - Throws: As ``item(for:)``.
     public func item(identifiedBy identity: ItemAttributes, itemClass: ItemClass) throws -> Item? {
         let canonical = identity.canonicalIdentity(for: itemClass)
         let key = PrimaryKey(itemClass: itemClass, attributes: canonical)
         if let item = try item(for: key) { return item }
-        for older in canonical.olderSpellings(for: itemClass) {
-            if let item = try item(for: older) { return item }
-        }
         guard itemClass == .internetPassword else { return nil }
         var found: Item?
         for entry in entries where entry.itemClass == itemClass {
@@ -51,6 +48,38 @@ extension VaultTransaction {
             found = Item(entry: entry, attributes: attributes)
         }
         return found
+    }
+
+    /// Every item whose attributes open here, by canonical primary key (L-KC-15): one attribute
+    /// decryption per item, for a caller that looks up many identities (an import). Of several
+    /// items with one identity the canonical spelling is kept, else the most recently modified.
+    public func identities() throws -> [PrimaryKey: Item] {
+        var found: [PrimaryKey: Item] = [:]
+        for entry in entries {
+            let attributes: ItemAttributes?
+            do {
+                attributes = try self.attributes(for: entry.itemID)
+            } catch is VaultFormatError {
+                continue
+            }
+            guard let attributes else { continue }
+            let key = PrimaryKey(
+                itemClass: entry.itemClass,
+                attributes: attributes.canonicalIdentity(for: entry.itemClass)
+            )
+            let item = Item(entry: entry, attributes: attributes)
+            if let other = found[key], Self.ranksAbove(other, item, key: key) { continue }
+            found[key] = item
+        }
+        return found
+    }
+
+    /// Whether `a` answers for the identity `key` before `b`: the canonical spelling, then the newer.
+    static func ranksAbove(_ a: Item, _ b: Item, key: PrimaryKey) -> Bool {
+        let aCanonical = PrimaryKey(itemClass: a.entry.itemClass, attributes: a.attributes) == key
+        let bCanonical = PrimaryKey(itemClass: b.entry.itemClass, attributes: b.attributes) == key
+        if aCanonical != bCanonical { return aCanonical }
+        return a.attributes.modificationDate >= b.attributes.modificationDate
     }
 
     /// Stores `secret` for the item that `identity` names: the one upsert of the library, the
@@ -78,6 +107,8 @@ extension VaultTransaction {
     ///   - newItemID: The ID of a new item (an import keeps the source's); `nil` draws one.
     ///   - skipIfSecretUnchanged: Whether an existing item that already holds `secret` is left as
     ///     it is (a credential helper's repeated `store`).
+    ///   - known: The existing item when the caller has looked it up (``identities()`` once for
+    ///     many upserts, as an import does), `.some(nil)` when there is none; `nil` looks it up.
     ///   - describe: Sets the descriptive attributes (label, comment, type, dates); changes it makes
     ///     to the identifying attributes are ignored.
     /// - Returns: What was done, and the item's ID (in format 1.1 a device-bound item's is
@@ -91,10 +122,11 @@ extension VaultTransaction {
         protectionClass: ProtectionClass? = nil,
         newItemID: ItemID? = nil,
         skipIfSecretUnchanged: Bool = false,
+        existing known: Item?? = nil,
         describe: (inout ItemAttributes) throws -> Void = { _ in }
     ) throws -> UpsertResult {
         let canonical = identity.canonicalIdentity(for: itemClass)
-        let existing = try item(identifiedBy: canonical, itemClass: itemClass)
+        let existing = try known ?? item(identifiedBy: canonical, itemClass: itemClass)
         if let existing, skipIfSecretUnchanged, let old = try self.secret(for: existing.id), old == secret,
             PrimaryKey(itemClass: itemClass, attributes: existing.attributes)
                 == PrimaryKey(

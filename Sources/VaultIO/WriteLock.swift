@@ -1,7 +1,6 @@
 // vault: the writers' lock: a thread mutex, then an OFD lock on `<vault>.lock`.
 
 import Glibc
-import Synchronization
 
 /// Serializes writers of one vault, across threads and across processes.
 ///
@@ -243,16 +242,35 @@ final class TimedMutex: @unchecked Sendable {
 /// write inside a write on the same thread fails at once instead of waiting for itself until the
 /// lock timeout (L-LK-3). Any `Vault` instance for the file counts: two instances share the file.
 enum HeldLocks {
-    /// Per lock-file path, the threads that hold or wait for it.
-    private static let held = Mutex<[String: Set<pthread_t>]>([:])
+    /// The lock-file paths one thread holds or waits for.
+    private final class Paths {
+        var held: Set<String> = []
+    }
+
+    /// Thread-local storage, not a process-wide lock: a process that forks while another thread
+    /// is inside a write must not hand its child a lock that nobody will release.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<Paths>.fromOpaque(pointer).release() }
+        }
+        precondition(created == 0, "pthread_key_create failed")
+        return key
+    }()
+
+    /// This thread's paths.
+    private static var paths: Paths {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<Paths>.fromOpaque(pointer).takeUnretainedValue() }
+        let paths = Paths()
+        pthread_setspecific(key, Unmanaged.passRetained(paths).toOpaque())
+        return paths
+    }
 
     /// Records that this thread takes the lock of `path`.
     ///
     /// - Throws: ``VaultIOError/Code/reentrantWrite`` when this thread already holds it.
     static func enter(_ path: String) throws(VaultIOError) {
-        let me = pthread_self()
-        let entered = held.withLock { $0[path, default: []].insert(me).inserted }
-        guard entered else {
+        guard paths.held.insert(path).inserted else {
             throw VaultIOError(
                 .reentrantWrite,
                 operation: "lock",
@@ -266,10 +284,6 @@ enum HeldLocks {
 
     /// Records that this thread no longer holds or waits for the lock of `path`.
     static func leave(_ path: String) {
-        let me = pthread_self()
-        held.withLock { held in
-            held[path]?.remove(me)
-            if held[path]?.isEmpty == true { held[path] = nil }
-        }
+        paths.held.remove(path)
     }
 }

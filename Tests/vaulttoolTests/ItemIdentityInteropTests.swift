@@ -114,4 +114,52 @@ struct ItemIdentityInteropTests {
         #expect(items.first?.server == "github.com")
         #expect(items.first?.authenticationType == "default")
     }
+
+    /// An old vaulttool item (empty authentication type) beside the app's canonical one.
+    private func bugPair(_ w: Workspace) throws -> Vault {
+        try w.makeVault()
+        let vault = try appVault(w)
+        var old = ItemAttributes(account: "gina")
+        (old.server, old.protocol, old.authenticationType) = ("github.com", "https", "")
+        old.modificationDate = 1_000
+        var canonical = old
+        canonical.authenticationType = "default"  // as the app wrote it (a write today would rewrite `old`)
+        try vault.write { txn in
+            for (attributes, secret) in [(old, "REVOKED"), (canonical, "current")] {
+                try txn.set(
+                    ItemDraft(
+                        id: ItemID(random: SystemRandom()),
+                        itemClass: .internetPassword,
+                        attributes: attributes,
+                        secret: SecretBytes(bytes: Array(secret.utf8))
+                    )
+                )
+            }
+        }
+        return vault
+    }
+
+    @Test func twoSpellingsOfOneItem_getTakesTheCanonical_andRmRemovesBoth() throws {
+        let w = try Workspace()
+        _ = try bugPair(w)
+        let selection = ["--server", "github.com", "--protocol", "https", "--account", "gina", "v.vault"]
+        let get = try w.run(["get", "--password-file", "pw"] + selection)
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "current")
+        let rm = try w.run(["rm", "--password-file", "pw"] + selection)
+        #expect(rm.status == 0, "\(rm.stderr)")
+        #expect(rm.stdout == "Removed 2 items.\n")
+        let again = try w.run(["get", "--password-file", "pw"] + selection)
+        #expect(again.status == 2)
+    }
+
+    @Test func aLibraryRemove_leavesNoOlderCopyToAnswer() throws {
+        let w = try Workspace()
+        let vault = try bugPair(w)
+        let site = try Keychain(server: #require(URL(string: "https://github.com")), vault: vault)
+        #expect(try site.remove("gina"))
+        #expect(try site.string(forKey: "gina") == nil)
+        let fromGit = try git(w, "get", "protocol=https\nhost=github.com\nusername=gina\n\n")
+        #expect(fromGit.stdout == "")
+    }
 }

@@ -30,7 +30,7 @@ extension Keychain {
         try store(SecretBytes(bytes: bytes), type: type, forKey: key)
     }
 
-    /// Removes the item under `key`.
+    /// Removes the item under `key`, and any copy of it stored in an older spelling of its key (L-KC-15).
     ///
     /// - Returns: Whether there was one.
     @discardableResult
@@ -38,10 +38,13 @@ extension Keychain {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try keychainCall {
             try vault.write { txn in
-                guard let item = try txn.item(identifiedBy: identity, itemClass: itemClass.itemClass) else {
-                    return false
+                // Every item of the identity, older spellings included (L-KC-15): after a remove
+                // (a sign-out, a revoked token) no other copy may answer for the key.
+                var removed = false
+                while let item = try txn.item(identifiedBy: identity, itemClass: itemClass.itemClass) {
+                    removed = try txn.remove(id: item.id) || removed
                 }
-                return try txn.remove(id: item.id)
+                return removed
             }
         }
     }

@@ -99,7 +99,9 @@ struct Agent: Command {
             server.run()
         } else {
             try startInBackground()
-            Output.out("VAULT_AGENT_SOCK=\(socketPath); export VAULT_AGENT_SOCK;\n")
+            // Single-quoted for sh: a socket path with a space or `$(...)` must stay one word, never code.
+            let quoted = "'" + socketPath.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            Output.out("VAULT_AGENT_SOCK=\(quoted); export VAULT_AGENT_SOCK;\n")
         }
     }
 

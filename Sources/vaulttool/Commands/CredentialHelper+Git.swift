@@ -54,7 +54,8 @@ struct GitCredential {
         }
         `protocol` = String(url[..<scheme.lowerBound])
         var rest = url[scheme.upperBound...]
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        // The authority ends at the first '/', '?' or '#', as git's url parser ends it.
+        let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var authority = rest[..<slash]
         if let at = authority.lastIndex(of: "@") {
             let user = authority[..<at]
@@ -64,7 +65,8 @@ struct GitCredential {
             authority = authority[authority.index(after: at)...]
         }
         host = String(authority)
-        rest = slash < rest.endIndex ? rest[rest.index(after: slash)...] : ""
+        // The path is what follows, without leading '/'s; a '?' or '#' that ended the host stays in it (git).
+        rest = rest[slash...].drop(while: { $0 == "/" })
         path = rest.isEmpty ? nil : String(rest)
     }
 

@@ -71,12 +71,12 @@ struct CredentialHelper: Command {
             // gitcredentials(7): a helper silently ignores an action it does not know.
             guard GitCredentialProtocol.actions.contains(action) else { return }
             let store = try VaultFileStore(vault: vault, options: credentialOptions)
-            try GitCredentialProtocol(keychain: store).run(action, input: { try Self.readInput() })
+            try GitCredentialProtocol(keychain: store).run(action, input: { try Self.readInput(limit: 64 << 10) })
         case .docker:
             // docker-credential-helpers: every failure is one line on standard output and status 1.
             do {
                 try DockerCredentialProtocol(store: { try VaultFileStore(vault: vault, options: credentialOptions) })
-                    .run(action, input: { try Self.readInput() })
+                    .run(action, input: { try Self.readInput(limit: 1 << 20) })
             } catch {
                 Output.out(DockerCredentialProtocol.message(for: error) + "\n")
                 throw ExitCode.failure
@@ -84,9 +84,15 @@ struct CredentialHelper: Command {
         }
     }
 
-    /// Standard input, read to its end.
-    static func readInput() throws -> [UInt8] {
-        try CredentialOptions.readDescriptor(STDIN_FILENO, what: "standard input")
+    /// Standard input, read to its end, refused past `limit` bytes (64 KiB for git, 1 MiB for docker:
+    /// far above any credential request, and a bound on what a runaway writer makes the helper hold).
+    static func readInput(limit: Int) throws -> [UInt8] {
+        try CredentialOptions.readDescriptor(
+            STDIN_FILENO,
+            what: "standard input",
+            limit: limit,
+            why: "a credential request is far smaller; nothing was read or changed"
+        )
     }
 
     // MARK: - Invocation under the helpers' own names

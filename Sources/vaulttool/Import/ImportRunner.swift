@@ -171,6 +171,8 @@ struct ImportRunner {
         var duplicates = 0
         let body = { (txn: inout VaultTransaction) throws in
             var seen = [PrimaryKey: String]()
+            // One decryption per stored item, not one scan per imported one (L-KC-15 lookups).
+            var stored = try txn.identities()
             for item in Self.separateGroups(batch.items) {
                 let identity = item.attributes.canonicalIdentity(for: item.itemClass)
                 let key = PrimaryKey(itemClass: item.itemClass, attributes: identity)
@@ -180,7 +182,7 @@ struct ImportRunner {
                     continue
                 }
                 seen[key] = item.name
-                let existing = try txn.item(identifiedBy: identity, itemClass: item.itemClass)
+                let existing = stored[key]
                 if existing != nil && !replace {
                     summary.skipped.append(
                         .init(entry: item.name, reason: "already in the vault (use --replace to overwrite)")
@@ -203,8 +205,10 @@ struct ImportRunner {
                         // was a third of an import of 10,000 rows.
                         secret: SecretBytes(bytes: item.secret, protection: .zeroed),
                         protectionClass: item.accessibility ?? accessibility ?? .whenUnlocked,
-                        newItemID: item.id
+                        newItemID: item.id,
+                        existing: .some(existing)
                     ) { $0 = item.attributes }
+                    stored[key] = nil
                 } catch let error as VaultFormatError {
                     summary.skipped.append(.init(entry: item.name, reason: describe(error).0))
                     continue

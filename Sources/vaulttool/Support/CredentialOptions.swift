@@ -331,14 +331,20 @@ struct CredentialOptions {
 
     /// Reads to the end of `descriptor` into one buffer that is wiped whenever it must grow,
     /// so that no copy of a secret is left behind in freed memory.
-    static func readDescriptor(_ descriptor: Int32, what: String, limit: Int? = nil) throws -> [UInt8] {
+    static func readDescriptor(
+        _ descriptor: Int32,
+        what: String,
+        limit: Int? = nil,
+        why: String? = nil
+    ) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 4096)
         var used = 0
         while true {
             if let limit, used > limit {
                 wipe(&out)
                 throw ToolError(
-                    "the \(what) is larger than \(limit >> 10) KiB; a password is at most \(limit >> 10) KiB",
+                    "the \(what) is larger than \(limit >> 10) KiB; "
+                        + (why ?? "a password is at most \(limit >> 10) KiB"),
                     exitCode: .usage
                 )
             }

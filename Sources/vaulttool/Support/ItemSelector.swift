@@ -161,8 +161,10 @@ struct ItemSelector {
             groupNamed: accessGroup != nil,
             ownDomain: snapshot.keys.limitedDomain
         )
-        guard let item = found.first else { throw ToolError(Self.noMatch(scan, snapshot), exitCode: .notFound) }
-        guard found.count == 1 else {
+        guard let item = Self.oneIdentity(found) ?? found.first else {
+            throw ToolError(Self.noMatch(scan, snapshot), exitCode: .notFound)
+        }
+        guard found.count == 1 || Self.oneIdentity(found) != nil else {
             throw ToolError(
                 "\(found.count) items match; narrow the selection with more attributes (see 'vaulttool list')"
             )
@@ -172,6 +174,25 @@ struct ItemSelector {
 }
 
 extension ItemSelector {
+    /// The item that answers when several items match and all are one identity written in several
+    /// spellings (L-KC-15): the one in the canonical spelling, else the most recently modified;
+    /// `nil` when the matches are different items.
+    static func oneIdentity(_ items: [DecodedItem]) -> DecodedItem? {
+        guard items.count > 1, let first = items.first else { return nil }
+        let itemClass = first.entry.itemClass
+        let key = PrimaryKey(itemClass: itemClass, attributes: first.attributes.canonicalIdentity(for: itemClass))
+        guard
+            items.allSatisfy({
+                $0.entry.itemClass == itemClass
+                    && $0.attributes.hasSameIdentity(as: first.attributes, itemClass: itemClass)
+            })
+        else { return nil }
+        let canonical = items.filter { PrimaryKey(itemClass: itemClass, attributes: $0.attributes) == key }
+        return (canonical.isEmpty ? items : canonical).max {
+            $0.attributes.modificationDate < $1.attributes.modificationDate
+        }
+    }
+
     /// Spec/cli.md, "Selecting items": a lookup that names no access group prefers the default
     /// group, and never takes an item of a group with its own key domain (format 2.0): a
     /// recipient limited to `deploy` can plant `bank/ci` in `deploy`, and it must not answer for
@@ -221,23 +242,27 @@ extension ItemSelector {
             key.synchronizable = synchronizable
             let canonical = key.canonicalIdentity(for: itemClass)
             let primaryKey = PrimaryKey(itemClass: itemClass, attributes: canonical)
+            // The canonical spelling answers first; an older one only when it is absent (L-KC-15).
+            let foundBefore = found.count
             let tags = ([primaryKey] + canonical.olderSpellings(for: itemClass)).map(snapshot.keys.lookupTag)
-            for position in tags.flatMap(snapshot.index.positions(ofTag:)) {
-                let item: DecodedItem
-                do {
-                    item = try snapshot.item(at: position, includeSecret: false)
-                } catch let error as VaultFormatError
-                    where error.code == .foreignDevice || error.code == .keyUnavailable
-                {
-                    let entry = snapshot.index.entry(at: position)
-                    if entry.protectionClass.isDeviceBound && snapshot.keys.deviceSecret == nil {
-                        throw Self.needsDeviceSecret(entry)
+            for (step, tag) in tags.enumerated() where step == 0 || found.count == foundBefore {
+                for position in snapshot.index.positions(ofTag: tag) {
+                    let item: DecodedItem
+                    do {
+                        item = try snapshot.item(at: position, includeSecret: false)
+                    } catch let error as VaultFormatError
+                        where error.code == .foreignDevice || error.code == .keyUnavailable
+                    {
+                        let entry = snapshot.index.entry(at: position)
+                        if entry.protectionClass.isDeviceBound && snapshot.keys.deviceSecret == nil {
+                            throw Self.needsDeviceSecret(entry)
+                        }
+                        return nil
                     }
-                    return nil
+                    guard item.attributes.hasSameIdentity(as: canonical, itemClass: itemClass) else { continue }
+                    guard matches(item) else { return nil }
+                    found.append((position, item))
                 }
-                guard item.attributes.hasSameIdentity(as: canonical, itemClass: itemClass) else { continue }
-                guard matches(item) else { return nil }
-                found.append((position, item))
             }
         }
         guard found.count == 1, let (position, item) = found.first else { return nil }
