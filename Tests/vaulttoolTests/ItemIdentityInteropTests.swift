@@ -162,4 +162,20 @@ struct ItemIdentityInteropTests {
         let fromGit = try git(w, "get", "protocol=https\nhost=github.com\nusername=gina\n\n")
         #expect(fromGit.stdout == "")
     }
+
+    @Test func anIPv6Host_isOneItem_forTheLibraryAndGit_andABadServerURLIsRefused() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let store = try git(w, "store", "protocol=https\nhost=[::1]:8443\nusername=hal\npassword=v6\n\n")
+        #expect(store.status == 0, "\(store.stderr)")
+        let site = try Keychain(server: #require(URL(string: "https://[::1]:8443")), vault: try appVault(w))
+        #expect(try site.string(forKey: "hal") == "v6")
+        for server in ["https://", "https://h:99999"] {
+            let set = try w.run(
+                ["set", "--password-file", "pw", "--server", server, "--account", "x", "v.vault"],
+                stdin: "s"
+            )
+            #expect(set.status == 64, "\(server): \(set.stderr)")
+        }
+    }
 }

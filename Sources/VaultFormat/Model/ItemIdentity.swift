@@ -11,6 +11,7 @@ extension ItemAttributes {
     /// - a server given as `scheme://[user@]host[:port][/path][?query][#fragment]` gives its scheme
     ///   as the protocol, its port and its path, each only when that field is not set, and keeps
     ///   the host alone as the server;
+    /// - an IPv6 literal server (two or more `:`, no brackets) is written in brackets;
     /// - the server and the protocol are in lower case (Unicode default case mapping, as
     ///   `String.lowercased()`: host names and schemes compare without case);
     /// - an empty authentication type is ``defaultAuthenticationType``;
@@ -35,6 +36,11 @@ extension ItemAttributes {
             a.server = String(host)
             if a.port == 0, let port { a.port = port }
             if a.path.isEmpty { a.path = String(rest[slash...]) }
+        }
+        // An IPv6 literal (two or more ':') is written in brackets, as in a URL: Foundation's
+        // `URL.host()` drops them, git and docker keep them.
+        if a.server.utf8.count(where: { $0 == 0x3A }) >= 2 && !a.server.hasPrefix("[") {
+            a.server = "[" + a.server + "]"
         }
         a.server = a.server.lowercased()
         a.protocol = a.protocol.lowercased()

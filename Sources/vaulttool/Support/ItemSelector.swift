@@ -71,7 +71,14 @@ struct ItemSelector {
             }
             port = value
         }
+        let given = server
         canonicalizeInternetFields()
+        if let given, let server {
+            if server.isEmpty { throw UsageError("'--server' names no host") }
+            if given.contains("://") && server.contains(":") && !server.hasPrefix("[") {
+                throw UsageError("the port in '--server' is not a number from 1 to 65535")
+            }
+        }
         if let text = parsed[Key.itemClass] { itemClass = try Self.parseClass(text) }
         if let text = parsed[Key.id] {
             guard let value = ItemID(hex: text) else { throw UsageError("'--id' needs 32 hexadecimal digits") }

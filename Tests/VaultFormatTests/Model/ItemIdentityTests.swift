@@ -32,6 +32,7 @@ struct ItemIdentityTests {
         #expect((given.server, given.protocol, given.port, given.path) == ("example.org", "ssh", 22, "/other"))
         let v6 = internet("http://[::1]:8080/")
         #expect((v6.server, v6.port, v6.path) == ("[::1]", 8080, ""))
+        #expect(internet("FE80::2").server == "[fe80::2]")  // as URL.host() gives it: brackets restored
     }
 
     @Test func theRootPath_isNoPath_andPortsAreNotFilledIn() {
