@@ -178,4 +178,19 @@ struct ItemIdentityInteropTests {
             #expect(set.status == 64, "\(server): \(set.stderr)")
         }
     }
+
+    @Test func aServerURL_namesOneItem_notEveryPortAndPathOfTheHost() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("staging", ["--server", "https://ci.example.com:8443/staging", "--account", "deploy"])
+        try w.set("root", ["--server", "https://ci.example.com/", "--account", "deploy"])
+        let rm = try w.run([
+            "rm", "--password-file", "pw", "--server", "https://ci.example.com/", "--account", "deploy", "v.vault",
+        ])
+        #expect(rm.stdout == "Removed 1 item.\n", "\(rm.stderr)")
+        let left = try w.run([
+            "get", "--password-file", "pw", "--server", "https://ci.example.com:8443/staging", "v.vault",
+        ])
+        #expect(left.stdout == "staging")
+    }
 }

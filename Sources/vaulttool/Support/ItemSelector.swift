@@ -124,11 +124,14 @@ struct ItemSelector {
         given.port = port ?? 0
         given.path = path ?? ""
         let canonical = given.canonicalIdentity(for: .internetPassword)
-        if server != nil {
+        if let given = server {
             server = canonical.server
             if `protocol` == nil && !canonical.protocol.isEmpty { `protocol` = canonical.protocol }
-            if port == nil && canonical.port != 0 { port = canonical.port }
-            if path == nil && !canonical.path.isEmpty { path = canonical.path }
+            // A URL names its port and path, none included: `https://h/` is the item without a
+            // port or path, as `set` stores it, not a pattern for every port and path of `h`.
+            let isURL = given.contains("://") && !canonical.protocol.isEmpty
+            if port == nil && (isURL || canonical.port != 0) { port = canonical.port }
+            if path == nil && (isURL || !canonical.path.isEmpty) { path = canonical.path }
         }
         if `protocol` != nil { `protocol` = canonical.protocol }
         if authenticationType != nil { authenticationType = canonical.authenticationType }
