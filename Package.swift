@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "VaultFormat", targets: ["VaultFormat"]),
         .library(name: "VaultIO", targets: ["VaultIO"]),
         .executable(name: "vaulttool", targets: ["vaulttool"]),
+        // Not API: package internals for the Fuzz/ and Benchmarks/ packages (Sources/_VaultHooks/README.md).
+        .library(name: "_VaultHooks", targets: ["_VaultHooks"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -17,6 +19,7 @@ let package = Package(
         .target(name: "CVaultTool"),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
+        .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
         .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultFormat", "CVaultTool"]),
         .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
         .executableTarget(

@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // vault: the benchmark driver. Run it with `make bench` (see BENCHMARKS.md); it imports the
-// libraries with `@_spi(Testing)` to make vaults with a cheap KDF, so it lives outside the main package.
+// `_VaultHooks` (package internals made public for it) to build datasets and merges, and it
+// builds in release mode, so it lives outside the main package.
 import PackageDescription
 
 let package = Package(
@@ -15,6 +16,7 @@ let package = Package(
                 "CArgon2Floor",
                 .product(name: "VaultFormat", package: "vault"),
                 .product(name: "VaultIO", package: "vault"),
+                .product(name: "_VaultHooks", package: "vault"),
             ]
         ),
     ],

@@ -3,6 +3,9 @@
 // -sanitize=fuzzer, so they live outside the main package.
 import PackageDescription
 
+let format: Target.Dependency = .product(name: "VaultFormat", package: "vault")
+// Package internals made public for fuzzing (Sources/_VaultHooks/README.md).
+let hooks: Target.Dependency = .product(name: "_VaultHooks", package: "vault")
 let fuzzFlags: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
 
 let package = Package(
@@ -11,30 +14,30 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "FuzzHeader",
-            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            dependencies: ["FuzzSupport", format, hooks],
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
             name: "FuzzIndex",
-            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            dependencies: ["FuzzSupport", format, hooks],
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
             name: "FuzzAttributes",
-            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            dependencies: ["FuzzSupport", format, hooks],
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
             name: "FuzzOpen",
-            dependencies: ["FuzzSupport", .product(name: "VaultFormat", package: "vault")],
+            dependencies: ["FuzzSupport", format],
             swiftSettings: fuzzFlags
         ),
         .executableTarget(
             name: "FuzzAgent",
-            dependencies: ["FuzzSupport", .product(name: "VaultIO", package: "vault")],
+            dependencies: ["FuzzSupport", .product(name: "VaultIO", package: "vault"), hooks],
             swiftSettings: fuzzFlags
         ),
         .target(name: "FuzzSupport"),
-        .executableTarget(name: "FuzzSeeds", dependencies: [.product(name: "VaultFormat", package: "vault")]),
+        .executableTarget(name: "FuzzSeeds", dependencies: [format, hooks]),
     ]
 )

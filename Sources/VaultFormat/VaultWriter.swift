@@ -200,7 +200,7 @@ package struct VaultWriter: Sendable {
     }
 
     /// Adds a record sealed elsewhere, unchanged (for tests and tools that build damaged files).
-    @_spi(Testing) public mutating func insertRaw(_ record: SealedRecord) { store(record) }
+    package mutating func insertRaw(_ record: SealedRecord) { store(record) }
 
     private mutating func store(_ record: SealedRecord) {
         let id = record.entry.itemID
@@ -300,12 +300,12 @@ package struct VaultWriter: Sendable {
     }
 
     /// Replaces non-critical header fields to carry (R-FLD-3).
-    @_spi(Testing) public mutating func setUnknownFields(_ fields: [VaultHeader.UnknownField]) {
+    package mutating func setUnknownFields(_ fields: [VaultHeader.UnknownField]) {
         header.unknownFields = fields
     }
 
     /// Sets the version numbers written (for building fixtures of other versions).
-    @_spi(Testing) public mutating func setVersion(major: UInt16, minor: UInt16) {
+    package mutating func setVersion(major: UInt16, minor: UInt16) {
         header.major = major
         header.minor = minor
     }

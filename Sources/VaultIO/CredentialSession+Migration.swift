@@ -346,8 +346,8 @@ extension CredentialSession {
 }
 
 /// Test hooks of ``CredentialSession/migrate(_:credentials:)``.
-@_spi(Testing) public enum MigrationTesting {
+package enum MigrationTesting {
     /// Runs after the migrated file is committed and before it is read back, still under the
     /// write lock, with the vault's path: a test damages the file here to check the restore.
-    @TaskLocal public static var afterCommit: (@Sendable (String) throws -> Void)?
+    @TaskLocal package static var afterCommit: (@Sendable (String) throws -> Void)?
 }

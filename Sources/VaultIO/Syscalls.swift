@@ -6,7 +6,7 @@ import Synchronization
 
 /// A system call that VaultIO routes through ``Syscalls``, named so that tests can
 /// make it fail.
-@_spi(Testing) public enum Syscall: String, Sendable, CaseIterable {
+package enum Syscall: String, Sendable, CaseIterable {
     /// `open` of an existing path: the vault, its lock file, its directory, a device secret.
     case open
     /// `openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY, 0600)`: the temporary file.
@@ -110,7 +110,7 @@ struct SyscallTable: Sendable {
 ///     try vault.write { txn in try txn.set(draft) }
 /// }
 /// ```
-@_spi(Testing) public enum Syscalls {
+package enum Syscalls {
     /// The table in effect for the current task: ``SyscallTable/live`` unless a test replaced it.
     @TaskLocal static var current: SyscallTable = .live
 
@@ -126,7 +126,7 @@ struct SyscallTable: Sendable {
     ///   - times: How many consecutive calls then fail; the ones after succeed again.
     ///   - body: The code to run.
     /// - Returns: What `body` returns.
-    public static func inject<R>(
+    package static func inject<R>(
         _ call: Syscall,
         errno: CInt,
         after: Int = 0,
@@ -158,7 +158,7 @@ struct SyscallTable: Sendable {
     ///   - observer: Called with each call's name before the call is made.
     ///   - body: The code to run.
     /// - Returns: What `body` returns.
-    public static func observe<R>(
+    package static func observe<R>(
         _ observer: @escaping @Sendable (Syscall) -> Void,
         during body: () throws -> R
     ) rethrows -> R {
@@ -173,7 +173,7 @@ struct SyscallTable: Sendable {
     }
 
     /// Runs `body` with every `write` transferring at most `limit` bytes, to exercise short writes.
-    public static func limitWrites<R>(toAtMost limit: Int, during body: () throws -> R) rethrows -> R {
+    package static func limitWrites<R>(toAtMost limit: Int, during body: () throws -> R) rethrows -> R {
         var table = current
         let write = table.write
         table.write = { fd, buffer, count in write(fd, buffer, min(count, limit)) }

@@ -31,7 +31,7 @@ extension Vault {
     }
 
     /// The classes whose keys are held now, without applying the idle timeout (for tests of the timer).
-    @_spi(Testing) public var heldClasses: Set<ProtectionClass> { keyState.withLock { $0.keys.availableClasses } }
+    package var heldClasses: Set<ProtectionClass> { keyState.withLock { $0.keys.availableClasses } }
 
     /// Drops the master key and the keys of the `whenUnlocked` classes from memory.
     ///

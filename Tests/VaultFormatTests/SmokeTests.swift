@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 @Suite("Smoke") struct SmokeTests {
     @Test func roundTrip() throws {

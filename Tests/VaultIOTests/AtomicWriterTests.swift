@@ -5,7 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Atomic commit")
 struct AtomicWriterTests {

@@ -6,7 +6,7 @@ import Glibc
 import Synchronization
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Lock file")
 struct LockFileTests {

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 /// The test configuration with the rollback state in `stateDirectory` and `policy`.
 private func guarded(_ stateDirectory: String, _ policy: RollbackPolicy = .refuse) -> VaultConfiguration {

@@ -1,6 +1,6 @@
 // vault: fixtures that must be refused, each with one defect.
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 extension FixtureCatalog {
     static func negative(_ c: inout Builder) throws {

@@ -1,6 +1,6 @@
 // vault: fixtures that must open.
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 extension FixtureCatalog {
     static func positive(_ c: inout Builder) throws {

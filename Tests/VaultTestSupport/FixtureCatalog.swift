@@ -1,7 +1,7 @@
 // vault: the catalog of golden v1 fixtures, generated from fixed seeds.
 
 import Foundation
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// Every v1 fixture: the files and the manifest that describes them.
 ///

@@ -1,6 +1,6 @@
 // vault: the catalog of golden format 1.1 fixtures, generated from fixed seeds.
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// Every fixture of `Fixtures/v1.1`: what format 1.1 adds (Spec/format-v1.1.md) and the
 /// rules of 1.0 that issue 9 clarified, each in one file.

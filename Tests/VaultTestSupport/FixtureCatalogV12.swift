@@ -1,6 +1,6 @@
 // vault: the catalog of golden format 1.2 fixtures (recipients), generated from fixed seeds.
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// Every fixture of `Fixtures/v1.2`: recipient stanzas (Spec/format-v1.2.md), each case in one file.
 ///

@@ -1,6 +1,6 @@
 // vault: the catalog of golden format 2.0 fixtures (recipients limited to one access group).
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// Every fixture of `Fixtures/v2` (Spec/format-v2.md), each case in one file.
 ///

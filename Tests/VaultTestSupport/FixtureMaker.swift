@@ -1,6 +1,6 @@
 // vault: building one deterministic vault for the fixture catalog.
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// A keyslot to put in a fixture vault.
 enum SlotSpec {

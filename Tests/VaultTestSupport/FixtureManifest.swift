@@ -1,7 +1,7 @@
 // vault: the manifest that describes every golden fixture.
 
 import Foundation
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// `Fixtures/vN/manifest.json`: one case per scenario, in the manner of the age test kit.
 public struct FixtureManifest: Codable, Equatable, Sendable {

@@ -1,7 +1,7 @@
 // vault: opening a fixture case the way the manifest says.
 
 import Foundation
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 /// Runs manifest cases against the format library.
 public enum FixtureRunner {

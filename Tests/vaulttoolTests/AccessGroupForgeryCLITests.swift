@@ -5,7 +5,7 @@
 import Foundation
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access-group forgery CLI")
 struct AccessGroupForgeryCLITests {

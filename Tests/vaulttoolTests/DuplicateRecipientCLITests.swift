@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Recipients CLI: one key, two stanzas")
 struct DuplicateRecipientCLITests {

@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 import VaultTestSupport
 
 @Suite("Format 1.1 CLI")

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Limited recipient: items planted in its own group")
 struct LimitedRecipientSubstitutionTests {

@@ -1,6 +1,7 @@
 // vault-bench: the deterministic items every store is filled with.
 
-@_spi(Testing) import VaultFormat
+import VaultFormat
+import _VaultHooks
 
 /// The benchmark's items: item `i` has a 20-byte service, a 16-byte account and a 32-byte secret.
 ///
@@ -38,7 +39,7 @@ enum Dataset {
 
     /// Drafts of items `0..<n`, with item IDs from a seeded generator.
     static func drafts(_ n: Int) -> [ItemDraft] {
-        let random = SeededRandom(seed: "vault-bench")
+        let random = SeededSource(seed: "vault-bench")
         return (0..<n).map { i in
             ItemDraft(id: ItemID(random: random), attributes: attributes(i), secret: SecretBytes(bytes: secret(i)))
         }

@@ -2,7 +2,7 @@
 
 import Glibc
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 /// The in-process measurements for one vault size.
 struct InProcess {

@@ -1,8 +1,9 @@
 // vault-bench: merge (issue 10): two replicas of N items with `changes` changes each, merged.
 
 import Glibc
-@_spi(Benchmarks) import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultFormat
+import _VaultHooks
+import VaultIO
 
 enum MergeBench {
     /// For each N: a base vault of N items, and two replicas of it that each edit, add and delete

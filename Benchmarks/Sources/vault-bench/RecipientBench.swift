@@ -2,7 +2,7 @@
 
 import Glibc
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 enum RecipientBench {
     /// Makes `<directory>/recipients-<n>.vault` with `n` items and 32 recipients, then times:

@@ -1,7 +1,7 @@
 // vault-bench: rekey (issue 9 §1): a new master key, every record sealed again, the keyslot rewrapped.
 
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 enum RekeyBench {
     /// Times `rekey` of the open vault of `n` items: one transaction that draws a new master key,

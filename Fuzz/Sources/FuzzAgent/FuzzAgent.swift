@@ -1,15 +1,15 @@
 // vault fuzz target: the agent protocol's frame decoder (Spec/agent.md, "Frames").
 
 import FuzzSupport
-@_spi(AgentProtocol) import VaultIO
+import _VaultHooks
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // The length prefix as a peer would send it, then the body as found.
-    _ = try? AgentMessage.bodyCount(prefix: Array(bytes.prefix(4)))
+    _ = AgentFrames.bodyCount(prefix: Array(bytes.prefix(4)))
     // A body that decodes re-encodes to the same bytes: the format is canonical.
-    if let message = try? AgentMessage.decode(body: bytes), message.encodeBody() != bytes {
+    if let encoded = AgentFrames.reencode(body: bytes), encoded != bytes {
         fatalError("agent message decode/encode mismatch")
     }
     return 0

@@ -1,7 +1,8 @@
 // vault fuzz target: the attribute TLV decoder inside records.
 
 import FuzzSupport
-@_spi(Fuzzing) import VaultFormat
+import VaultFormat
+import _VaultHooks
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

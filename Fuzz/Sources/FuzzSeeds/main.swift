@@ -3,7 +3,8 @@
 // Usage: FuzzSeeds <corpus-root> <fixtures-folder>
 
 import Foundation
-@_spi(Fuzzing) @_spi(Testing) import VaultFormat
+import VaultFormat
+import _VaultHooks
 
 let root = URL(fileURLWithPath: CommandLine.arguments[1])
 let fixtures = URL(fileURLWithPath: CommandLine.arguments[2])
@@ -21,7 +22,7 @@ for name in try files.contentsOfDirectory(atPath: fixtures.path) where name.hasS
 }
 
 // Key-file vaults seed the open target (the target's fixed key file and device secret).
-let random = SeededRandom(seed: "vault fuzz seeds")
+let random = SeededSource(seed: "vault fuzz seeds")
 let keyFile = SecretBytes(bytes: [UInt8](repeating: 0x4B, count: 64))
 let device = DeviceSecret(secret: SecretBytes(bytes: [UInt8](repeating: 0x44, count: 32)))
 for count in [0, 1, 3, 12] {

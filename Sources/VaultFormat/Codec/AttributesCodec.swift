@@ -3,7 +3,7 @@
 /// Encodes and decodes ``ItemAttributes`` as tag-length-value (tag `u8`, LEB128 length).
 ///
 /// Spec: Spec/format-v1.md, "Attributes" (R-ATT-1 to R-ATT-3).
-enum AttributesCodec {
+package enum AttributesCodec {
     /// Maximum UTF-8 bytes of one string attribute.
     static let maximumStringByteCount = 4096
     /// Maximum bytes of `generic`.
@@ -21,7 +21,7 @@ enum AttributesCodec {
     ///
     /// - Throws: `limit` when a value is too long, `invalidParameter` when a generic
     ///   password carries internet fields.
-    static func encode(_ a: ItemAttributes, itemClass: ItemClass) throws(VaultFormatError) -> [UInt8] {
+    package static func encode(_ a: ItemAttributes, itemClass: ItemClass) throws(VaultFormatError) -> [UInt8] {
         if itemClass == .genericPassword && a.hasInternetFields {
             throw VaultFormatError(.invalidParameter, "a generic password cannot have internet-password attributes")
         }
@@ -98,7 +98,9 @@ enum AttributesCodec {
     }
 
     /// Decodes attributes; any rule broken is `recordCorrupt`.
-    static func decode(_ bytes: ArraySlice<UInt8>, itemClass: ItemClass) throws(VaultFormatError) -> ItemAttributes {
+    package static func decode(_ bytes: ArraySlice<UInt8>, itemClass: ItemClass) throws(VaultFormatError)
+        -> ItemAttributes
+    {
         var r = ByteReader(bytes, failure: .recordCorrupt)
         var a = ItemAttributes()
         var previous = 0

@@ -89,7 +89,7 @@ public struct VaultIndex: Sendable {
     }
 
     /// Checks and wraps a decrypted index (the part of ``decode`` after the AEAD).
-    static func parse(_ plain: [UInt8], header: VaultHeader) throws(VaultFormatError) -> VaultIndex {
+    package static func parse(_ plain: [UInt8], header: VaultHeader) throws(VaultFormatError) -> VaultIndex {
         guard plain.count == header.indexLength - XChaCha20Poly1305.tagByteCount else {
             throw VaultFormatError(.indexCorrupt, "the index has the wrong length")
         }
@@ -158,7 +158,7 @@ public struct VaultIndex: Sendable {
     }
 
     /// Checks R-IDX-2's set rules: unique item IDs, no deletion record naming a live item.
-    func checkIdentifiers() throws(VaultFormatError) { _ = try positionsByID() }
+    package func checkIdentifiers() throws(VaultFormatError) { _ = try positionsByID() }
 
     /// Maps every item ID to its position, checking R-IDX-2's set rules on the way.
     func positionsByID() throws(VaultFormatError) -> ItemIDTable {

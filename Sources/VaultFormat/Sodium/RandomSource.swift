@@ -5,9 +5,9 @@ import Synchronization
 
 /// A source of random bytes for nonces, salts, item IDs and new keys.
 ///
-/// Production code uses ``SystemRandom``. A seeded source exists only behind
-/// `@_spi(Testing)`, so that fixtures are reproducible while no shipped API can
-/// pick a predictable source.
+/// Production code uses ``SystemRandom``. A seeded source exists only at `package` access
+/// (and, for the fuzz and benchmark packages, behind the unsupported `_VaultHooks` module), so
+/// that fixtures are reproducible while no API an app can call picks a predictable source.
 public protocol RandomSource: Sendable {
     /// Fills `buffer` with random bytes.
     func fill(_ buffer: UnsafeMutableRawBufferPointer)
@@ -40,19 +40,18 @@ public struct SystemRandom: RandomSource {
 
 /// A deterministic generator for tests and fixtures: ChaCha20 keystream from a
 /// 32-byte seed. Never use it for real vaults.
-@_spi(Testing)
-public final class SeededRandom: RandomSource, Sendable {
+package final class SeededRandom: RandomSource, Sendable {
     private let seed: [UInt8]
     /// Guarded so that threads sharing one generator never draw the same block.
     private let counter = Mutex<UInt64>(0)
 
     /// Creates a generator from a text seed.
-    public init(seed: String) {
+    package init(seed: String) {
         self.seed = BLAKE2b.hash(Array(seed.utf8), length: 32)
     }
 
     /// The corresponding C function is `randombytes_buf_deterministic`.
-    public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+    package func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         Sodium.ensure()
         let draw = counter.withLock { value in

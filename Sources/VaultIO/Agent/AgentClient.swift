@@ -5,7 +5,7 @@ import VaultFormat
 
 /// A client of the vault agent at one socket path.
 ///
-/// Spec: Spec/agent.md, "Requests".
+/// Spec: Spec/agent.md, section 3.
 package struct AgentClient {
     package let socketPath: String
 

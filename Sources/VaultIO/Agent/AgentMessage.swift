@@ -9,51 +9,50 @@ import Glibc
 /// a 4-byte big-endian length and that many bytes. Field counts are fixed per
 /// type (``MessageType/fieldCount``), except for `status` replies.
 ///
-/// Spec: Spec/agent.md, "Frames".
-@_spi(AgentProtocol)
-public struct AgentMessage: Equatable, Sendable {
+/// Spec: Spec/agent.md, section 3.
+package struct AgentMessage: Equatable, Sendable {
     /// The protocol version this code speaks.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// The largest body a peer accepts.
-    public static let maximumBodyCount = 65_536
+    package static let maximumBodyCount = 65_536
 
-    public var type: MessageType
-    public var fields: [[UInt8]]
+    package var type: MessageType
+    package var fields: [[UInt8]]
 
-    public init(_ type: MessageType, _ fields: [[UInt8]] = []) {
+    package init(_ type: MessageType, _ fields: [[UInt8]] = []) {
         self.type = type
         self.fields = fields
     }
 
     /// Message types. Requests are below 0x80, replies from 0x80.
-    public struct MessageType: RawRepresentable, Equatable, Hashable, Sendable {
-        public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package struct MessageType: RawRepresentable, Equatable, Hashable, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// Store keys: path, vault ID, master key (may be empty), base key, device secret (may be empty).
-        public static let add = MessageType(rawValue: 0x01)
+        package static let add = MessageType(rawValue: 0x01)
         /// Ask for keys: path, vault ID.
-        public static let keys = MessageType(rawValue: 0x02)
+        package static let keys = MessageType(rawValue: 0x02)
         /// Drop keys: path (empty: every vault).
-        public static let lock = MessageType(rawValue: 0x03)
+        package static let lock = MessageType(rawValue: 0x03)
         /// List held vaults: no field.
-        public static let status = MessageType(rawValue: 0x04)
+        package static let status = MessageType(rawValue: 0x04)
         /// Drop every key and exit: no field.
-        public static let stop = MessageType(rawValue: 0x05)
+        package static let stop = MessageType(rawValue: 0x05)
 
         /// Done: a 4-byte count (vaults added, dropped or stopped).
-        public static let ok = MessageType(rawValue: 0x80)
+        package static let ok = MessageType(rawValue: 0x80)
         /// The keys: master key (may be empty), base key, device secret (may be empty).
-        public static let keyMaterial = MessageType(rawValue: 0x81)
+        package static let keyMaterial = MessageType(rawValue: 0x81)
         /// Held vaults: pairs of path and 8-byte seconds until they are dropped.
-        public static let vaults = MessageType(rawValue: 0x82)
+        package static let vaults = MessageType(rawValue: 0x82)
         /// The agent holds no keys for that vault: no field.
-        public static let notHeld = MessageType(rawValue: 0xE0)
+        package static let notHeld = MessageType(rawValue: 0xE0)
         /// The request was refused: a UTF-8 reason (never a secret).
-        public static let refused = MessageType(rawValue: 0xE1)
+        package static let refused = MessageType(rawValue: 0xE1)
 
         /// The number of fields the type carries; `nil` for `vaults` (any even number).
-        public var fieldCount: Int? {
+        package var fieldCount: Int? {
             switch self {
             case .add: 5
             case .keys: 2
@@ -65,20 +64,20 @@ public struct AgentMessage: Equatable, Sendable {
             }
         }
 
-        public static let known: Set<MessageType> = [
+        package static let known: Set<MessageType> = [
             .add, .keys, .lock, .status, .stop, .ok, .keyMaterial, .vaults, .notHeld, .refused,
         ]
     }
 
     /// Why a body was rejected.
-    public enum DecodeError: Error, Equatable {
+    package enum DecodeError: Error, Equatable {
         case empty, tooLong, wrongVersion(UInt8), unknownType(UInt8), truncatedField, wrongFieldCount
     }
 
     // MARK: - Encoding
 
     /// The body (without the length prefix).
-    public func encodeBody() -> [UInt8] {
+    package func encodeBody() -> [UInt8] {
         var body: [UInt8] = [Self.version, type.rawValue]
         for field in fields {
             body += Self.bigEndian(UInt32(field.count))
@@ -88,7 +87,7 @@ public struct AgentMessage: Equatable, Sendable {
     }
 
     /// The whole frame: length prefix and body.
-    public func encodeFrame() -> [UInt8] {
+    package func encodeFrame() -> [UInt8] {
         let body = encodeBody()
         return Self.bigEndian(UInt32(body.count)) + body
     }
@@ -96,7 +95,7 @@ public struct AgentMessage: Equatable, Sendable {
     // MARK: - Decoding
 
     /// The body length announced by a 4-byte prefix, checked against the limit.
-    public static func bodyCount(prefix: [UInt8]) throws(DecodeError) -> Int {
+    package static func bodyCount(prefix: [UInt8]) throws(DecodeError) -> Int {
         guard prefix.count == 4 else { throw .truncatedField }
         let count = prefix.reduce(0) { $0 << 8 | Int($1) }
         guard count > 0 else { throw .empty }
@@ -105,7 +104,7 @@ public struct AgentMessage: Equatable, Sendable {
     }
 
     /// Decodes one body, rejecting anything but exactly the fields its type carries.
-    public static func decode(body: [UInt8]) throws(DecodeError) -> AgentMessage {
+    package static func decode(body: [UInt8]) throws(DecodeError) -> AgentMessage {
         guard body.count >= 2 else { throw .empty }
         guard body.count <= maximumBodyCount else { throw .tooLong }
         guard body[0] == version else { throw .wrongVersion(body[0]) }
@@ -130,7 +129,7 @@ public struct AgentMessage: Equatable, Sendable {
     }
 
     /// Overwrites every field (they may hold keys).
-    public mutating func wipe() {
+    package mutating func wipe() {
         for index in fields.indices {
             fields[index].withUnsafeMutableBytes { buffer in
                 if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
@@ -139,15 +138,15 @@ public struct AgentMessage: Equatable, Sendable {
         fields.removeAll()
     }
 
-    public static func bigEndian(_ value: UInt32) -> [UInt8] {
+    package static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    public static func bigEndian(_ value: UInt64) -> [UInt8] {
+    package static func bigEndian(_ value: UInt64) -> [UInt8] {
         (0..<8).reversed().map { UInt8(value >> (8 * UInt64($0)) & 0xFF) }
     }
 
-    public static func integer(_ bytes: [UInt8]) -> UInt64? {
+    package static func integer(_ bytes: [UInt8]) -> UInt64? {
         guard bytes.count <= 8 else { return nil }
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }

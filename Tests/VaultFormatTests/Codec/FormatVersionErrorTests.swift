@@ -2,7 +2,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 /// Spec: Spec/library-semantics.md, "Errors for app code" (L-ERR-1).
 @Suite("Format version in errors")

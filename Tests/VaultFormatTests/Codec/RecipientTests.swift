@@ -1,7 +1,7 @@
 // vault: recipient stanzas, identities and their text forms (format 1.2).
 
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 private func hex(_ text: String) -> [UInt8] { Hex.decode(text.filter { !$0.isWhitespace })! }
 private func range(_ start: UInt8, _ count: Int) -> [UInt8] { (0..<count).map { start &+ UInt8($0) } }

@@ -2,7 +2,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Sealed identity files (R12-TXT-3)")
 struct SealedIdentityTests {

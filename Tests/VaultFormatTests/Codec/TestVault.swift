@@ -2,7 +2,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 /// A vault under construction: seeded randomness, tiny Argon2 costs, real writer.
 ///

@@ -1,7 +1,7 @@
 // vault tests: the rules format 1.1 adds (Spec/format-v1.1.md).
 
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 import VaultTestSupport
 
 @Suite("Format 1.1")

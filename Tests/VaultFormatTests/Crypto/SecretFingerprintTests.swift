@@ -1,7 +1,7 @@
 // VaultFormat tests: keyed secret fingerprints (Spec/cli.md, "git-diff", R-GD-3).
 
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 @Suite("Secret fingerprint") struct SecretFingerprintTests {
     let random = SeededRandom(seed: "fingerprint")

@@ -1,7 +1,7 @@
 // VaultFormat tests: the known-answer vector of the secret fingerprint (Spec/cli.md R-GD-3).
 
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 
 @Suite("Secret fingerprint vector") struct SecretFingerprintVectorTests {
     /// The keys of Spec/format-v1.md 14.1, item ID 0x70...0x7F, secret "hunter2", class 0

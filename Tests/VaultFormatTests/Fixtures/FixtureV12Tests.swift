@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 import VaultTestSupport
 
 @Suite("Fixtures v1.2")

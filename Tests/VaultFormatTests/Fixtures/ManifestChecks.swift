@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-@_spi(Testing) import VaultFormat
+import VaultFormat
 import VaultTestSupport
 
 /// The checks of one fixture folder (`Fixtures/<version>`) that do not depend on its version:

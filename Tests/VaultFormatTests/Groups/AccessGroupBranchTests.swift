@@ -4,7 +4,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access groups on two branches (format 2.0)")
 struct AccessGroupBranchTests {

@@ -3,7 +3,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access-group field damage (format 2.0, R2-GRP-2)")
 struct AccessGroupFieldDamageTests {

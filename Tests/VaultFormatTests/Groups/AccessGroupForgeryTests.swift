@@ -4,7 +4,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access-group forgery (format 2.0, R2-GRP-5)")
 struct AccessGroupForgeryTests {

@@ -3,7 +3,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access groups through a merge (format 2.0)")
 struct AccessGroupMergeTests {

@@ -3,7 +3,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access-group scope (format 2.0)")
 struct AccessGroupScopeTests {

@@ -2,7 +2,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Access-group key vectors (format 2.0)")
 struct AccessGroupVectorTests {

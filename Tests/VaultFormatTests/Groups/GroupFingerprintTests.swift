@@ -3,7 +3,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("Fingerprints of grouped items (R-GD-3, format 2.0)")
 struct GroupFingerprintTests {

@@ -1,6 +1,6 @@
 // vault tests: the empty vault the access-group suites start from.
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 /// A new vault with one key-file keyslot of a seeded master key, and its writer: where the
 /// access-group suites begin before they add items, migrate to 2.0 and add recipients. The

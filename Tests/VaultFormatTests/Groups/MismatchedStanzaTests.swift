@@ -2,7 +2,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 @Suite("A stanza whose info names another key (R12-RCP-7)")
 struct MismatchedStanzaTests {

@@ -2,7 +2,7 @@
 
 import Testing
 
-@_spi(Testing) @testable import VaultFormat
+@testable import VaultFormat
 
 /// SplitMix64: a small deterministic generator for choosing test values.
 private struct SplitMix64: RandomNumberGenerator {

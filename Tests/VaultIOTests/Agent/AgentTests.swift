@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import Testing
 import VaultFormat
-@_spi(Testing) @_spi(AgentProtocol) import VaultIO
+import VaultIO
 
 @Suite("Agent protocol")
 struct AgentMessageTests {

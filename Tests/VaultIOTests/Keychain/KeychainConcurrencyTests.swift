@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Keychain concurrency")
 struct KeychainConcurrencyTests {

@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 /// Runs `body` with a fresh test vault in a temporary directory.
 func withKeychainVault<R>(_ body: (Vault, String) throws -> R) throws -> R {

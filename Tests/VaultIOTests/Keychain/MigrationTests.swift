@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Migration and standard vault")
 struct MigrationTests {

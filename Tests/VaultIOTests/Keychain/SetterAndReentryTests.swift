@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Setters that cannot drop a write, and writes that are not reentrant")
 struct SetterAndReentryTests {

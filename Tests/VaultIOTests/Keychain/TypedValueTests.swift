@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 struct Profile: Codable, Equatable, Sendable {
     var name: String

@@ -5,7 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 /// A cost above the test KDF's, so that its runs can be told apart from the test KDF's.
 private let raised = KDFParameters(memoryKiB: 1024, iterations: 2, lanes: 1)

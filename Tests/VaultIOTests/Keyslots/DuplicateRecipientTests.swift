@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @testable import VaultFormat
 

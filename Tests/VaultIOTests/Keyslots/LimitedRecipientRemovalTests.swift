@@ -2,7 +2,7 @@
 
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Removing a limited recipient")
 struct LimitedRecipientRemovalTests {

@@ -3,7 +3,7 @@
 import Foundation
 import Glibc
 import Testing
-@_spi(Testing) import VaultIO
+import VaultIO
 import VaultTestSupport
 
 @testable import VaultFormat

@@ -3,8 +3,8 @@
 
 import Foundation
 import Testing
-@_spi(Testing) import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultFormat
+import VaultIO
 
 @Suite("Transactions and R2-GRP-6")
 struct UngroupedClaimTests {

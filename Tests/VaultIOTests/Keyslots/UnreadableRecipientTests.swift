@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @testable import VaultFormat
-@_spi(Testing) @testable import VaultIO
+@testable import VaultIO
 
 @Suite("Unreadable recipient stanzas")
 struct UnreadableRecipientTests {

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Lock file trust")
 struct LockFileTrustTests {

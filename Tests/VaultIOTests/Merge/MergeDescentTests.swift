@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Merge: sides that do not descend from the ancestor")
 struct MergeDescentTests {

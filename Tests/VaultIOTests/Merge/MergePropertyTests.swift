@@ -2,7 +2,7 @@
 
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 /// What one replica acknowledged last for an item: a version, or a deletion.
 private enum Acknowledged {

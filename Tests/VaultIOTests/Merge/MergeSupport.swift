@@ -2,7 +2,7 @@
 
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 /// A copy of a vault file held in memory, changed the way one machine would change it.
 struct Replica {

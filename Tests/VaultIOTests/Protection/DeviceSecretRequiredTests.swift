@@ -2,8 +2,8 @@
 
 import Foundation
 import Testing
-@_spi(Testing) import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultFormat
+import VaultIO
 
 @Suite("Device secret required")
 struct DeviceSecretRequiredTests {

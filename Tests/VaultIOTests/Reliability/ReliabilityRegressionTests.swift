@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
 
 @Suite("Reliability regressions")
 struct ReliabilityRegressionTests {

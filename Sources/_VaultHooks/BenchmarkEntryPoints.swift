@@ -1,8 +1,9 @@
-// vault: what the benchmark package needs of the writer and the merge, which are not public API.
+// vault hooks: what the benchmark package needs of the writer and the merge, which are not public API.
+
+import VaultFormat
 
 /// Entry points for `Benchmarks/` (a package of its own, so it cannot see `package` code).
-/// They are SPI: not part of the API.
-@_spi(Benchmarks)
+/// They are public only here, in `_VaultHooks`, which is not part of the API.
 public enum BenchmarkEntryPoints {
     /// Merges `theirs` into `ours` (three-way when `base` is given) and encodes the result, as
     /// `Vault.merge` does before it writes. Returns the encoded size and the conflict count.

@@ -1,11 +1,12 @@
-// vault: decoders behind authentication, reachable for fuzzing.
+// vault hooks: decoders behind authentication, reachable for fuzzing.
+
+import VaultFormat
 
 /// Entry points for the libFuzzer targets in `Fuzz/`.
 ///
 /// The index and attribute decoders normally run only on bytes that passed an
 /// AEAD check, so a fuzzer feeding whole files would rarely reach them. These
-/// entry points hand them raw bytes directly. They are SPI: not part of the API.
-@_spi(Fuzzing)
+/// entry points hand them raw bytes directly. They are public only here, in `_VaultHooks`, which is not part of the API.
 public enum FuzzingEntryPoints {
     /// Parses `plain` as a decrypted index for `header`; returns the entry count.
     public static func parseIndex(_ plain: [UInt8], header: VaultHeader) throws -> Int {
