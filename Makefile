@@ -49,14 +49,15 @@ bench:
 bench-smoke:
 	scripts/bench.sh --smoke
 
-# What CI checks, in this order: the README's test command, the app-style tests from a package
-# of their own (public API only), the public API against API/*.txt (make api-baseline after a
+# What CI checks, in this order: the README's test command, the app-style tests and vaulttool
+# each built from a package of their own (public API of VaultIO only), the public API against API/*.txt (make api-baseline after a
 # deliberate change), docc --analyze (fails on any warning), the format lint, the fast part of
 # every reliability suite (RELIABILITY.md) and a smoke run of the benchmarks (BENCHMARKS.md).
 # .ci/run installs the libraries and then runs this target, so the two cannot drift.
 .PHONY: ci
 ci: test
 	scripts/outside-package.sh
+	scripts/outside-cli.sh
 	scripts/api-check.sh
 	scripts/docs.sh
 	swift format lint --strict --recursive Sources Tests

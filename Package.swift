@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
         .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
-        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultFormat", "CVaultTool"]),
+        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "CVaultTool"]),
         .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
         .executableTarget(
             name: "vault-fixturegen",

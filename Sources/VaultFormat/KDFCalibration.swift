@@ -15,7 +15,7 @@
 /// ```
 ///
 /// Spec: Spec/cli.md, "Key-derivation options" (`--kdf-target-ms`).
-package enum KDFCalibration {
+public enum KDFCalibration {
     /// How many whole unlocks each measurement point takes the median of.
     public static let samples = 3
 

@@ -18,13 +18,13 @@ package let secretFingerprintByteCount = 8
 /// Each class's `FK(c)` is derived once, into guarded memory, and wiped with the fingerprinter.
 ///
 /// Spec: Spec/cli.md, "git-diff" (R-GD-3).
-package final class SecretFingerprinter {
+public final class SecretFingerprinter {
     private let keys: VaultKeys
     private let vaultID: [UInt8]
     private var fingerprintKeys: [Int: SecretBytes] = [:]
 
     /// A fingerprinter for the items of the vault `vaultID` that `keys` open.
-    package init(keys: VaultKeys, vaultID: [UInt8]) {
+    public init(keys: VaultKeys, vaultID: [UInt8]) {
         self.keys = keys
         self.vaultID = vaultID
     }
@@ -39,9 +39,9 @@ package final class SecretFingerprinter {
     ///     in that domain keys the fingerprint, so that only who can decrypt the item can test it.
     ///     Keyed with domain 0's key, a grouped `always` item's fingerprint was testable by a
     ///     holder of `BK` alone, who guessed `hunter2` from the `git-diff` output.
-    /// - Returns: ``secretFingerprintByteCount`` bytes.
+    /// - Returns: 8 bytes (R-GD-3).
     /// - Throws: A ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`) when the class key is not held.
-    package func fingerprint(
+    public func fingerprint(
         of secret: SecretBytes,
         itemID: ItemID,
         protection: ProtectionClass,

@@ -8,7 +8,7 @@ extension VaultSnapshot {
     ///   for a damaged access-group field (R2-GRP-2).
     ///
     /// Spec: Spec/format-v2.md, "Limited recipient stanzas".
-    package func recipientAccessGroups() throws(VaultFormatError) -> [String?] {
+    public func recipientAccessGroups() throws(VaultFormatError) -> [String?] {
         guard let master = keys.master else {
             throw VaultFormatError(.keyUnavailable, "the access groups are readable only with the master key")
         }

@@ -3,8 +3,12 @@
 import VaultFormat
 
 extension VaultFileReader {
-    /// Opens this generation with keys already unlocked: no KDF, the header MAC is checked.
-    package func open(keys: VaultKeys, openedKeyslot: Int = 0) throws -> VaultSnapshot {
+    /// Opens this generation with keys already unlocked (``Vault/heldKeys``, a ``VaultAgent``):
+    /// no KDF; the header MAC is checked.
+    public func open(keys: VaultKeys) throws -> VaultSnapshot { try open(keys: keys, openedKeyslot: 0) }
+
+    /// Opens this generation with keys already unlocked, recording which keyslot gave them.
+    package func open(keys: VaultKeys, openedKeyslot: Int) throws -> VaultSnapshot {
         try VaultSnapshot.open(
             headerBytes: try headerBytes(),
             fileLength: fileLength,
@@ -18,8 +22,8 @@ extension VaultFileReader {
 extension Vault {
     /// Opens `path` with keys already unlocked, checking that they open its newest generation.
     ///
-    /// Package-visible only: `vaulttool` uses it with keys from its agent.
-    package convenience init(path: String, keys: VaultKeys, configuration: VaultConfiguration) throws {
+    /// The keys come from ``heldKeys`` of another open vault, or from a ``VaultAgent``.
+    public convenience init(path: String, keys: VaultKeys, configuration: VaultConfiguration) throws {
         let location = try VaultPath.resolvingExisting(path)
         let snapshot = try VaultFileReader(path: location.path).open(keys: keys)
         self.init(
@@ -32,7 +36,7 @@ extension Vault {
     }
 
     /// The keys this vault holds now (without the master key once locked).
-    package var heldKeys: VaultKeys { keyState.withLock { $0.keys } }
+    public var heldKeys: VaultKeys { keyState.withLock { $0.keys } }
 }
 
 extension AgentClient {

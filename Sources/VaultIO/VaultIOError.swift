@@ -62,6 +62,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// an `update` transform or a ``Vault/write(_:)`` body): it could only wait for itself.
         /// Writes are not reentrant; make the change inside the outer write's transaction.
         public static let reentrantWrite = Code("reentrantWrite")
+        /// The vault agent refused a request (such as a limited recipient's keys, which it does not
+        /// hold) or answered in a way this version does not understand; ``reason`` says which.
+        public static let agentRefused = Code("agentRefused")
     }
 
     /// What went wrong.

@@ -25,7 +25,7 @@ extension VaultTransaction {
     ///   `unsupportedVersion` when the vault is not format 2.0, `invalidParameter` for a key that
     ///   is already a recipient or an unusable name or group, `limit` past 32 recipients or
     ///   groups, `foreignDevice` when the vault holds another device's items.
-    package mutating func addRecipient(_ key: RecipientKey, name: String, limitedTo accessGroup: String) throws {
+    public mutating func addRecipient(_ key: RecipientKey, name: String, limitedTo accessGroup: String) throws {
         try requireMasterKey("add a recipient")
         try writer.addRecipient(Recipient(key: key, name: name), limitedTo: accessGroup)
         hasChanges = true

@@ -74,6 +74,12 @@ public struct VaultHeader: Sendable {
     /// How many recipients the header names (format 1.2). Their keys and names are encrypted.
     public var recipientCount: Int { recipientStanzas.count }
 
+    /// How many of the recipients are limited to one access group (format 2.0).
+    public var limitedRecipientCount: Int { recipientStanzas.filter(\.isLimited).count }
+
+    /// How many access groups have a key domain of their own (format 2.0). Their names are encrypted.
+    public var accessGroupCount: Int { accessGroups.count }
+
     /// Creates a header value.
     public init(
         vaultID: [UInt8],

@@ -15,13 +15,25 @@ public final class VaultKeys: Sendable {
     /// The base key (package-visible only, like ``master``); `nil` for a limited recipient
     /// (format 2.0), which holds only the header, index and lookup keys and one group's keys.
     package let base: BaseKey?
-    /// The key domain a limited recipient stanza opened (format 2.0), else `nil`.
-    package let limitedDomain: UInt8?
+    /// The key domain a limited recipient stanza opened (format 2.0), else `nil`: the records
+    /// of that domain (``IndexEntry/domain``) are the limited recipient's own access group.
+    public let limitedDomain: UInt8?
     let headerKey: KeyRef
     let indexKey: KeyRef
     let lookupKey: KeyRef
     /// The device secret used, if any.
     public let deviceSecret: DeviceSecret?
+
+    /// Whether a master-scope keyslot or a full recipient stanza opened: who holds the master key
+    /// can read the recipients and change keyslots. The key itself is never public.
+    public var holdsMasterKey: Bool { master != nil }
+
+    /// The same unlocked keys with `deviceSecret` added, for the `…ThisDeviceOnly` classes (keys
+    /// from the vault agent, which was unlocked without one). A limited recipient's keys come
+    /// back unchanged: they hold no base key to derive the device-bound keys from.
+    public func adding(deviceSecret: DeviceSecret, vaultID: [UInt8]) -> VaultKeys {
+        KeyHierarchy.keys(from: self, deviceSecret: deviceSecret, vaultID: vaultID)
+    }
     /// Keys the per-record device markers (R-REC-2), when a device secret was given.
     let deviceMarkerKey: KeyRef?
     let classKeys: [ProtectionClass: RecordKeys]

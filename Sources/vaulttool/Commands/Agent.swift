@@ -44,15 +44,14 @@ struct Agent: Command {
 
     let foreground, status, stop: Bool
     let socketPath: String
-    let limits: AgentServer.Limits
+    let limits: VaultAgent.Limits
 
     init(_ parsed: ParsedArguments) throws {
         foreground = parsed[Self.foregroundFlag]
         status = parsed[Self.statusFlag]
         stop = parsed[Self.stopFlag]
         socketPath =
-            parsed[Self.socketOption] ?? VaultAccess.agentSocket
-            ?? AgentSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
+            parsed[Self.socketOption] ?? VaultAgent.fromEnvironment()?.socketPath ?? VaultAgent.defaultSocketPath()
         guard socketPath.hasPrefix("/") else { throw UsageError("The agent socket must be an absolute path") }
         func seconds(_ option: Option, _ fallback: Int) throws -> Duration? {
             let text = parsed[option] ?? String(fallback)
@@ -61,7 +60,7 @@ struct Agent: Command {
             }
             return value == 0 ? nil : .seconds(value)
         }
-        limits = AgentServer.Limits(
+        limits = VaultAgent.Limits(
             idleTimeout: try seconds(Self.idleTimeoutOption, 600),
             maximumLifetime: try seconds(Self.maxLifetimeOption, 7200)
         )
@@ -71,16 +70,16 @@ struct Agent: Command {
     }
 
     func run() throws {
-        let client = AgentClient(socketPath: socketPath)
+        let agent = VaultAgent(socketPath: socketPath)
         if status {
-            let vaults = try reach { try client.status() }
+            let vaults = try reach { try agent.status() }
             if vaults.isEmpty { Output.out("The agent at \(socketPath) holds no keys.\n") }
             for vault in vaults {
                 let left = vault.secondsLeft.map { "dropped in \($0) s" } ?? "no time limit"
                 Output.out("\(vault.path)  (\(left))\n")
             }
         } else if stop {
-            try reach { try client.stop() }
+            try reach { try agent.stop() }
             Output.out("Stopped the agent at \(socketPath).\n")
         } else if foreground {
             // A parent may have blocked or ignored signals (test runners, some supervisors);
@@ -89,14 +88,9 @@ struct Agent: Command {
             sigemptyset(&none)
             sigprocmask(SIG_SETMASK, &none, nil)
             for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
-            let server = try reach {
-                if let inherited = try AgentSocket.inherited(environment: ProcessInfo.processInfo.environment) {
-                    return AgentServer(socket: inherited, path: socketPath, limits: limits)
-                }
-                return try AgentServer(listeningAt: socketPath, limits: limits)
+            try reach {
+                try agent.serve(limits: limits) { Output.err("vaulttool agent: listening on \(socketPath)\n") }
             }
-            Output.err("vaulttool agent: listening on \(socketPath)\n")
-            server.run()
         } else {
             try startInBackground()
             // Single-quoted for sh: a socket path with a space or `$(...)` must stay one word, never code.
@@ -135,7 +129,7 @@ struct Agent: Command {
             throw ToolError("cannot start the agent: \(String(cString: strerror(result)))", exitCode: .ioFailure)
         }
         for _ in 0..<50 {
-            if (try? AgentClient(socketPath: socketPath).status()) != nil { return }
+            if (try? VaultAgent(socketPath: socketPath).status()) != nil { return }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 throw ToolError("the agent did not start (is one already running on \(socketPath)?)")
@@ -149,7 +143,7 @@ struct Agent: Command {
     private func reach<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let failure as AgentSocket.Failure {
+        } catch let failure as VaultIOError where failure.code == .system {
             throw ToolError("no usable vault agent at \(socketPath): \(failure)", exitCode: .ioFailure)
         }
     }

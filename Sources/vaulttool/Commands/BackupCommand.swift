@@ -1,6 +1,5 @@
 // vaulttool backup: a verified, durable copy of a vault file.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool backup [<credential options>] <vault> [<destination>]`.

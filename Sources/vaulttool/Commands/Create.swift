@@ -1,6 +1,5 @@
 // vaulttool create: a new, empty vault.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool create [--password-file <file>] [--kdf <preset>] <vault>`.

@@ -1,7 +1,7 @@
 // vaulttool credential-helper docker: docker's credential-helper protocol mapped onto internet passwords.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// A docker registry's `ServerURL` split into internet-password attributes, and joined back.
 ///

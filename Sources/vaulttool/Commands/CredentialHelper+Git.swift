@@ -1,7 +1,7 @@
 // vaulttool credential-helper git: git's credential-helper protocol mapped onto internet passwords.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// One credential description of git's protocol (git-credential(1), "INPUT/OUTPUT FORMAT"):
 /// `key=value` lines up to a blank line or the end of input.

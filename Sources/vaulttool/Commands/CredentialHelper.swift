@@ -2,7 +2,7 @@
 
 import Foundation
 import Glibc
-import VaultFormat
+import VaultIO
 
 /// `vaulttool credential-helper [--vault <path>] [<credential options>] git|docker <action>`.
 ///

@@ -1,6 +1,5 @@
 // vaulttool export: items and secrets as plaintext JSON in the generic layout.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool export --password-file <file> [--output <file>] <vault>`.

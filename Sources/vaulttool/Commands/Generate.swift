@@ -1,7 +1,7 @@
 // vaulttool generate: a random password.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// `vaulttool generate [--length <n>] [--alphabet <characters>]`.
 struct Generate: Command {

@@ -1,7 +1,7 @@
 // vaulttool get: print one item's secret, and nothing else.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// `vaulttool get --password-file <file> --service <service> --account <account> <vault>`.
 struct Get: Command {

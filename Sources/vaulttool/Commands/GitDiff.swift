@@ -1,7 +1,6 @@
 // vaulttool git-diff: the textconv driver that lets git show a vault's changes item by item.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// `vaulttool git-diff [<credential options>] <file>`, run by git as `diff.vault.textconv`.
@@ -72,11 +71,12 @@ struct GitDiff: Command {
         if explicitCredential {
             return openWithCredentials(reader)
         }
-        if let socket = VaultAccess.agentSocket, var keys = Self.agentKeys(socket: socket, path: path, header: header) {
+        if let agent = VaultAgent.fromEnvironment(), var keys = agent.keys(forVaultID: header.vaultID, preferring: path)
+        {
             if keys.deviceSecret == nil, let file = options.deviceSecretFile,
                 let secret = try? CredentialOptions.loadDeviceSecret(file)
             {
-                keys = KeyHierarchy.keys(from: keys, deviceSecret: secret, vaultID: header.vaultID)
+                keys = keys.adding(deviceSecret: secret, vaultID: header.vaultID)
             }
             if let snapshot = try? reader.open(keys: keys) { return .success(snapshot) }
             // Keys of a later generation do not open a version from before a rekey: the
@@ -101,18 +101,5 @@ struct GitDiff: Command {
         } catch {
             return .failure(.init(reason: describe(error).0))
         }
-    }
-
-    /// The agent's keys for this vault: those held for this very file, else those held for any
-    /// file with the same vault ID (git passes old versions as temporary copies).
-    static func agentKeys(socket: String, path: String, header: VaultHeader) -> VaultKeys? {
-        let client = AgentClient(socketPath: socket)
-        var paths = [String]()
-        if let resolved = try? AgentClient.resolvedPath(path) { paths.append(resolved) }
-        if let held = try? client.status() { paths += held.map(\.path).filter { !paths.contains($0) } }
-        for candidate in paths {
-            if let keys = try? client.keys(path: candidate, vaultID: header.vaultID) { return keys }
-        }
-        return nil
     }
 }

@@ -1,7 +1,6 @@
 // vaulttool git-merge: git's merge driver for vault files (`vaulttool git-merge %O %A %B %P`).
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// `vaulttool git-merge [<credential options>] <ancestor> <ours> <theirs>`.
@@ -151,14 +150,14 @@ struct GitMerge: Command {
     /// The agent's keys for this vault, found by its ID as `git-diff` finds them (git passes
     /// temporary copies whose paths the agent does not know); `nil` without an agent holding it.
     private func agentKeys() throws -> VaultKeys? {
-        guard let socket = VaultAccess.agentSocket else { return nil }
+        guard let agent = VaultAgent.fromEnvironment() else { return nil }
         let reader = try VaultFileReader(path: ours)
         let header = try VaultHeader.decode(try reader.headerBytes(), fileLength: reader.fileLength)
-        guard var keys = GitDiff.agentKeys(socket: socket, path: name ?? ours, header: header) else { return nil }
+        guard var keys = agent.keys(forVaultID: header.vaultID, preferring: name ?? ours) else { return nil }
         if keys.deviceSecret == nil, let file = credentialOptions.deviceSecretFile,
             let secret = try? CredentialOptions.loadDeviceSecret(file)
         {
-            keys = KeyHierarchy.keys(from: keys, deviceSecret: secret, vaultID: header.vaultID)
+            keys = keys.adding(deviceSecret: secret, vaultID: header.vaultID)
         }
         return keys
     }

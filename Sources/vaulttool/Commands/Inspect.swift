@@ -1,7 +1,6 @@
 // vaulttool inspect: everything the plain header shows, without a credential.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// `vaulttool inspect [--json] [--items] <path>`.
@@ -179,13 +178,13 @@ struct InspectReport: Encodable {
 
     private mutating func fill(_ header: VaultHeader, headerLength: Int, total: Int) {
         format = Version(major: Int(header.major), minor: Int(header.minor))
-        vaultID = Hex.encode(header.vaultID)
+        vaultID = Output.hex(header.vaultID)
         created = Output.date(header.created)
         generation = header.generation
         if header.followsVersion12Rules { recipients = header.recipientCount }
         if header.isVersion2 {
-            limitedRecipients = header.recipientStanzas.filter(\.isLimited).count
-            accessGroups = header.accessGroups.count
+            limitedRecipients = header.limitedRecipientCount
+            accessGroups = header.accessGroupCount
         }
         items = header.recordCount
         deletions = header.deletionCount

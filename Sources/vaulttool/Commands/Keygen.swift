@@ -1,6 +1,5 @@
 // vaulttool keygen: create a recipient identity (format 1.2) and print its public key.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool keygen <identity>` and `vaulttool keygen --recipient-of <identity>`.

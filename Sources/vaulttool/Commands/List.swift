@@ -1,6 +1,6 @@
 // vaulttool list: the items of a vault, one per line, never a secret.
 
-import VaultFormat
+import VaultIO
 
 /// `vaulttool list --password-file <file> [--json] <vault>`.
 struct List: Command {

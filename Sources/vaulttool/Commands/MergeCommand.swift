@@ -1,7 +1,6 @@
 // vaulttool merge: merge other copies of a vault (git branches, sync conflict files) into it.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// `vaulttool merge [--base <file>] [--output <file>] [--remove-merged] <vault> <other> ...`.

@@ -1,7 +1,6 @@
 // vaulttool passwd: change the password, add or remove key files and recovery keyslots.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// `vaulttool passwd --password-file <file> --new-password-file <file> <vault>`.

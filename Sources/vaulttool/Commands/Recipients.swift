@@ -1,6 +1,5 @@
 // vaulttool recipients: list, add and remove the X25519 recipients of a vault (format 1.2).
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool recipients ls|add|rm [options] <vault>`.

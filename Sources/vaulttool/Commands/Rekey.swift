@@ -1,6 +1,5 @@
 // vaulttool rekey: replace the master key, so that removed credentials and old copies stop working.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool rekey --password-file <file> [--keep-password-file <file> ...] <vault>`.

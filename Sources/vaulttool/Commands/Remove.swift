@@ -1,6 +1,5 @@
 // vaulttool rm: remove items.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool rm --password-file <file> --service <service> --account <account> <vault>`.

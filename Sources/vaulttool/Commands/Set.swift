@@ -1,7 +1,6 @@
 // vaulttool set: add an item or replace its secret. The secret never comes from argv.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// `printf %s SECRET | vaulttool set --password-file <file> --service <service> --account <account> <vault>`.

@@ -1,6 +1,5 @@
 // vaulttool unlock / lock: hand a vault's keys to the agent, or take them back.
 
-import VaultFormat
 import VaultIO
 
 /// `vaulttool unlock --password-file <file> <vault>`.
@@ -27,16 +26,16 @@ struct Unlock: Command {
     }
 
     func run() throws {
-        guard let socket = VaultAccess.agentSocket else {
+        guard let agent = VaultAgent.fromEnvironment() else {
             throw ToolError(
                 "VAULT_AGENT_SOCK is not set; start one with: eval \"$(vaulttool agent)\"",
                 exitCode: .usage
             )
         }
         let snapshot = try VaultAccess.snapshot(path, credentials: try credentialOptions.credentials())
-        let resolved = try AgentClient.resolvedPath(path)
+        let resolved = try VaultAgent.resolvedPath(path)
         do {
-            try AgentClient(socketPath: socket).add(snapshot, path: resolved)
+            try agent.add(snapshot, path: resolved)
         } catch {
             throw ToolError("cannot hand the keys to the agent at VAULT_AGENT_SOCK: \(error)", exitCode: .ioFailure)
         }
@@ -66,13 +65,13 @@ struct Lock: Command {
     }
 
     func run() throws {
-        guard let socket = VaultAccess.agentSocket else {
+        guard let agent = VaultAgent.fromEnvironment() else {
             throw ToolError("VAULT_AGENT_SOCK is not set: no agent to lock", exitCode: .usage)
         }
-        let resolved = try path.map { try AgentClient.resolvedPath($0) }
+        let resolved = try path.map { try VaultAgent.resolvedPath($0) }
         let dropped: Int
         do {
-            dropped = try AgentClient(socketPath: socket).lock(path: resolved)
+            dropped = try agent.lock(path: resolved)
         } catch {
             throw ToolError("cannot reach the agent at VAULT_AGENT_SOCK: \(error)", exitCode: .ioFailure)
         }

@@ -1,6 +1,6 @@
 // vaulttool verify: check every record with the credential.
 
-import VaultFormat
+import VaultIO
 
 /// `vaulttool verify --password-file <file> <vault>`.
 struct Verify: Command {

@@ -1,7 +1,7 @@
 // vaulttool: Bitwarden's unencrypted JSON export.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// `bw export --format json` (or the web vault's "File > Export vault > .json").
 ///

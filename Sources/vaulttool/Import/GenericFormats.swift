@@ -1,7 +1,7 @@
 // vaulttool: the generic JSON and CSV layouts (Spec/cli.md, "Generic layouts").
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// The JSON that `export` writes: `{"format": "vault-items", "version": 1, "items": [...]}`.
 enum GenericJSON {

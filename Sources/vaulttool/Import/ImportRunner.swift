@@ -1,7 +1,6 @@
 // vaulttool: the import side of migrate, shared by `import` and `migrate --from`.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// Reads an export, writes its items into a vault in one transaction, and reports.

@@ -1,7 +1,7 @@
 // vaulttool: reading other password stores' exports into keychain items.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// One entry of an export, mapped to a keychain item.
 struct ImportedItem {

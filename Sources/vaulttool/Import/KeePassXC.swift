@@ -2,7 +2,7 @@
 
 import Foundation
 import FoundationXML
-import VaultFormat
+import VaultIO
 
 /// `keepassxc-cli export --format xml`: the KeePass 2.x XML document.
 enum KeePassXML {

@@ -2,7 +2,6 @@
 
 import Foundation
 import Glibc
-import VaultFormat
 import VaultIO
 
 /// The options that supply credentials, shared by every command that opens a vault.

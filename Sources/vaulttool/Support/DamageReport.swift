@@ -1,6 +1,6 @@
 // vaulttool: naming damaged items, on one line or in JSON, never with a secret.
 
-import VaultFormat
+import VaultIO
 
 /// How commands name a damaged item: by ID always, by service (or server) and account when its
 /// attributes still authenticate.

@@ -1,7 +1,6 @@
 // vaulttool: turning errors into one sentence and an exit status.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// Prints `error` to stderr as one sentence and returns its exit status.
@@ -50,9 +49,9 @@ func describe(_ error: any Error) -> (String, ExitCode) {
 func describe(_ error: VaultFormatError) -> (String, ExitCode) {
     switch error.code {
     case .wrongCredential:
-        // An identity that matches no recipient says so (R12-RCP-3); the reason holds no secret.
-        if error.reason.hasPrefix(KeyHierarchy.identityMatchesNoStanza) { return (error.reason, .wrongCredential) }
-        return ("wrong password or key file", .wrongCredential)
+        // The library words it (an identity that matches no recipient says so, R12-RCP-3); the
+        // reason never holds a secret.
+        return (error.reason.isEmpty ? "wrong password or key file" : error.reason, .wrongCredential)
     case .unsupportedVersion:
         if let version = error.formatVersion, version.major != VaultHeader.currentMajor {
             return ("vault format \(version.major) needs a newer vaulttool", .unsupported)

@@ -1,7 +1,7 @@
 // vaulttool: writing items as JSON without JSONEncoder, for `list --json`.
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// Writes ``ItemRecord``s as JSON with the same bytes as `Output.json` (JSONEncoder with
 /// `.prettyPrinted`, `.sortedKeys`, `.withoutEscapingSlashes`): two-space indentation,

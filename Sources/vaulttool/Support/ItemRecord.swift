@@ -1,7 +1,7 @@
 // vaulttool: one item in the generic JSON layout (export, import, list, get --json).
 
 import Foundation
-import VaultFormat
+import VaultIO
 
 /// An item as the generic layout writes it. Spec: Spec/cli.md, "Generic JSON layout".
 ///

@@ -2,7 +2,7 @@
 
 import Foundation
 import Synchronization
-import VaultFormat
+import VaultIO
 
 /// What one pass over a vault's items found.
 struct ItemScan {

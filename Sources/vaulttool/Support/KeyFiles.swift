@@ -2,7 +2,6 @@
 
 import Foundation
 import Glibc
-import VaultFormat
 import VaultIO
 
 /// Key files on the command line: `--key-file`, `passwd --add-key-file` and `--generate-key-file`.

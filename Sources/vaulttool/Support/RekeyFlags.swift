@@ -1,6 +1,5 @@
 // vaulttool: the options that say which keyslots and items a rekey may keep or drop.
 
-import VaultFormat
 import VaultIO
 
 /// `--keep-password-file`, `--drop-keyslots` and `--drop-foreign`, shared by `rekey` and `passwd`.

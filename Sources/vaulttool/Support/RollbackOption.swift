@@ -1,6 +1,5 @@
 // vaulttool: --accept-rollback, and what the tool says about a vault older than one seen before.
 
-import VaultFormat
 import VaultIO
 
 /// The option of the commands that write, and the messages about a rolled-back vault.

@@ -1,7 +1,6 @@
 // vaulttool: opening vaults with keys from the agent when one holds them.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// How a command opens a vault: with keys from the agent (already checked against the
@@ -12,14 +11,6 @@ enum VaultOpener {
 }
 
 extension VaultAccess {
-    /// The agent's socket: `VAULT_AGENT_SOCK`, when set and not empty.
-    ///
-    /// Spec: Spec/agent.md, "Clients".
-    static var agentSocket: String? {
-        guard let path = ProcessInfo.processInfo.environment["VAULT_AGENT_SOCK"], !path.isEmpty else { return nil }
-        return path
-    }
-
     /// Keys from the agent when `VAULT_AGENT_SOCK` is set, no password or key file was given,
     /// and the agent holds this vault; otherwise the credentials the options supply.
     static func opener(_ path: String, _ options: CredentialOptions) throws -> VaultOpener {
@@ -29,8 +20,8 @@ extension VaultAccess {
     /// The agent's keys for `path`, when `VAULT_AGENT_SOCK` is set, no password or key file was
     /// given, and the agent holds that vault; `nil` otherwise.
     static func agentOpener(_ path: String, _ options: CredentialOptions) -> VaultOpener? {
-        guard !options.hasPasswordSource && options.keyFile == nil, let socket = agentSocket,
-            let (keys, snapshot) = agentKeys(path, socket: socket)
+        guard !options.hasPasswordSource && options.keyFile == nil, let agent = VaultAgent.fromEnvironment(),
+            let (keys, snapshot) = agentKeys(path, agent)
         else { return nil }
         // A device secret asked for (option or VAULTTOOL_DEVICE_SECRET_FILE) that the agent's keys
         // lack: the ThisDeviceOnly items would be out of reach, so the credentials are used.
@@ -47,11 +38,12 @@ extension VaultAccess {
     /// After a rekey: an agent that held the vault's old keys gets the new ones, so that it
     /// neither keeps a revoked master key nor stops working (Spec/agent.md, section 1).
     static func refreshAgent(after vault: Vault) {
-        guard let socket = agentSocket, let resolved = try? AgentClient.resolvedPath(vault.path) else { return }
-        let client = AgentClient(socketPath: socket)
-        guard let dropped = try? client.lock(path: resolved), dropped > 0 else { return }
+        guard let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(vault.path) else {
+            return
+        }
+        guard let dropped = try? agent.lock(path: resolved), dropped > 0 else { return }
         do {
-            try client.add(vault.heldKeys, vaultID: vault.vaultID, path: resolved)
+            try agent.add(vault)
             Output.err("vaulttool: the agent dropped the old keys of \(vault.path) and holds the new ones\n")
         } catch {
             Output.err("vaulttool: the agent dropped the old keys of \(vault.path); run 'vaulttool unlock' again\n")
@@ -61,13 +53,13 @@ extension VaultAccess {
     /// Asks the agent, and checks that its keys open the newest generation; `nil` (fall back
     /// to credentials) otherwise, with a note on stderr when the agent cannot be reached or
     /// its keys no longer fit (the vault was re-keyed since `unlock`).
-    private static func agentKeys(_ path: String, socket: String) -> (VaultKeys, VaultSnapshot)? {
-        guard let resolved = try? AgentClient.resolvedPath(path), let reader = try? VaultFileReader(path: resolved),
+    private static func agentKeys(_ path: String, _ agent: VaultAgent) -> (VaultKeys, VaultSnapshot)? {
+        guard let resolved = try? VaultAgent.resolvedPath(path), let reader = try? VaultFileReader(path: resolved),
             let header = try? reader.header()
         else { return nil }
         let keys: VaultKeys
         do {
-            guard let held = try AgentClient(socketPath: socket).keys(path: resolved, vaultID: header.vaultID) else {
+            guard let held = try agent.keys(forVaultAt: resolved, vaultID: header.vaultID) else {
                 return nil
             }
             keys = held

@@ -1,6 +1,5 @@
 // vaulttool: opening a vault for a command that changes its keyslots (passwd, migrate).
 
-import VaultFormat
 import VaultIO
 
 extension VaultAccess {

@@ -1,7 +1,6 @@
 // vaulttool: opening vaults for reading and writing, with progress and the lock timeout.
 
 import Foundation
-import VaultFormat
 import VaultIO
 
 /// How commands open vaults.

@@ -1,6 +1,6 @@
 // vaulttool: the stable, item-level text view of a vault that `git-diff` prints for git.
 
-import VaultFormat
+import VaultIO
 
 /// The text `vaulttool git-diff` prints: header facts, then one block per item sorted by item ID,
 /// then the deletion records. Never a secret: a secret is shown as its keyed fingerprint.
@@ -23,7 +23,7 @@ enum VaultTextView {
         recipients: Result<[Recipient], VaultFormatError>? = nil
     ) -> String {
         var out = "vault \(header.major).\(header.minor)\n"
-        out += "vault-id: \(Hex.encode(header.vaultID))\n"
+        out += "vault-id: \(Output.hex(header.vaultID))\n"
         out += "created: \(Output.date(header.created))\n"
         out += "generation: \(header.generation)\n"
         out += "header: \(authenticated ? "authenticated" : "not authenticated (no key)")"
@@ -37,7 +37,7 @@ enum VaultTextView {
             out += line + "\n"
         }
         if header.followsVersion12Rules {
-            out += "recipients: \(header.recipientStanzas.count)\n"
+            out += "recipients: \(header.recipientCount)\n"
             switch recipients {
             case .success(let list)?: for r in list { out += "  \(r.key) \(quoted(r.name))\n" }
             case .failure(let error)?: out += "  damaged: \(describe(error).0)\n"
@@ -60,7 +60,7 @@ enum VaultTextView {
         let snapshot = (try? opened.withRecordsLoaded()) ?? opened
         // Who else can open the vault needs the master key to read (R12-RCP-4).
         let recipients: Result<[Recipient], VaultFormatError>? =
-            snapshot.keys.master == nil || snapshot.header.recipientStanzas.isEmpty
+            !snapshot.keys.holdsMasterKey || snapshot.header.recipientCount == 0
             ? nil : Result { () throws(VaultFormatError) in try snapshot.recipients() }
         var out = header(
             snapshot.header,
@@ -104,7 +104,7 @@ enum VaultTextView {
                 protection: entry.protectionClass,
                 domain: entry.domain
             )
-            out += "  secret: fingerprint \(Hex.encode(fingerprint))\n"
+            out += "  secret: fingerprint \(Output.hex(fingerprint))\n"
         } catch {
             out += "  secret: damaged (\(describe(error).0))\n"
         }
@@ -134,7 +134,7 @@ enum VaultTextView {
         text("description", a.itemDescription)
         if a.creator != 0 { out += "  creator: \(a.creator)\n" }
         if a.type != 0 { out += "  type: \(a.type)\n" }
-        if !a.generic.isEmpty { out += "  generic: \(Hex.encode(a.generic))\n" }
+        if !a.generic.isEmpty { out += "  generic: \(Output.hex(a.generic))\n" }
         if a.synchronizable { out += "  synchronizable: true\n" }
         if a.isInvisible { out += "  invisible: true\n" }
         if a.isNegative { out += "  negative: true\n" }

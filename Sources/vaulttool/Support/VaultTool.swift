@@ -1,7 +1,7 @@
 // vaulttool: dispatching to subcommands.
 
 import CVaultTool
-import VaultFormat
+import VaultIO
 
 /// The tool: its commands, `--help`, `--version`, and error reporting.
 enum VaultTool {

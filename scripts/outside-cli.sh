@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds vaulttool the way a program outside this package would: its sources copied into a
+# throwaway package that depends on this one by path, with VaultIO as its only library. Inside
+# this package the tool could reach `package` declarations and VaultFormat directly; from
+# outside it sees only the public API, so a CLI that grows library policy of its own (a
+# `package` type, a private helper of the libraries) fails here, and nowhere else.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+identity=$(basename "$root" | tr '[:upper:]' '[:lower:]')
+work=$(mktemp -d /tmp/vault-outside-cli.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/Sources"
+# Target names must be unique across the package graph: the copies get names of their own.
+cp -R "$root/Sources/vaulttool" "$work/Sources/outside_vaulttool"
+cp -R "$root/Sources/CVaultTool" "$work/Sources/COutsideTool"
+grep -rl '^import CVaultTool$' "$work/Sources/outside_vaulttool" | xargs sed -i 's/^import CVaultTool$/import COutsideTool/'
+if grep -rn '^\(@[a-zA-Z_()]* \)*\(public \|internal \|package \)\?import VaultFormat' "$work/Sources/outside_vaulttool"; then
+    echo "outside-cli: vaulttool imports VaultFormat; it must use VaultIO only" >&2
+    exit 1
+fi
+cat >"$work/Package.swift" <<MANIFEST
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "vault-outside-cli",
+    dependencies: [.package(path: "$root")],
+    targets: [
+        .target(name: "COutsideTool"),
+        .executableTarget(
+            name: "outside_vaulttool",
+            dependencies: [.product(name: "VaultIO", package: "$identity"), "COutsideTool"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+MANIFEST
+swift build --package-path "$work" --scratch-path "$work/.build"
+echo "outside-cli: vaulttool builds from the public API of VaultIO alone"
