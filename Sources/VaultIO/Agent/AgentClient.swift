@@ -45,15 +45,18 @@ package struct AgentClient {
         var reply = try exchange(AgentMessage(.keys, [Array(path.utf8), vaultID]), expecting: .keyMaterial)
         defer { reply.wipe() }
         guard reply.type == .keyMaterial else { return nil }
-        let fields = reply.fields
-        guard fields[1].count == 32, [0, 32].contains(fields[0].count), [0, 32].contains(fields[2].count) else {
+        // Read through `reply` itself: a second reference to its fields would make the wipe copy
+        // them and leave the keys in the original buffers.
+        guard reply.fields[1].count == 32, [0, 32].contains(reply.fields[0].count),
+            [0, 32].contains(reply.fields[2].count)
+        else {
             throw Refused(description: "the agent sent malformed keys")
         }
+        func guarded(_ index: Int) -> SecretBytes { SecretBytes(bytes: reply.fields[index], protection: .guarded) }
         return VaultKeys.restoring(
-            master: fields[0].isEmpty ? nil : MasterKey(secret: SecretBytes(bytes: fields[0], protection: .guarded)),
-            base: BaseKey(secret: SecretBytes(bytes: fields[1], protection: .guarded)),
-            deviceSecret: fields[2].isEmpty
-                ? nil : DeviceSecret(secret: SecretBytes(bytes: fields[2], protection: .guarded)),
+            master: reply.fields[0].isEmpty ? nil : MasterKey(secret: guarded(0)),
+            base: BaseKey(secret: guarded(1)),
+            deviceSecret: reply.fields[2].isEmpty ? nil : DeviceSecret(secret: guarded(2)),
             vaultID: vaultID
         )
     }

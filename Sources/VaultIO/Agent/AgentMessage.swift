@@ -76,20 +76,26 @@ package struct AgentMessage: Equatable, Sendable {
 
     // MARK: - Encoding
 
-    /// The body (without the length prefix).
-    package func encodeBody() -> [UInt8] {
-        var body: [UInt8] = [Self.version, type.rawValue]
-        for field in fields {
-            body += Self.bigEndian(UInt32(field.count))
-            body += field
-        }
-        return body
-    }
+    /// The body (without the length prefix), in one allocation of its exact size.
+    package func encodeBody() -> [UInt8] { encode(prefixed: false) }
 
-    /// The whole frame: length prefix and body.
-    package func encodeFrame() -> [UInt8] {
-        let body = encodeBody()
-        return Self.bigEndian(UInt32(body.count)) + body
+    /// The whole frame: length prefix and body, in one allocation of its exact size.
+    ///
+    /// Fields may carry keys: building into a buffer reserved up front leaves no reallocated
+    /// copy behind, so the one buffer the caller wipes is the only one (Spec/agent.md, section 3).
+    package func encodeFrame() -> [UInt8] { encode(prefixed: true) }
+
+    private func encode(prefixed: Bool) -> [UInt8] {
+        let bodyCount = 2 + fields.reduce(0) { $0 + 4 + $1.count }
+        var out = [UInt8]()
+        out.reserveCapacity((prefixed ? 4 : 0) + bodyCount)
+        if prefixed { out += Self.bigEndian(UInt32(bodyCount)) }
+        out += [Self.version, type.rawValue]
+        for field in fields {
+            out += Self.bigEndian(UInt32(field.count))
+            out += field
+        }
+        return out
     }
 
     // MARK: - Decoding

@@ -21,16 +21,8 @@ package final class AgentServer {
         var lastUse: ContinuousClock.Instant
     }
 
-    package struct Limits: Sendable {
-        /// Keys unused this long are dropped; `nil`: never.
-        package var idleTimeout: Duration?
-        /// Keys are dropped this long after `unlock`, used or not; `nil`: never.
-        package var maximumLifetime: Duration?
-        package init(idleTimeout: Duration?, maximumLifetime: Duration?) {
-            self.idleTimeout = idleTimeout
-            self.maximumLifetime = maximumLifetime
-        }
-    }
+    /// When keys are dropped: ``VaultAgent/Limits``, the public spelling.
+    package typealias Limits = VaultAgent.Limits
 
     private let socket: AgentSocket
     package let path: String
@@ -60,16 +52,36 @@ package final class AgentServer {
     deinit { if ownsPath { unlink(path) } }
 
     /// Serves until a `stop` request; drops expired keys between requests.
+    ///
+    /// Requests are read from up to ``AgentConnections/maximumCount`` peers at once, without
+    /// blocking, and answered one at a time as each completes.
     package func run() {
+        var connections = AgentConnections()
         while !stopping {
             dropExpired(now: .now)
-            guard socket.waitForConnection(milliseconds: 500), let peer = socket.accept() else { continue }
-            guard var request = try? peer.receive() else { continue }
-            var reply = handle(request, now: .now)
-            request.wipe()
-            try? peer.send(reply)
-            reply.wipe()
+            var descriptors = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
+            descriptors += connections.pollDescriptors
+            let wait = connections.millisecondsToNextDeadline(now: .now, ceiling: 500)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), wait)
+            if ready < 0 && errno != EINTR { usleep(10_000) }
+            let now = ContinuousClock.now
+            // Before accepting: the table must still match `descriptors`.
+            var complete = connections.collect(ready: Array(descriptors.dropFirst()), now: now)
+            for index in complete.indices where !stopping { answer(complete[index].socket, &complete[index].body) }
+            if ready > 0 && descriptors[0].revents != 0, let peer = socket.accept() {
+                connections.add(peer, now: now)
+            }
         }
+    }
+
+    /// Decodes one complete request, answers it and wipes both; a malformed body is closed unanswered.
+    private func answer(_ peer: AgentSocket, _ body: inout [UInt8]) {
+        defer { body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        guard var request = try? AgentMessage.decode(body: body) else { return }
+        var reply = handle(request, now: .now)
+        request.wipe()
+        try? peer.send(reply)
+        reply.wipe()
     }
 
     /// Answers one request.

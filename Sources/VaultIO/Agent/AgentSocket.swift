@@ -41,7 +41,13 @@ package final class AgentSocket {
         var status = stat()
         guard lstat(directory, &status) == 0 else { throw Failure(step: "stat \(directory)", code: errno) }
         guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o077 == 0 else {
-            throw Failure(step: "\(directory) must be a directory of this user with mode 0700", code: EPERM)
+            let kind = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a directory"
+            let found = "\(kind) of user \(status.st_uid), mode \(String(status.st_mode & 0o7777, radix: 8))"
+            throw Failure(
+                step: "\(directory) must be a directory of this user with mode 0700 and is \(found) (someone "
+                    + "else may have made it first: remove it, or choose another socket with --socket)",
+                code: EPERM
+            )
         }
     }
 

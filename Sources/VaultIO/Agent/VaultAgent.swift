@@ -145,18 +145,24 @@ public struct VaultAgent: Sendable {
     ///   - listening: Called once, when connections are accepted.
     public func serve(limits: Limits, environment: [String: String]? = nil, listening: () -> Void = {}) throws {
         let server = try agentCall {
-            let serverLimits = AgentServer.Limits(
-                idleTimeout: limits.idleTimeout,
-                maximumLifetime: limits.maximumLifetime
-            )
             let activation = Self.variables(["LISTEN_PID", "LISTEN_FDS"], environment)
             if let inherited = try AgentSocket.inherited(environment: activation) {
-                return AgentServer(socket: inherited, path: socketPath, limits: serverLimits)
+                return AgentServer(socket: inherited, path: socketPath, limits: limits)
             }
-            return try AgentServer(listeningAt: socketPath, limits: serverLimits)
+            return try AgentServer(listeningAt: socketPath, limits: limits)
         }
         listening()
         server.run()
+    }
+
+    /// Creates the socket's directory with mode 0700, or checks that an existing one is a
+    /// directory of this user that no one else can enter, as ``serve(limits:environment:listening:)``
+    /// does first; a program that starts an agent in another process calls it to report a
+    /// squatted directory itself.
+    ///
+    /// - Throws: `system` (`EPERM`) naming the directory, its owner and its mode.
+    public func prepareSocketDirectory() throws {
+        try agentCall { try AgentSocket.prepareDirectory(of: socketPath) }
     }
 
     private var client: AgentClient { AgentClient(socketPath: socketPath) }

@@ -45,6 +45,8 @@ struct Agent: Command {
     let foreground, status, stop: Bool
     let socketPath: String
     let limits: VaultAgent.Limits
+    /// Whether `--idle-timeout` or `--max-lifetime` was given.
+    let limitsGiven: Bool
 
     init(_ parsed: ParsedArguments) throws {
         foreground = parsed[Self.foregroundFlag]
@@ -60,6 +62,7 @@ struct Agent: Command {
             }
             return value == 0 ? nil : .seconds(value)
         }
+        limitsGiven = parsed[Self.idleTimeoutOption] != nil || parsed[Self.maxLifetimeOption] != nil
         limits = VaultAgent.Limits(
             idleTimeout: try seconds(Self.idleTimeoutOption, 600),
             maximumLifetime: try seconds(Self.maxLifetimeOption, 7200)
@@ -100,7 +103,23 @@ struct Agent: Command {
     }
 
     /// Runs this program again as `agent --foreground` in a new session, and waits until it answers.
+    ///
+    /// An agent that already answers there is used when no limit was asked for, and refused
+    /// when one was: it would keep its own limits (Spec/agent.md, section 2).
     private func startInBackground() throws {
+        let agent = VaultAgent(socketPath: socketPath)
+        if (try? agent.status()) != nil {
+            guard !limitsGiven else {
+                throw ToolError(
+                    "an agent already runs at \(socketPath) and keeps its own limits: stop it first "
+                        + "('vaulttool agent --stop'), or choose another socket with --socket",
+                    exitCode: .failure
+                )
+            }
+            Output.err("vaulttool agent: an agent already runs at \(socketPath); using it\n")
+            return
+        }
+        try reach { try agent.prepareSocketDirectory() }
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         var arguments = [executable, "agent", "--foreground", "--socket", socketPath]
         arguments += ["--idle-timeout", String(limits.idleTimeout?.components.seconds ?? 0)]

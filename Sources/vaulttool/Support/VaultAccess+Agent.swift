@@ -14,7 +14,26 @@ extension VaultAccess {
     /// Keys from the agent when `VAULT_AGENT_SOCK` is set, no password or key file was given,
     /// and the agent holds this vault; otherwise the credentials the options supply.
     static func opener(_ path: String, _ options: CredentialOptions) throws -> VaultOpener {
-        try agentOpener(path, options) ?? .credentials(try options.credentials())
+        if let opener = agentOpener(path, options) { return opener }
+        do {
+            return .credentials(try options.credentials())
+        } catch let error as ToolError where error.exitCode == .usage {
+            // No credential and none to ask for: when an agent runs but no longer holds this
+            // vault (locked, idle timeout, lifetime), that is what the user needs to hear.
+            guard let hint = agentHoldsNothingHint(path, options) else { throw error }
+            throw ToolError("\(hint); or: \(error.message)", exitCode: .usage)
+        }
+    }
+
+    /// "The agent … holds no keys for PATH …", when no credential was given, an agent answers
+    /// at `VAULT_AGENT_SOCK` and it does not hold this vault; `nil` otherwise.
+    static func agentHoldsNothingHint(_ path: String, _ options: CredentialOptions) -> String? {
+        guard !options.hasPasswordSource && options.keyFile == nil, let agent = VaultAgent.fromEnvironment(),
+            let resolved = try? VaultAgent.resolvedPath(path), let held = try? agent.status(),
+            !held.contains(where: { $0.path == resolved })
+        else { return nil }
+        return "the agent at VAULT_AGENT_SOCK holds no keys for \(path) (locked, or dropped after its idle "
+            + "timeout or lifetime): run 'vaulttool unlock \(path)' with a credential option"
     }
 
     /// The agent's keys for `path`, when `VAULT_AGENT_SOCK` is set, no password or key file was

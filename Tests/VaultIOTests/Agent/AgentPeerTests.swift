@@ -1,0 +1,101 @@
+// vault agent: slow and idle peers of the same user cannot hold up another client's request
+// (Spec/agent.md, section 2), with the real server loop on a thread and real sockets.
+
+import Foundation
+import Glibc
+import Testing
+import VaultIO
+
+@Suite("Agent peers")
+struct AgentPeerTests {
+    /// Runs `body` with an agent serving on a thread; stops it afterwards.
+    private func withRunningAgent(_ body: (VaultAgent) throws -> Void) throws {
+        try withTemporaryDirectory { directory in
+            let agent = VaultAgent(socketPath: directory + "/agent/agent.sock")
+            let listening = DispatchSemaphore(value: 0)
+            let stopped = DispatchSemaphore(value: 0)
+            Thread {
+                try? agent.serve(limits: .init(idleTimeout: nil, maximumLifetime: nil)) { listening.signal() }
+                stopped.signal()
+            }.start()
+            #expect(listening.wait(timeout: .now() + 10) == .success)
+            defer {
+                try? agent.stop()
+                #expect(stopped.wait(timeout: .now() + 10) == .success)
+            }
+            try body(agent)
+        }
+    }
+
+    /// A connected socket to the agent that has sent `prefix` and then nothing.
+    private func peer(_ agent: VaultAgent, sending prefix: [UInt8] = []) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(agent.socketPath.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(connected == 0)
+        if !prefix.isEmpty { _ = prefix.withUnsafeBytes { send(descriptor, $0.baseAddress!, $0.count, 0) } }
+        return descriptor
+    }
+
+    /// 300 peers connect and send nothing; before, the agent served one connection at a time and
+    /// waited 2 s on each, so `status` (whose client gives up after 5 s) failed behind them.
+    @Test func statusAnswers_while300IdlePeersAreConnected() throws {
+        try withRunningAgent { agent in
+            let idle = try (0..<300).map { _ in try peer(agent) }
+            defer { idle.forEach { close($0) } }
+            #expect(try agent.status().isEmpty)
+            #expect(try agent.lock(path: nil) == 0)
+        }
+    }
+
+    /// Peers that send part of a request and then one byte at a time: the deadline is one per
+    /// request, so `lock` answers at once and the trickling peers are dropped after 2 s.
+    @Test func lockAnswers_whilePeersTrickleTheirRequests() throws {
+        try withRunningAgent { agent in
+            let slow = try (0..<10).map { _ in try peer(agent, sending: [0, 0, 0, 40, 1]) }
+            defer { slow.forEach { close($0) } }
+            let start = ContinuousClock.now
+            var answered = 0
+            // Trickle for 3 s (past the 2 s request deadline), asking the agent between bytes.
+            while ContinuousClock.now - start < .seconds(3) {
+                for descriptor in slow {
+                    _ = [UInt8(4)].withUnsafeBytes { send(descriptor, $0.baseAddress!, 1, Int32(MSG_NOSIGNAL)) }
+                }
+                #expect(try agent.lock(path: nil) == 0)
+                answered += 1
+                usleep(300_000)
+            }
+            #expect(answered >= 5)
+            // By now the agent has closed every trickling connection: reading one finds its end.
+            var byte: UInt8 = 0
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(slow[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            #expect(recv(slow[0], &byte, 1, 0) == 0)
+        }
+    }
+
+    /// A request split over many writes still gets its answer, as long as it completes in time.
+    @Test func aRequestSentInPieces_isAnswered() throws {
+        try withRunningAgent { agent in
+            let frame: [UInt8] = [0, 0, 0, 2, 1, 0x04]  // status
+            let descriptor = try peer(agent)
+            defer { close(descriptor) }
+            for byte in frame {
+                _ = [byte].withUnsafeBytes { send(descriptor, $0.baseAddress!, 1, 0) }
+                usleep(50_000)
+            }
+            var reply = [UInt8](repeating: 0, count: 6)
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let got = reply.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, 6, Int32(MSG_WAITALL)) }
+            #expect(got == 6)
+            #expect(Array(reply.prefix(6)) == [0, 0, 0, 2, 1, 0x82])
+        }
+    }
+}
