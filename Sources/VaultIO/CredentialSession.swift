@@ -63,7 +63,8 @@ public final class CredentialSession {
             keys: snapshot.keys,
             openedKeyslot: unlocked.slot,
             configuration: configuration,
-            rollback: screened.finding
+            rollback: screened.finding,
+            rollbackStateError: screened.stateError
         )
         openedKeyslot = unlocked.slot
         opened = header.keyslots.indices.contains(unlocked.slot) ? header.keyslots[unlocked.slot] : nil

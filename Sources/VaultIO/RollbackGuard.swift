@@ -416,13 +416,14 @@ public struct RollbackGuard: Sendable {
     ///   file of this vault, is not a regular file of this user, or is writable by others;
     ///   a ``VaultIOError`` (`"open"`, `"read"`) when it cannot be read.
     public func recorded(vaultID: [UInt8]) throws -> SeenGeneration? {
-        guard let path = statePath(vaultID: vaultID) else { return nil }
+        guard let directory, let path = statePath(vaultID: vaultID) else { return nil }
+        try Self.checkTrusted(directory)
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         } catch {
             if error == .noSuchFileOrDirectory { return nil }
-            throw VaultIOError.system("open rollback state", error, path: path)
+            throw Self.unusable(VaultIOError.system("open rollback state", error, path: path), directory)
         }
         return try descriptor.closeAfter {
             let status = try step("fstat rollback state", path) { () throws(Errno) in try descriptor.status() }
@@ -472,7 +473,12 @@ public struct RollbackGuard: Sendable {
             if judged, let finding = old.finding(for: seen) { return finding }
             if old.recording(seen, previous: previous) == old { return nil }
         }
-        try DeviceSecretFile.makeDirectories(directory)
+        do {
+            try DeviceSecretFile.makeDirectories(directory)
+        } catch let error as VaultIOError where error.code == .system {
+            throw Self.unusable(error, directory, operation: "create rollback state directory")
+        }
+        try Self.checkTrusted(directory)
         let target = VaultPath(path: path, directory: directory, name: Hex.encode(seen.vaultID) + ".seen")
         return try WriteLock(target: target).withLock(timeout: Self.lockTimeout) {
             let old: SeenGeneration?
@@ -492,6 +498,20 @@ public struct RollbackGuard: Sendable {
             try AtomicWriter(target: target).commit(new.encoded, exists ? .replace(FileStatus(info)) : .create)
             return nil
         }
+    }
+
+    /// `error` with the setting that decides where the record lives: a server account without
+    /// a home, or with a read-only one, must learn what to change.
+    static func unusable(_ error: VaultIOError, _ directory: String, operation: String? = nil) -> VaultIOError {
+        VaultIOError(
+            .system,
+            operation: operation ?? error.operation,
+            errno: error.errno,
+            path: error.path,
+            reason: "the rollback record (VaultConfiguration.rollbackState) cannot be kept under '\(directory)'; "
+                + "set rollbackState to a directory this account can write (vaulttool: XDG_STATE_HOME), "
+                + "or to .disabled where no record can be kept"
+        )
     }
 
     private func invalid(_ path: String, _ reason: String) -> VaultIOError {

@@ -9,6 +9,14 @@ extension Vault {
     /// Spec: Spec/rollback.md (L-RB-4).
     public var rollbackFinding: RollbackFinding? { lastRollback.withLock { $0 } }
 
+    /// Why the latest open or read could not check for a rollback, or `nil` when it could: the
+    /// rollback record (``VaultConfiguration/rollbackState``) cannot be read or created, as for a
+    /// service account whose home does not exist or is read-only. Reads go on without the check;
+    /// writes fail with this error until the record can be kept or the check is turned off.
+    ///
+    /// Spec: Spec/rollback.md (L-RB-10).
+    public var rollbackStateError: VaultIOError? { lastRollbackStateError.withLock { $0 } }
+
     /// The result of checking one authenticated snapshot.
     struct Screened {
         /// The snapshot to use: a newer one when the file changed while the first was checked.
@@ -18,6 +26,8 @@ extension Vault {
         /// Whether a rolled-back file (or an unusable state file) was accepted: a write then
         /// replaces the record instead of raising it.
         var accepted: Bool
+        /// Why a read went on without the check: the record could not be read or created (L-RB-10).
+        var stateError: VaultIOError? = nil
     }
 
     /// Checks an authenticated snapshot against the generation seen before and applies `policy`.
@@ -54,7 +64,15 @@ extension Vault {
             guard checked.1 != nil else { return Screened(snapshot: checked.0, finding: nil, accepted: false) }
             return Screened(snapshot: checked.0, finding: checked.1, accepted: forWriting)
         }
-        let (checked, finding) = try check()
+        let checked: VaultSnapshot
+        let finding: RollbackFinding?
+        do {
+            (checked, finding) = try check()
+        } catch let error as VaultIOError where !forWriting && error.code == .system {
+            // A record that cannot be read or created (no home, a read-only one) must not stop a
+            // read; it is reported, and writes, which the record protects, still fail on it.
+            return Screened(snapshot: snapshot, finding: nil, accepted: false, stateError: error)
+        }
         guard let finding else { return Screened(snapshot: checked, finding: nil, accepted: false) }
         if policy == .allowReads && !forWriting {
             return Screened(snapshot: checked, finding: finding, accepted: false)
@@ -78,6 +96,7 @@ extension Vault {
             forWriting: false
         )
         lastRollback.withLock { $0 = screened.finding }
+        lastRollbackStateError.withLock { $0 = screened.stateError }
         return screened.snapshot
     }
 

@@ -55,6 +55,8 @@ public final class Vault: Sendable {
     let rollbackGuard: RollbackGuard
     /// What the latest open or read found under ``RollbackPolicy/allowReads``.
     let lastRollback: Mutex<RollbackFinding?>
+    /// Why the latest open or read went on without the rollback check (L-RB-10).
+    let lastRollbackStateError: Mutex<VaultIOError?>
 
     /// The keys held in memory and what they came from.
     struct KeyState: Sendable {
@@ -76,7 +78,8 @@ public final class Vault: Sendable {
         keys: VaultKeys,
         openedKeyslot: Int,
         configuration: VaultConfiguration,
-        rollback: RollbackFinding? = nil
+        rollback: RollbackFinding? = nil,
+        rollbackStateError: VaultIOError? = nil
     ) {
         self.location = location
         self.vaultID = vaultID
@@ -86,6 +89,7 @@ public final class Vault: Sendable {
         keyState = Mutex(KeyState(keys: keys, openedKeyslot: openedKeyslot))
         rollbackGuard = RollbackGuard(configuration.rollbackState)
         lastRollback = Mutex(rollback)
+        lastRollbackStateError = Mutex(rollbackStateError)
     }
 
     // MARK: - Opening and creating
@@ -125,7 +129,8 @@ public final class Vault: Sendable {
             keys: snapshot.keys,
             openedKeyslot: snapshot.openedKeyslot,
             configuration: configuration,
-            rollback: screened.finding
+            rollback: screened.finding,
+            rollbackStateError: screened.stateError
         )
     }
 
