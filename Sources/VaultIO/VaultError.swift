@@ -44,6 +44,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     public let errno: Errno?
     /// For a rolled-back file: the generation seen before and the one found.
     public let rollback: RollbackFinding?
+    /// For a damaged record: the item's ID (its persistent reference), from ``ItemDamage``.
+    public let damagedItem: ItemID?
     /// The error as thrown, when it is one of the library's; otherwise ``kind``.
     public let underlying: any Error & Sendable
 
@@ -54,7 +56,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             return
         }
         kind = KeychainError(error)
-        let format = error as? VaultFormatError
+        let damage = error as? ItemDamage
+        let format = (error as? VaultFormatError) ?? damage?.error
         let io = error as? VaultIOError
         formatCode = format?.code
         ioCode = io?.code
@@ -63,7 +66,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         operation = io.flatMap { $0.operation.isEmpty ? nil : $0.operation }
         errno = io?.errno
         rollback = io?.rollback
-        underlying = format ?? io ?? (error as? KeychainError) ?? kind
+        damagedItem = damage?.entry.itemID
+        underlying = damage ?? format ?? io ?? (error as? KeychainError) ?? kind
     }
 
     /// Runs `body`, turning whatever it throws into a `VaultError`.

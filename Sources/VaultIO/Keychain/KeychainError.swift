@@ -23,7 +23,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case locked
     /// No keyslot opens with the credentials given.
     case wrongPassword
-    /// The file is damaged or not a vault; `what` names the part (header, index, record…).
+    /// The file is damaged or not a vault; `what` names the part (header, index, record…). A
+    /// damaged item's record is `"record of item <ID>"`, its persistent reference in hex (L-KC-17).
     case corrupt(what: String)
     /// The file was written by a newer, incompatible version of vault.
     case unsupportedVersion
@@ -55,6 +56,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case let error as KeychainError: self = error
         case let error as VaultIOError: self = Self(io: error)
         case let error as VaultFormatError: self = Self(format: error)
+        case let damage as ItemDamage: self = .corrupt(what: "record of item \(damage.entry.itemID)")  // L-KC-17
         default: self = .invalidParameter(String(describing: error))
         }
     }
