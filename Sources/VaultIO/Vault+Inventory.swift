@@ -13,12 +13,15 @@ public struct VaultInventoryItem: Sendable, CustomStringConvertible {
         case locked
         /// A `…ThisDeviceOnly` item written on another machine (another device secret).
         case otherDevice
+        /// The record's attributes do not open with the keys held: its bytes are damaged (L-KC-17).
+        case damaged
 
         public var description: String {
             switch self {
             case .readable: "readable"
             case .locked: "locked"
             case .otherDevice: "other device"
+            case .damaged: "damaged"
             }
         }
     }
@@ -55,8 +58,8 @@ extension Vault: CustomStringConvertible {
 extension Vault: CustomDebugStringConvertible {
     /// Every item of the newest generation, with attributes where they open. Decrypts no secret.
     ///
-    /// Items of another device and items of locked classes are listed with
-    /// their availability instead of being skipped or failing the call.
+    /// Items of another device, items of locked classes and damaged records are listed
+    /// with their availability instead of being skipped or failing the call (L-KC-17).
     ///
     /// - Throws: Errors from opening the file (I/O, corrupt header or index).
     public func inventory() throws -> [VaultInventoryItem] {
@@ -73,6 +76,8 @@ extension Vault: CustomDebugStringConvertible {
                     return VaultInventoryItem(entry: entry, attributes: nil, availability: .locked)
                 } catch let error as VaultFormatError where error.code == .foreignDevice {
                     return VaultInventoryItem(entry: entry, attributes: nil, availability: .otherDevice)
+                } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
+                    return VaultInventoryItem(entry: entry, attributes: nil, availability: .damaged)
                 }
             }
         }

@@ -53,19 +53,32 @@ extension Keychain {
     /// access group and key prefix, synchronizable items included. Other services and
     /// access groups are untouched. One transaction.
     ///
+    /// An item whose secret is damaged but whose attributes open is removed like any other (its
+    /// secret is never decrypted). A record of this item class whose attributes are damaged cannot
+    /// be told to be in scope: it is left, and reported to ``onDamagedItem(_:)`` so that the app
+    /// can remove it by ID (L-KC-17).
+    ///
     /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault
     ///   (its attributes, and so its service, cannot be read).
     public func removeAll() throws(KeychainError) {
-        try keychainCall {
+        let unattributed = try keychainCall {
             try vault.write { txn in
+                var unattributed: [KeychainDamagedItem] = []
                 for entry in txn.entries {
-                    guard let attributes = try readableAttributes({ try txn.attributes(for: entry.itemID) }),
-                        contains(entry.itemClass, attributes)
-                    else { continue }
+                    let attributes: ItemAttributes?
+                    do {
+                        attributes = try txn.scannedAttributes(of: entry)
+                    } catch let damage as ItemDamage {
+                        if concerns(damage) { unattributed.append(KeychainDamagedItem(damage)) }
+                        continue
+                    }
+                    guard let attributes, contains(entry.itemClass, attributes) else { continue }
                     try txn.remove(id: entry.itemID)
                 }
+                return unattributed
             }
         }
+        unattributed.forEach(reportDamage)
     }
 
     // MARK: - Reading
@@ -119,7 +132,8 @@ extension Keychain {
 
     /// The keys of this keychain's scope, synchronizable items included, sorted.
     ///
-    /// Items of another device are left out (see ``Vault/inventory()``).
+    /// Items of another device are left out (see ``Vault/inventory()``). A damaged record is
+    /// left out and reported to ``onDamagedItem(_:)``; it does not fail the call (L-KC-17).
     ///
     /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault.
     public func allKeys() throws(KeychainError) -> [String] {
@@ -132,25 +146,56 @@ extension Keychain {
     /// one transaction) by key, then non-synchronizable first, then by persistent reference. The
     /// order is the same on every call and in every process (CRDKeychain's users rely on it).
     ///
+    /// A damaged record costs that item only: it is left out and reported to
+    /// ``onDamagedItem(_:)`` (by default, a line on standard error), and the other items are
+    /// returned. Without values, a record counts as damaged when its attributes do not open; with
+    /// values, also when its secret does not (L-KC-17).
+    ///
     /// - Parameter includingValues: Whether to decrypt the values too; by default only attributes are.
     /// - Throws: As ``allKeys()``.
     ///
-    /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-11).
+    /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-11, L-KC-17).
     public func allItems(includingValues: Bool = false) throws(KeychainError) -> [KeychainItem] {
-        try keychainCall {
+        let (items, damaged) = try keychainCall {
             try vault.read { snapshot in
                 var items: [KeychainItem] = []
+                var damaged: [KeychainDamagedItem] = []
                 for position in 0..<snapshot.index.count {
-                    let entry = snapshot.index.entry(at: position)
-                    guard let attributes = try readableAttributes({ try snapshot.attributes(at: position) }),
-                        contains(entry.itemClass, attributes), let key = key(forAccount: attributes.account)
-                    else { continue }
-                    let value = includingValues ? Data(try snapshot.secret(at: position).copyBytes()) : nil
-                    items.append(KeychainItem(key: key, entry: entry, attributes: attributes, value: value))
+                    do {
+                        guard let item = try listedItem(at: position, in: snapshot, includingValue: includingValues)
+                        else { continue }
+                        items.append(item)
+                    } catch let damage as ItemDamage {
+                        if concerns(damage) { damaged.append(KeychainDamagedItem(damage)) }
+                    }
                 }
-                return items.sorted(by: KeychainItem.creationOrder)
+                return (items.sorted(by: KeychainItem.creationOrder), damaged)
             }
         }
+        damaged.forEach(reportDamage)
+        return items
+    }
+
+    /// The item at `position` when it is in this keychain's scope; `nil` for another scope's or
+    /// another device's. Throws ``ItemDamage`` for a damaged record, any other error as it is.
+    private func listedItem(at position: Int, in snapshot: VaultSnapshot, includingValue: Bool) throws -> KeychainItem?
+    {
+        let decoded: DecodedItem
+        do {
+            decoded = try snapshot.item(at: position, includeSecret: false)
+        } catch let error as VaultFormatError where error.code == .foreignDevice {
+            return nil
+        }
+        guard contains(decoded.entry.itemClass, decoded.attributes),
+            let key = key(forAccount: decoded.attributes.account)
+        else { return nil }
+        var value: Data?
+        if includingValue {
+            // Opens the record again, secret included: the damage then carries the attributes.
+            let secret = try snapshot.item(at: position, includeSecret: true).secret
+            value = secret.map { Data($0.copyBytes()) }
+        }
+        return KeychainItem(key: key, entry: decoded.entry, attributes: decoded.attributes, value: value)
     }
 
     // MARK: - Helpers
@@ -185,23 +230,45 @@ extension Keychain {
     }
 
     /// The secret and type code under `key`.
+    ///
+    /// A damaged record of the key throws ``ItemDamage``, so that the error names the item
+    /// (``KeychainError/corrupt(what:)`` with its ID, L-KC-17).
     private func load(_ key: String) throws(KeychainError) -> (SecretBytes, UInt32)? {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try keychainCall {
             try vault.read { snapshot in
-                guard let position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
-                else { return nil }
-                return (try snapshot.secret(at: position), try snapshot.attributes(at: position).type)
+                let position: Int?
+                do {
+                    position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
+                } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
+                    throw Self.namingDamage(error, of: identity, itemClass: itemClass.itemClass, in: snapshot)
+                }
+                guard let position else { return nil }
+                let item = try snapshot.item(at: position, includeSecret: true)
+                guard let secret = item.secret else { return nil }
+                return (secret, item.attributes.type)
             }
         }
     }
 
-    /// Attributes of an item while scanning: `nil` for another device's items (skipped), an error when locked.
-    private func readableAttributes(_ body: () throws -> ItemAttributes?) throws -> ItemAttributes? {
-        do {
-            return try body()
-        } catch let error as VaultFormatError where error.code == .foreignDevice {
-            return nil
+    /// ``ItemDamage`` for the first record with `identity`'s lookup tag whose attributes do not open,
+    /// or `error` when there is none.
+    static func namingDamage(
+        _ error: VaultFormatError,
+        of identity: ItemAttributes,
+        itemClass: ItemClass,
+        in snapshot: VaultSnapshot
+    ) -> any Error {
+        let key = PrimaryKey(itemClass: itemClass, attributes: identity.canonicalIdentity(for: itemClass))
+        for position in snapshot.index.positions(ofTag: snapshot.keys.lookupTag(key)) {
+            do {
+                _ = try snapshot.item(at: position, includeSecret: false)
+            } catch let damage as ItemDamage {
+                return damage
+            } catch {
+                continue
+            }
         }
+        return error
     }
 }

@@ -62,6 +62,8 @@ public struct Keychain: Sendable {
     public internal(set) var emptyValuePolicy: EmptyValuePolicy = .refuse
     /// Where non-throwing setters report a write they could not make; `nil`: standard error.
     var setterFailureHandler: SetterFailureHandler?
+    /// Where listings and removals report a damaged record they skip (L-KC-17); `nil`: standard error.
+    var damagedItemHandler: DamagedItemHandler?
 
     /// A keychain of generic passwords.
     ///
