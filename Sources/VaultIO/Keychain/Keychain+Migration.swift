@@ -71,6 +71,11 @@ extension Keychain {
     ///   - removingFromSource: Whether to move (remove from `source`) rather than copy.
     ///   - transform: Changes an item (rename, accessibility…) or returns `nil` to skip it.
     /// - Returns: What was migrated and skipped.
+    /// An item of the source's scope whose secret is damaged fails the migration with
+    /// ``KeychainError/corrupt(what:)`` naming its ID; a record whose attributes are damaged cannot
+    /// be told to be in scope, is left, and is reported to the source's ``onDamagedItem(_:)``
+    /// (L-KC-17).
+    ///
     /// - Throws: ``KeychainError/conflict(_:)``; ``KeychainError/locked``; the transform's error,
     ///   as ``KeychainError/invalidParameter(_:)`` unless it is a ``KeychainError``.
     @discardableResult
@@ -79,11 +84,19 @@ extension Keychain {
         removingFromSource: Bool = false,
         transform: (KeychainMigrationItem) throws -> KeychainMigrationItem? = { $0 }
     ) throws(KeychainError) -> KeychainMigrationResult {
-        try keychainCall {
+        var unattributed: [KeychainDamagedItem] = []
+        defer { unattributed.forEach(source.reportDamage) }
+        return try keychainCall {
             if source.vault.path == vault.path {
                 return try vault.write { txn in
                     var result = KeychainMigrationResult()
-                    let items = try source.collect(in: txn, destinationSecret: txn.deviceSecret, into: &result)
+                    unattributed = []
+                    let items = try source.collect(
+                        in: txn,
+                        destinationSecret: txn.deviceSecret,
+                        into: &result,
+                        unattributed: &unattributed
+                    )
                     let moved = try transformed(items, transform, into: &result)
                     if removingFromSource { for (id, _) in items { try txn.remove(id: id) } }
                     try insert(moved, into: &txn, result: &result)
@@ -92,7 +105,13 @@ extension Keychain {
             }
             return try source.vault.write { sourceTxn in
                 var result = KeychainMigrationResult()
-                let items = try source.collect(in: sourceTxn, destinationSecret: vault.deviceSecret, into: &result)
+                unattributed = []
+                let items = try source.collect(
+                    in: sourceTxn,
+                    destinationSecret: vault.deviceSecret,
+                    into: &result,
+                    unattributed: &unattributed
+                )
                 let moved = try transformed(items, transform, into: &result)
                 try vault.write { try insert(moved, into: &$0, result: &result) }
                 if removingFromSource { for (id, _) in items { try sourceTxn.remove(id: id) } }
@@ -102,10 +121,15 @@ extension Keychain {
     }
 
     /// The readable items of this keychain's scope in `txn`, with their IDs.
+    ///
+    /// An in-scope item whose secret is damaged throws ``ItemDamage`` naming it: the migration is
+    /// all or nothing. A record of this class whose attributes are damaged cannot be told to be in
+    /// scope: it goes to `unattributed`, to be reported (L-KC-17).
     private func collect(
         in txn: VaultTransaction,
         destinationSecret: DeviceSecret?,
-        into result: inout KeychainMigrationResult
+        into result: inout KeychainMigrationResult,
+        unattributed: inout [KeychainDamagedItem]
     ) throws -> [(ItemID, KeychainMigrationItem)] {
         var items: [(ItemID, KeychainMigrationItem)] = []
         for entry in txn.entries.sorted(by: { $0.itemID < $1.itemID }) {
@@ -115,10 +139,20 @@ extension Keychain {
             } catch let error as VaultFormatError where error.code == .foreignDevice {
                 result.leftOnDevice += 1
                 continue
+            } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
+                let damage = ItemDamage(entry: entry, attributes: nil, error: error)
+                if concerns(damage) { unattributed.append(KeychainDamagedItem(damage)) }
+                continue
             }
-            guard let attributes, contains(entry.itemClass, attributes), let key = key(forAccount: attributes.account),
-                let secret = try txn.secret(for: entry.itemID)
+            guard let attributes, contains(entry.itemClass, attributes), let key = key(forAccount: attributes.account)
             else { continue }
+            let secret: SecretBytes?
+            do {
+                secret = try txn.secret(for: entry.itemID)
+            } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
+                throw ItemDamage(entry: entry, attributes: attributes, error: error)
+            }
+            guard let secret else { continue }
             if entry.protectionClass.isDeviceBound
                 && !(destinationSecret.map { $0.secret == txn.deviceSecret?.secret } ?? false)
             {

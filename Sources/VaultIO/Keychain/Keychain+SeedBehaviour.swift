@@ -30,21 +30,29 @@ extension Keychain {
     /// try keychain.remove("token", including: .keychainAccess)   // every copy, as KeychainAccess does
     /// ```
     ///
+    /// A record of this item class whose attributes are damaged cannot be told to be a copy of the
+    /// key: it is left and reported to ``onDamagedItem(_:)`` (L-KC-17).
+    ///
     /// - Returns: How many items were removed.
     /// - Throws: ``KeychainError/emptyKey``; ``KeychainError/locked`` when an item whose attributes
     ///   cannot be read is in the vault (nothing is removed then).
     @discardableResult
     public func remove(_ key: String, including scope: KeychainRemovalScope) throws(KeychainError) -> Int {
         let account = try account(for: key)
-        return try keychainCall {
+        let (removed, unattributed) = try keychainCall {
             try vault.write { txn in
                 var removed = 0
+                var unattributed: [KeychainDamagedItem] = []
                 for entry in txn.entries {
                     let attributes: ItemAttributes?
                     do {
-                        attributes = try txn.attributes(for: entry.itemID)
-                    } catch let error as VaultFormatError where error.code == .foreignDevice {
-                        continue  // another device's item (L-PC-4)
+                        attributes = try txn.scannedAttributes(of: entry)  // nil: another device's (L-PC-4)
+                    } catch let damage as ItemDamage {
+                        // Whose it is cannot be told: left, and reported (L-KC-17).
+                        if damage.entry.itemClass == itemClass.itemClass {
+                            unattributed.append(KeychainDamagedItem(damage))
+                        }
+                        continue
                     }
                     guard let attributes, itemClass.matches(entry.itemClass, attributes),
                         attributes.account == account,
@@ -53,8 +61,10 @@ extension Keychain {
                     else { continue }
                     if try txn.remove(id: entry.itemID) { removed += 1 }
                 }
-                return removed
+                return (removed, unattributed)
             }
         }
+        unattributed.forEach(reportDamage)
+        return removed
     }
 }

@@ -77,10 +77,14 @@ extension Keychain {
     /// try Keychain.removeAll(accessGroup: "com.example.shared", in: vault)
     /// ```
     ///
+    /// A record whose attributes are damaged cannot be told to be in the group: it is left, and
+    /// reported to `handler` (L-KC-17).
+    ///
     /// - Parameters:
     ///   - accessGroup: The access group; `nil` is the default group. Other groups are untouched.
     ///   - keyPrefix: When set, only items whose account starts with the prefix and a dot.
     ///   - vault: The vault.
+    ///   - handler: Gets each damaged record left; `nil` writes a line to standard error for each.
     /// - Returns: How many items were removed.
     /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault (its
     ///   attributes, and so its access group, cannot be read); nothing is removed then.
@@ -88,26 +92,33 @@ extension Keychain {
     public static func removeAll(
         accessGroup: String? = nil,
         keyPrefix: String? = nil,
-        in vault: Vault
+        in vault: Vault,
+        onDamagedItem handler: DamagedItemHandler? = nil
     ) throws(KeychainError) -> Int {
-        try keychainCall {
+        let (removed, unattributed) = try keychainCall {
             try vault.write { txn in
                 var removed = 0
+                var unattributed: [KeychainDamagedItem] = []
                 for entry in txn.entries {
                     let attributes: ItemAttributes?
                     do {
-                        attributes = try txn.attributes(for: entry.itemID)
-                    } catch let error as VaultFormatError where error.code == .foreignDevice {
-                        continue  // another device's item: not readable here, not removed (L-PC-4)
+                        // nil: another device's item, not readable here, not removed (L-PC-4)
+                        attributes = try txn.scannedAttributes(of: entry)
+                    } catch let damage as ItemDamage {
+                        unattributed.append(KeychainDamagedItem(damage))
+                        continue
                     }
                     guard let attributes, attributes.accessGroup == (accessGroup ?? ""),
                         keyPrefix.map({ attributes.account.hasPrefix($0 + ".") }) ?? true
                     else { continue }
                     if try txn.remove(id: entry.itemID) { removed += 1 }
                 }
-                return removed
+                return (removed, unattributed)
             }
         }
+        let group = String(reflecting: accessGroup ?? "")
+        for damaged in unattributed { reportDamage(damaged, to: handler, by: "removeAll of access group \(group)") }
+        return removed
     }
 }
 
