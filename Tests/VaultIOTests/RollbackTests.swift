@@ -309,7 +309,9 @@ struct RollbackTests {
         }
     }
 
-    @Test func keychain_onRolledBackVault_throwsConflictOnReadAndWrite() throws {
+    /// Before, a rollback reached a Keychain caller as `.conflict`, the case of a migration
+    /// whose target is taken: an app could not tell a put-back copy from a lost race.
+    @Test func keychain_onRolledBackVault_throwsRolledBackOnReadAndWrite() throws {
         try withTemporaryDirectory { directory in
             let (vault, path, old) = try vaultWithOldCopy(in: directory)
             let keychain = Keychain(service: "app", vault: vault)
@@ -317,14 +319,14 @@ struct RollbackTests {
             #expect {
                 _ = try keychain.get("token") as String?
             } throws: { error in
-                guard case KeychainError.conflict = error else { return false }
-                return true
+                guard case KeychainError.rolledBack(let finding) = error else { return false }
+                return finding.seenGeneration > finding.foundGeneration
             }
             #expect {
                 try keychain.set("s3cr3t", forKey: "token")
             } throws: { error in
-                guard case KeychainError.conflict = error else { return false }
-                return true
+                guard case KeychainError.rolledBack = error else { return false }
+                return (error as? KeychainError)?.localizedDescription.contains("older copy") == true
             }
         }
     }

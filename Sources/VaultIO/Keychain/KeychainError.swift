@@ -1,5 +1,6 @@
 // vault: the one error type of the Keychain API, and how VaultFormat and VaultIO errors map to it.
 
+public import FoundationEssentials
 import VaultFormat
 
 /// What went wrong in a ``Keychain`` call, in cases a caller can act on.
@@ -15,7 +16,7 @@ import VaultFormat
 ///     try keychain.vault.unlock(with: .password(askUser()))
 /// }
 /// ```
-public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, LocalizedError {
     /// The item does not exist (only where the API cannot return `nil`).
     case itemNotFound
     /// The item's protection class is locked (``Vault/lock()``, the idle timeout, or a
@@ -30,6 +31,10 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedVersion
     /// The vault changed under the call (expected version, migration target taken, another vault at the path).
     case conflict(String)
+    /// The file is an older copy than one this account saw (a sync tool or a restore put it back),
+    /// and ``VaultConfiguration/rollbackPolicy`` refuses it: the finding says what was seen and
+    /// what was found (Spec/rollback.md, L-RB-4).
+    case rolledBack(RollbackFinding)
     /// Another writer held the vault's write lock longer than ``VaultConfiguration/lockTimeout``.
     case lockTimeout
     /// A system call failed: the step (`"fsync directory"`) and its error number.
@@ -64,10 +69,13 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     private init(io error: VaultIOError) {
         switch error.code {
         case .lockTimeout: self = .lockTimeout
-        case .conflict, .rolledBack: self = .conflict(error.reason)
+        case .rolledBack: self = error.rollback.map(Self.rolledBack) ?? .conflict(error.reason)
+        case .conflict: self = .conflict(error.reason)
         case .locked, .credentialsRequired: self = .locked
         case .invalidPath, .protectionUnavailable, .reentrantWrite: self = .invalidParameter(error.description)
-        case .invalidDeviceSecret: self = .corrupt(what: "device secret")
+        // A device-secret file of the wrong mode or size is this machine's configuration, not
+        // damage to the vault.
+        case .invalidDeviceSecret: self = .invalidParameter(error.description)
         case .rollbackStateInvalid: self = .corrupt(what: "rollback state file")
         default: self = .io(step: error.operation, errno: error.errno)
         }
@@ -90,6 +98,10 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// ``description``, so that `localizedDescription` says what happened instead of
+    /// "The operation could not be completed".
+    public var errorDescription: String? { description }
+
     public var description: String {
         switch self {
         case .itemNotFound: "the item was not found"
@@ -98,6 +110,9 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corrupt(let what): "the vault is damaged: \(what)"
         case .unsupportedVersion: "the vault was written by a newer version of vault"
         case .conflict(let reason): "the vault changed: \(reason)"
+        case .rolledBack(let finding):
+            "\(finding): an older copy of the vault was put back; restore the newer file, or accept this "
+                + "one on purpose (RollbackPolicy.accept)"
         case .lockTimeout: "another writer held the vault's lock too long"
         case .io(let step, let errno): "\(step) failed" + (errno.map { ": \($0)" } ?? "")
         case .emptyKey: "the key is empty"
