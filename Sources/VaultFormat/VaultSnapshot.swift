@@ -191,7 +191,7 @@ public struct VaultSnapshot: Sendable {
         let key = PrimaryKey(itemClass: itemClass, attributes: canonical)
         if let position = try position(of: key) { return position }
         guard itemClass == .internetPassword else { return nil }
-        var found: (position: Int, modified: Int64)?
+        var found: (position: Int, attributes: ItemAttributes)?
         for position in 0..<index.count where index.entry(at: position).itemClass == itemClass {
             let attributes: ItemAttributes
             do {
@@ -200,9 +200,9 @@ public struct VaultSnapshot: Sendable {
                 continue
             }
             guard PrimaryKey(itemClass: itemClass, attributes: attributes.canonicalIdentity(for: itemClass)) == key,
-                found.map({ attributes.modificationDate > $0.modified }) ?? true
+                !(found?.attributes.answers(for: key, before: attributes, itemClass: itemClass) ?? false)
             else { continue }
-            found = (position, attributes.modificationDate)
+            found = (position, attributes)
         }
         return found?.position
     }

@@ -7,38 +7,79 @@ extension RollbackGuard {
     /// changed only by this user or root: whoever else can change one of them can delete or
     /// replace the record and so hide a rollback. A directory above may be writable by others
     /// when its sticky bit is set (`/tmp`), and any of them by its group when that group is this
-    /// user's own (a user-private group: the primary group, numbered as the user). A missing
-    /// directory passes: it is created with mode `0700`.
+    /// user's own (a user-private group: the primary group, numbered as the user). A symbolic
+    /// link on the way must belong to this user or root. A missing directory passes when the
+    /// directories above it do: it is created with mode `0700`.
     ///
     /// - Throws: ``VaultIOError/Code/rollbackStateInvalid`` naming the directory, its owner and
     ///   its mode.
     ///
     /// Spec: Spec/rollback.md (L-RB-9).
     static func checkTrusted(_ directory: String) throws {
-        guard let resolved = realpath(directory, nil) else { return }
+        // The path as given, component by component without following links: a link on the way
+        // must be ours or root's, or its owner could point it elsewhere after the check. The walk
+        // ends at the first missing component: the rest is created here, with mode 0700.
+        var existing = "/"
+        var prefix = ""
+        var complete = true
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            var info = stat()
+            guard lstat(prefix, &info) == 0 else {
+                guard errno == ENOENT else {
+                    let error = VaultIOError.system(
+                        "stat rollback state directory",
+                        Errno(rawValue: errno),
+                        path: prefix
+                    )
+                    throw unusable(error, directory)
+                }
+                complete = false
+                break
+            }
+            if info.st_mode & S_IFMT == S_IFLNK && info.st_uid != geteuid() && info.st_uid != 0 {
+                throw untrusted(prefix, "it is a symbolic link of another user", info)
+            }
+            existing = prefix
+        }
+        // Then where the links lead: every directory from the root down to the deepest one there.
+        guard let resolved = realpath(existing, nil) else {
+            let error = VaultIOError.system("resolve rollback state directory", Errno(rawValue: errno), path: existing)
+            throw unusable(error, directory)
+        }
         let real = String(cString: resolved)
         free(resolved)
-        var prefix = ""
         let components = real.split(separator: "/")
-        for (index, component) in ([""] + components.map(String.init)).enumerated() {
-            prefix += index == 0 ? "/" : (prefix == "/" ? "" : "/") + component
-            var info = stat()
-            guard stat(prefix, &info) == 0 else {
-                throw VaultIOError.system("stat rollback state directory", Errno(rawValue: errno), path: prefix)
-            }
-            let isLast = index == components.count
-            if let problem = Self.problem(with: info, last: isLast) {
-                throw VaultIOError(
-                    .rollbackStateInvalid,
-                    operation: "check rollback state directory",
-                    path: prefix,
-                    reason: "\(problem) (owner uid \(info.st_uid), mode \(String(info.st_mode & 0o7777, radix: 8))): "
-                        + "whoever can change it can delete the rollback record; make it yours with no group or "
-                        + "other write (chmod go-w), or set VaultConfiguration.rollbackState (vaulttool: "
-                        + "XDG_STATE_HOME) to a directory only you can change"
-                )
-            }
+        try checkDirectory("/", last: complete && components.isEmpty)
+        var path = ""
+        for (index, component) in components.enumerated() {
+            path += "/" + component
+            try checkDirectory(path, last: complete && index == components.count - 1)
         }
+    }
+
+    /// Checks one directory of a resolved path (`last`: the state directory itself).
+    private static func checkDirectory(_ path: String, last: Bool) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw unusable(
+                VaultIOError.system("stat rollback state directory", Errno(rawValue: errno), path: path),
+                path
+            )
+        }
+        if let problem = problem(with: info, last: last) { throw untrusted(path, problem, info) }
+    }
+
+    private static func untrusted(_ path: String, _ problem: String, _ info: stat) -> VaultIOError {
+        VaultIOError(
+            .rollbackStateInvalid,
+            operation: "check rollback state directory",
+            path: path,
+            reason: "\(problem) (owner uid \(info.st_uid), mode \(String(info.st_mode & 0o7777, radix: 8))): "
+                + "whoever can change it can delete the rollback record; make it yours with no group or "
+                + "other write (chmod go-w), or set VaultConfiguration.rollbackState (vaulttool: "
+                + "XDG_STATE_HOME) to a directory only you can change"
+        )
     }
 
     /// Why a directory on the way to the record is not trusted, or `nil`.

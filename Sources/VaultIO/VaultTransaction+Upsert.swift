@@ -34,20 +34,43 @@ extension VaultTransaction {
         if let item = try item(for: key) { return item }
         guard itemClass == .internetPassword else { return nil }
         var found: Item?
-        for entry in entries where entry.itemClass == itemClass {
-            let attributes: ItemAttributes?
-            do {
-                attributes = try self.attributes(for: entry.itemID)
-            } catch is VaultFormatError {
+        for item in try openedItems(of: itemClass, skippingDamage: true)
+        where PrimaryKey(itemClass: itemClass, attributes: item.attributes.canonicalIdentity(for: itemClass)) == key {
+            if let kept = found, kept.attributes.answers(for: key, before: item.attributes, itemClass: itemClass) {
                 continue
             }
-            guard let attributes,
-                PrimaryKey(itemClass: itemClass, attributes: attributes.canonicalIdentity(for: itemClass)) == key,
-                found.map({ attributes.modificationDate > $0.attributes.modificationDate }) ?? true
-            else { continue }
-            found = Item(entry: entry, attributes: attributes)
+            found = item
         }
         return found
+    }
+
+    /// Every item that `identity` names, in every spelling of its key (L-KC-15), with one scan of
+    /// the internet passwords at most: what a removal takes, so that no older copy answers after it.
+    public func items(identifiedBy identity: ItemAttributes, itemClass: ItemClass) throws -> [Item] {
+        let key = PrimaryKey(itemClass: itemClass, attributes: identity.canonicalIdentity(for: itemClass))
+        guard itemClass == .internetPassword else { return try item(for: key).map { [$0] } ?? [] }
+        return try openedItems(of: itemClass, skippingDamage: true).filter {
+            PrimaryKey(itemClass: itemClass, attributes: $0.attributes.canonicalIdentity(for: itemClass)) == key
+        }
+    }
+
+    /// Every item (of `itemClass`, when given) whose attributes open here, in index order.
+    /// Records whose keys are not held here (another device, a locked class, another access
+    /// group) are left out; so is a damaged record when `skippingDamage`, else it throws.
+    public func openedItems(of itemClass: ItemClass? = nil, skippingDamage: Bool) throws -> [Item] {
+        var items: [Item] = []
+        for entry in entries where itemClass == nil || entry.itemClass == itemClass {
+            do {
+                if let attributes = try attributes(for: entry.itemID) {
+                    items.append(Item(entry: entry, attributes: attributes))
+                }
+            } catch let error as VaultFormatError
+                where skippingDamage || error.code == .foreignDevice || error.code == .keyUnavailable
+            {
+                continue
+            }
+        }
+        return items
     }
 
     /// Every item whose attributes open here, by canonical primary key (L-KC-15): one attribute
@@ -55,31 +78,15 @@ extension VaultTransaction {
     /// items with one identity the canonical spelling is kept, else the most recently modified.
     public func identities() throws -> [PrimaryKey: Item] {
         var found: [PrimaryKey: Item] = [:]
-        for entry in entries {
-            let attributes: ItemAttributes?
-            do {
-                attributes = try self.attributes(for: entry.itemID)
-            } catch is VaultFormatError {
+        for item in try openedItems(skippingDamage: true) {
+            let itemClass = item.entry.itemClass
+            let key = PrimaryKey(itemClass: itemClass, attributes: item.attributes.canonicalIdentity(for: itemClass))
+            if let kept = found[key], kept.attributes.answers(for: key, before: item.attributes, itemClass: itemClass) {
                 continue
             }
-            guard let attributes else { continue }
-            let key = PrimaryKey(
-                itemClass: entry.itemClass,
-                attributes: attributes.canonicalIdentity(for: entry.itemClass)
-            )
-            let item = Item(entry: entry, attributes: attributes)
-            if let other = found[key], Self.ranksAbove(other, item, key: key) { continue }
             found[key] = item
         }
         return found
-    }
-
-    /// Whether `a` answers for the identity `key` before `b`: the canonical spelling, then the newer.
-    static func ranksAbove(_ a: Item, _ b: Item, key: PrimaryKey) -> Bool {
-        let aCanonical = PrimaryKey(itemClass: a.entry.itemClass, attributes: a.attributes) == key
-        let bCanonical = PrimaryKey(itemClass: b.entry.itemClass, attributes: b.attributes) == key
-        if aCanonical != bCanonical { return aCanonical }
-        return a.attributes.modificationDate >= b.attributes.modificationDate
     }
 
     /// Stores `secret` for the item that `identity` names: the one upsert of the library, the

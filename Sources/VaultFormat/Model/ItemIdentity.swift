@@ -49,6 +49,16 @@ extension ItemAttributes {
         return a
     }
 
+    /// Whether these attributes answer for the identity `key` before `other`'s do, when both
+    /// spell it: the canonical spelling first, then the more recently modified; on a tie, `self`
+    /// (the one found first). The one ranking of L-KC-15, used by every lookup and upsert.
+    public func answers(for key: PrimaryKey, before other: ItemAttributes, itemClass: ItemClass) -> Bool {
+        let mine = PrimaryKey(itemClass: itemClass, attributes: self) == key
+        let theirs = PrimaryKey(itemClass: itemClass, attributes: other) == key
+        if mine != theirs { return mine }
+        return modificationDate >= other.modificationDate
+    }
+
     /// Whether these attributes and `other` name the same item of `itemClass`: their canonical
     /// primary keys are equal.
     public func hasSameIdentity(as other: ItemAttributes, itemClass: ItemClass) -> Bool {

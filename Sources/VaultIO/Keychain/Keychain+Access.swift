@@ -41,7 +41,7 @@ extension Keychain {
                 // Every item of the identity, older spellings included (L-KC-15): after a remove
                 // (a sign-out, a revoked token) no other copy may answer for the key.
                 var removed = false
-                while let item = try txn.item(identifiedBy: identity, itemClass: itemClass.itemClass) {
+                for item in try txn.items(identifiedBy: identity, itemClass: itemClass.itemClass) {
                     removed = try txn.remove(id: item.id) || removed
                 }
                 return removed

@@ -204,13 +204,6 @@ struct VaultFileStore: HelperStore {
 
     /// Every internet-password item the transaction's keys can open.
     private static func internetItems(in txn: VaultTransaction) throws -> [(ItemID, ItemAttributes)] {
-        try txn.entries.compactMap { entry in
-            guard entry.itemClass == .internetPassword else { return nil }
-            do {
-                return try txn.attributes(for: entry.itemID).map { (entry.itemID, $0) }
-            } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
-                return nil
-            }
-        }
+        try txn.openedItems(of: .internetPassword, skippingDamage: false).map { ($0.entry.itemID, $0.attributes) }
     }
 }

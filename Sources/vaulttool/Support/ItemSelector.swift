@@ -171,10 +171,9 @@ struct ItemSelector {
             groupNamed: accessGroup != nil,
             ownDomain: snapshot.keys.limitedDomain
         )
-        guard let item = Self.oneIdentity(found) ?? found.first else {
-            throw ToolError(Self.noMatch(scan, snapshot), exitCode: .notFound)
-        }
-        guard found.count == 1 || Self.oneIdentity(found) != nil else {
+        guard let first = found.first else { throw ToolError(Self.noMatch(scan, snapshot), exitCode: .notFound) }
+        if found.count == 1 { return first }
+        guard let item = Self.oneIdentity(found) else {
             throw ToolError(
                 "\(found.count) items match; narrow the selection with more attributes (see 'vaulttool list')"
             )
@@ -197,9 +196,8 @@ extension ItemSelector {
                     && $0.attributes.hasSameIdentity(as: first.attributes, itemClass: itemClass)
             })
         else { return nil }
-        let canonical = items.filter { PrimaryKey(itemClass: itemClass, attributes: $0.attributes) == key }
-        return (canonical.isEmpty ? items : canonical).max {
-            $0.attributes.modificationDate < $1.attributes.modificationDate
+        return items.dropFirst().reduce(first) { kept, item in
+            kept.attributes.answers(for: key, before: item.attributes, itemClass: itemClass) ? kept : item
         }
     }
 
