@@ -23,15 +23,28 @@ extension Vault {
     /// Opens `path` with keys already unlocked, checking that they open its newest generation.
     ///
     /// The keys come from ``heldKeys`` of another open vault, or from a ``VaultAgent``.
+    ///
+    /// The file is compared with the rollback record as an open with credentials compares it
+    /// (L-RB-4): a rolled-back copy throws ``VaultIOError/Code/rolledBack`` unless the policy lets
+    /// it through, and then ``rollbackFinding`` reports it.
     public convenience init(path: String, keys: VaultKeys, configuration: VaultConfiguration) throws {
         let location = try VaultPath.resolvingExisting(path)
-        let snapshot = try VaultFileReader(path: location.path).open(keys: keys)
+        let opened = try VaultFileReader(path: location.path).open(keys: keys)
+        let screened = try Self.screen(
+            opened,
+            path: location.path,
+            rollbackGuard: RollbackGuard(configuration.rollbackState),
+            policy: configuration.rollbackPolicy,
+            forWriting: false
+        )
         self.init(
             location: location,
-            vaultID: snapshot.header.vaultID,
-            keys: snapshot.keys,
-            openedKeyslot: snapshot.openedKeyslot,
-            configuration: configuration
+            vaultID: screened.snapshot.header.vaultID,
+            keys: screened.snapshot.keys,
+            openedKeyslot: screened.snapshot.openedKeyslot,
+            configuration: configuration,
+            rollback: screened.finding,
+            rollbackStateError: screened.stateError
         )
     }
 

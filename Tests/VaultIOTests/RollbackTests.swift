@@ -48,6 +48,22 @@ struct RollbackTests {
         }
     }
 
+    /// Found by an attack: opening with held keys (an agent's) skipped the comparison that an
+    /// open with credentials makes; only the first read or write noticed.
+    @Test func open_withHeldKeys_olderCopyPutBack_throwsRolledBack_orReportsItUnderAllowReads() throws {
+        try withTemporaryDirectory { directory in
+            let (vault, path, old) = try vaultWithOldCopy(in: directory)
+            let keys = vault.heldKeys
+            try copyFile(old, path)
+            let error = try #require(throws: VaultIOError.self) {
+                try Vault(path: path, keys: keys, configuration: guarded(directory + "/state"))
+            }
+            #expect(error.code == .rolledBack && error.rollback?.foundGeneration == 2)
+            let reading = try Vault(path: path, keys: keys, configuration: guarded(directory + "/state", .allowReads))
+            #expect(reading.rollbackFinding?.kind == .removedCredential)
+        }
+    }
+
     // L-RB-4, L-RB-5: the open vault's reads and writes are refused too, and nothing is written.
     @Test func readAndWrite_ofOpenVault_afterOldCopyPutBack_throwRolledBack() throws {
         try withTemporaryDirectory { directory in

@@ -24,6 +24,12 @@ package final class AgentServer {
     /// When keys are dropped: ``VaultAgent/Limits``, the public spelling.
     package typealias Limits = VaultAgent.Limits
 
+    /// How many vaults the agent holds at most.
+    static let maximumVaultCount = 32
+    /// The longest vault path the agent holds, in UTF-8 bytes. With ``maximumVaultCount``, a
+    /// `status` reply stays under 34 KiB, well inside one frame (65,536 bytes).
+    static let maximumPathByteCount = 1024
+
     private let socket: AgentSocket
     package let path: String
     private let limits: Limits
@@ -80,7 +86,9 @@ package final class AgentServer {
         guard var request = try? AgentMessage.decode(body: body) else { return }
         var reply = handle(request, now: .now)
         request.wipe()
-        try? peer.send(reply)
+        // A peer that does not read its reply cannot stall the others: the reply is small, and
+        // one that does not fit the socket's buffer at once is dropped.
+        try? peer.send(reply, waiting: false)
         reply.wipe()
     }
 
@@ -93,6 +101,14 @@ package final class AgentServer {
             guard let path = String(validating: fields[0], as: UTF8.self), path.hasPrefix("/"),
                 fields[3].count == 32, [0, 32].contains(fields[2].count), [0, 32].contains(fields[4].count)
             else { return refuse("malformed add request") }
+            // Bounded, so that a status reply always fits one frame and no peer can exhaust
+            // the guarded memory the keys live in.
+            guard fields[0].count <= Self.maximumPathByteCount else {
+                return refuse("the vault's path is longer than \(Self.maximumPathByteCount) bytes")
+            }
+            guard entries[path] != nil || entries.count < Self.maximumVaultCount else {
+                return refuse("the agent holds \(Self.maximumVaultCount) vaults already; lock one first")
+            }
             entries[path] = Entry(
                 vaultID: fields[1],
                 master: fields[2].isEmpty ? nil : SecretBytes(bytes: fields[2], protection: .guarded),

@@ -41,11 +41,16 @@ package final class AgentSocket {
         var status = stat()
         guard lstat(directory, &status) == 0 else { throw Failure(step: "stat \(directory)", code: errno) }
         guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o077 == 0 else {
-            let kind = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a directory"
-            let found = "\(kind) of user \(status.st_uid), mode \(String(status.st_mode & 0o7777, radix: 8))"
+            let isDirectory = status.st_mode & S_IFMT == S_IFDIR
+            let found =
+                "\(isDirectory ? "a directory" : "not a directory") of user \(status.st_uid), "
+                + "mode \(String(status.st_mode & 0o7777, radix: 8))"
+            let remedy =
+                status.st_uid == getuid() && isDirectory
+                ? "chmod 700 it"
+                : "another user made it first: choose another socket with --socket, or set XDG_RUNTIME_DIR"
             throw Failure(
-                step: "\(directory) must be a directory of this user with mode 0700 and is \(found) (someone "
-                    + "else may have made it first: remove it, or choose another socket with --socket)",
+                step: "\(directory) must be a directory of this user with mode 0700 and is \(found) (\(remedy))",
                 code: EPERM
             )
         }
@@ -133,14 +138,19 @@ package final class AgentSocket {
 
     // MARK: - Messages
 
-    /// Sends one message.
-    package func send(_ message: AgentMessage) throws {
+    /// Sends one message; without `waiting`, fails instead of blocking when the peer's buffer is full.
+    package func send(_ message: AgentMessage, waiting: Bool = true) throws {
         var frame = message.encodeFrame()
         defer { frame.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
         var sent = 0
         while sent < frame.count {
             let count = frame.withUnsafeBytes {
-                Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+                Glibc.send(
+                    descriptor,
+                    $0.baseAddress! + sent,
+                    $0.count - sent,
+                    Int32(MSG_NOSIGNAL) | (waiting ? 0 : Int32(MSG_DONTWAIT))
+                )
             }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw Failure(step: "send", code: errno) }

@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import Testing
+import VaultFormat
 import VaultIO
 
 @Suite("Agent peers")
@@ -100,6 +101,40 @@ struct AgentPeerTests {
             let got = reply.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, 6, Int32(MSG_WAITALL)) }
             #expect(got == 6)
             #expect(Array(reply.prefix(6)) == [0, 0, 0, 2, 1, 0x82])
+        }
+    }
+
+    /// Sends `request` on a new connection and returns the reply's type.
+    private func exchange(_ agent: VaultAgent, _ request: AgentMessage) throws -> AgentMessage.MessageType {
+        let descriptor = try peer(agent, sending: request.encodeFrame())
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var head = [UInt8](repeating: 0, count: 6)
+        let got = head.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, 6, Int32(MSG_WAITALL)) }
+        try #require(got == 6)
+        return AgentMessage.MessageType(rawValue: head[5])
+    }
+
+    private func add(_ path: String) -> AgentMessage {
+        AgentMessage(.add, [Array(path.utf8), Array(repeating: 1, count: 16), [], Array(repeating: 9, count: 32), []])
+    }
+
+    /// Found by an attack: with no bound, 60 KB paths made a status reply larger than a frame
+    /// (`--status` failed "TooLong"), replies that filled the socket stalled the agent for every
+    /// peer that did not read, and 5,449 adds exhausted its guarded memory and crashed it.
+    @Test func heldVaultsAndPathsAreBounded_andAFullStatusStillAnswers() throws {
+        try withRunningAgent { agent in
+            #expect(try exchange(agent, add("/" + String(repeating: "p", count: 1024))) == .refused)
+            let long = String(repeating: "q", count: 1000)
+            for index in 0..<32 { #expect(try exchange(agent, add("/\(index)/\(long)")) == .ok) }
+            #expect(try exchange(agent, add("/one-too-many")) == .refused)
+            #expect(try exchange(agent, add("/0/\(long)")) == .ok)  // replacing a held vault is fine
+            // Peers that ask for the largest status and never read it do not hold up the others.
+            let silent = try (0..<8).map { _ in try peer(agent, sending: AgentMessage(.status).encodeFrame()) }
+            defer { silent.forEach { close($0) } }
+            #expect(try agent.status().count == 32)
+            #expect(try agent.lock(path: nil) == 32)
         }
     }
 }
