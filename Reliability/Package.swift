@@ -13,6 +13,8 @@ let package = Package(
             dependencies: [
                 .product(name: "VaultIO", package: "vault"),
                 .product(name: "VaultFormat", package: "vault"),
+                // Package internals made public for the suites (Sources/_VaultHooks/README.md).
+                .product(name: "_VaultHooks", package: "vault"),
             ]
         )
     ],

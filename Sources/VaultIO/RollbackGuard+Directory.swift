@@ -16,46 +16,66 @@ extension RollbackGuard {
     ///
     /// Spec: Spec/rollback.md (L-RB-9).
     static func checkTrusted(_ directory: String) throws {
-        // The path as given, component by component without following links: a link on the way
-        // must be ours or root's, or its owner could point it elsewhere after the check. The walk
-        // ends at the first missing component: the rest is created here, with mode 0700.
-        var existing = "/"
-        var prefix = ""
-        var complete = true
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
+        // Resolved by hand, component by component, so that every link met on the way (in the
+        // path as given or inside a link's target) has its owner checked, and every directory
+        // passed through is judged: `realpath` would follow links whose owner could repoint
+        // them after the check. The walk ends at the first missing component: the rest is
+        // created here, with mode 0700, under directories already judged.
+        var pending = Array(directory.split(separator: "/").map(String.init).reversed())
+        var current = "/"
+        var links = 0
+        try checkDirectory("/", last: pending.isEmpty)
+        while let name = pending.popLast() {
+            if name == "." { continue }
+            if name == ".." {
+                current = String(current[..<(current.lastIndex(of: "/") ?? current.startIndex)])
+                if current.isEmpty { current = "/" }
+                continue
+            }
+            let next = current == "/" ? "/" + name : current + "/" + name
             var info = stat()
-            guard lstat(prefix, &info) == 0 else {
+            guard lstat(next, &info) == 0 else {
                 guard errno == ENOENT else {
+                    let error = VaultIOError.system("stat rollback state directory", Errno(rawValue: errno), path: next)
+                    throw unusable(error, directory)
+                }
+                return
+            }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                guard info.st_uid == geteuid() || info.st_uid == 0 else {
+                    throw untrusted(next, "it is a symbolic link of another user", info)
+                }
+                links += 1
+                guard links <= 40, let target = linkTarget(next) else {
                     let error = VaultIOError.system(
-                        "stat rollback state directory",
-                        Errno(rawValue: errno),
-                        path: prefix
+                        "resolve rollback state directory",
+                        Errno(rawValue: ELOOP),
+                        path: next
                     )
                     throw unusable(error, directory)
                 }
-                complete = false
-                break
+                if target.hasPrefix("/") { current = "/" }
+                pending += target.split(separator: "/").map(String.init).reversed()
+                continue
             }
-            if info.st_mode & S_IFMT == S_IFLNK && info.st_uid != geteuid() && info.st_uid != 0 {
-                throw untrusted(prefix, "it is a symbolic link of another user", info)
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                // A file where a directory must be: the record cannot be kept there (L-RB-10).
+                let error = VaultIOError.system("create rollback state directory", Errno(rawValue: ENOTDIR), path: next)
+                throw unusable(error, directory)
             }
-            existing = prefix
+            if let problem = problem(with: info, last: pending.allSatisfy { $0 == "." }) {
+                throw untrusted(next, problem, info)
+            }
+            current = next
         }
-        // Then where the links lead: every directory from the root down to the deepest one there.
-        guard let resolved = realpath(existing, nil) else {
-            let error = VaultIOError.system("resolve rollback state directory", Errno(rawValue: errno), path: existing)
-            throw unusable(error, directory)
-        }
-        let real = String(cString: resolved)
-        free(resolved)
-        let components = real.split(separator: "/")
-        try checkDirectory("/", last: complete && components.isEmpty)
-        var path = ""
-        for (index, component) in components.enumerated() {
-            path += "/" + component
-            try checkDirectory(path, last: complete && index == components.count - 1)
-        }
+    }
+
+    /// The target of the link at `path`, or `nil` when it cannot be read.
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Checks one directory of a resolved path (`last`: the state directory itself).

@@ -75,6 +75,15 @@ struct RollbackStateDirectoryTests {
             #expect(error.reason.contains("symbolic link of another user"))
             // A missing record directory below such a link is refused as well.
             #expect(throws: VaultIOError(.rollbackStateInvalid)) { try self.open(vault.path, link + "/below") }
+            // Reached through a link of the user's own (the second attack): still refused.
+            #expect(symlink(link, directory + "/mine") == 0)
+            let chained = try #require(throws: VaultIOError.self) { try self.open(vault.path, directory + "/mine") }
+            #expect(chained.code == .rollbackStateInvalid && chained.path == link)
+            // A directory of another user passed through with `..` is judged too.
+            let theirs = directory + "/theirs"
+            #expect(mkdir(theirs, 0o755) == 0 && chown(theirs, 65534, 65534) == 0)
+            let dotted = try #require(throws: VaultIOError.self) { try self.open(vault.path, theirs + "/../state") }
+            #expect(dotted.code == .rollbackStateInvalid && dotted.path == theirs)
             // The same link owned by the user is fine.
             #expect(lchown(link, geteuid(), getegid()) == 0)
             _ = try open(vault.path, link)

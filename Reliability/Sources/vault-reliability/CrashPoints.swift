@@ -3,7 +3,8 @@
 import Glibc
 import Synchronization
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
+import _VaultHooks
 
 /// Suite 1: crash points.
 ///

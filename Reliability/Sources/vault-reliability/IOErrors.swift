@@ -4,7 +4,8 @@ import Foundation
 import Glibc
 import Synchronization
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
+import _VaultHooks
 
 /// Suite 4: I/O errors.
 ///

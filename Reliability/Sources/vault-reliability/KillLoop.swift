@@ -2,7 +2,8 @@
 
 import Glibc
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
+import _VaultHooks
 
 /// Suite 2: the kill loop.
 ///

@@ -3,7 +3,8 @@
 import Foundation
 import Glibc
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
+import _VaultHooks
 
 /// Suite 3: power-loss simulation, in the manner of SQLite's crash-test VFS.
 ///

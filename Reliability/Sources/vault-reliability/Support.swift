@@ -3,7 +3,8 @@
 import Foundation
 import Glibc
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
+import _VaultHooks
 
 /// The password of every vault the suites create.
 let password = "correct horse battery staple"

@@ -5,7 +5,8 @@
 import Foundation
 import Glibc
 import VaultFormat
-@_spi(Testing) import VaultIO
+import VaultIO
+import _VaultHooks
 
 enum Sync {
     /// One change a replica acknowledged (its `write` returned).

@@ -2,7 +2,8 @@
 
 import Foundation
 import Glibc
-@_spi(Fuzzing) import VaultFormat
+import VaultFormat
+import _VaultHooks
 
 /// Suite 6: the tamper matrix.
 ///
