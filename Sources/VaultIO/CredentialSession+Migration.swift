@@ -112,7 +112,7 @@ extension CredentialSession {
     /// - Returns: The plan and what was done.
     /// - Throws: `unsupportedVersion` for a vault newer than this library; `kdfRejected` (R-KS-8);
     ///   `recordCorrupt` when the migrated file did not verify (the original was put back);
-    ///   as ``Vault/write(_:)`` otherwise.
+    ///   as ``Vault/write(_:)-8yjd9`` otherwise.
     ///
     /// Spec: Spec/format-v1.1.md (R11-MIG-1, R11-PW-1), Spec/cli.md "migrate".
     public func migrate(_ options: MigrationOptions, credentials: Credentials) throws -> MigrationReport {

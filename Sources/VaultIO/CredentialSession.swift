@@ -71,12 +71,12 @@ public final class CredentialSession {
         kek = unlocked.kek
     }
 
-    /// Runs ``Vault/write(_:)`` with the opened keyslot's key-encryption key known to the
+    /// Runs ``Vault/write(_:)-8yjd9`` with the opened keyslot's key-encryption key known to the
     /// transaction: a rekey rewraps that keyslot without deriving its key again.
     ///
     /// - Parameter body: A closure that edits the vault's keyslots and items.
     /// - Returns: What `body` returns.
-    /// - Throws: As ``Vault/write(_:)``.
+    /// - Throws: As ``Vault/write(_:)-8yjd9``.
     @discardableResult
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
         try vault.write { txn in

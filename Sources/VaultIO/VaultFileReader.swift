@@ -8,7 +8,7 @@ public import VaultFormat
 /// The reader opens the file read-only and keeps the descriptor until it is
 /// released, serving header and record bytes with `pread`. Writers never modify
 /// a vault file in place: they write a whole new file and rename it over the
-/// old one (see ``Vault/write(_:)``). So an open reader keeps seeing the
+/// old one (see ``Vault/write(_:)-8yjd9``). So an open reader keeps seeing the
 /// complete generation it opened, even when a writer commits meanwhile, and a
 /// read takes no lock.
 ///

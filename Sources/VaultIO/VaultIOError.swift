@@ -59,7 +59,7 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// opened with a different ``VaultConfiguration``; the shared instance keeps the first one.
         public static let configurationConflict = Code("configurationConflict")
         /// A write was started inside a write to the same vault on the same thread (a `set` inside
-        /// an `update` transform or a ``Vault/write(_:)`` body): it could only wait for itself.
+        /// an `update` transform or a ``Vault/write(_:)-8yjd9`` body): it could only wait for itself.
         /// Writes are not reentrant; make the change inside the outer write's transaction.
         public static let reentrantWrite = Code("reentrantWrite")
         /// The vault agent refused a request (such as a limited recipient's keys, which it does not

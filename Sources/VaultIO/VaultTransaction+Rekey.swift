@@ -54,7 +54,7 @@ extension VaultTransaction {
     /// sealed again under the new class keys with a fresh nonce (its ID, classes, attributes
     /// and secret stay); every keyslot that is kept is rewrapped around the new key with its
     /// own key-encryption key and a fresh nonce. The vault ID stays. It all commits in the one
-    /// atomic write of ``Vault/write(_:)``, or not at all.
+    /// atomic write of ``Vault/write(_:)-8yjd9``, or not at all.
     ///
     /// **Keyslots.** A keyslot stores the master (or base) key sealed under a key derived from
     /// its credential and nothing else, so only its credential can rewrap it. A slot is kept

@@ -2,7 +2,7 @@
 
 public import VaultFormat
 
-/// The changes made inside ``Vault/write(_:)``: adds, replacements and removals
+/// The changes made inside ``Vault/write(_:)-8yjd9``: adds, replacements and removals
 /// of items in the next generation of the vault.
 ///
 /// A transaction starts from the newest generation on disk, read under the

@@ -94,7 +94,7 @@ extension Keychain {
 ///
 /// Spec: Spec/library-semantics.md, "Keychain decisions" (L-KC-7).
 public enum EmptyValuePolicy: Sendable, Hashable {
-    /// ``Keychain/set(_:forKey:)`` throws ``KeychainError/emptyValue`` for an empty
+    /// ``Keychain/set(_:forKey:)-372fz`` throws ``KeychainError/emptyValue`` for an empty
     /// string or empty data, as Valet does and as `vaulttool set` refuses empty input.
     case refuse
     /// Empty values are stored and read back as empty (KeychainAccess, SwiftKeychainWrapper).

@@ -47,7 +47,7 @@ extension Keychain {
 
     // MARK: - Result-returning reads
 
-    /// ``get(_:as:)`` as a `Result`, for callers that pass outcomes along.
+    /// ``get(_:as:)-50joc`` as a `Result`, for callers that pass outcomes along.
     public func result<T: Decodable>(_ key: String, as type: T.Type = T.self) -> Result<T?, KeychainError> {
         Result { () throws(KeychainError) in try get(key, as: T.self) }
     }
@@ -64,7 +64,7 @@ extension Keychain {
     /// Subscripts cannot throw: a failed read returns `nil`. A failed assignment is retried
     /// while the failure is another writer holding the lock (``KeychainError/lockTimeout``), and
     /// otherwise reported to ``onSetterFailure(_:)``'s handler, which by default writes one line
-    /// to standard error (L-KC-16). Use ``get(_:as:)`` and ``set(_:forKey:)`` where a locked or
+    /// to standard error (L-KC-16). Use ``get(_:as:)-50joc`` and ``set(_:forKey:)-372fz`` where a locked or
     /// damaged vault must be told apart from a missing item.
     public subscript(key: String) -> String? {
         get { (try? get(key, as: String.self)) ?? nil }

@@ -25,7 +25,7 @@ extension Keychain {
     ///   - transform: Gets the stored value (`nil` when there is none) and returns the new one, or
     ///     `nil` to remove the item. It runs while the write lock is held: keep it short.
     /// - Returns: The value stored (`nil` when the item was removed or never existed).
-    /// - Throws: As ``get(_:as:)`` and ``set(_:forKey:)``; the transform's error, as
+    /// - Throws: As ``get(_:as:)-50joc`` and ``set(_:forKey:)-372fz``; the transform's error, as
     ///   ``KeychainError/invalidParameter(_:)`` unless it is a ``KeychainError``. When anything
     ///   throws, nothing is written.
     @discardableResult

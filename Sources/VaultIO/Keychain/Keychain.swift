@@ -58,7 +58,7 @@ public struct Keychain: Sendable {
     public internal(set) var itemIsNegative: Bool?
     /// The application data (`kSecAttrGeneric`) written with new or updated items, if any.
     public internal(set) var itemGeneric: [UInt8]?
-    /// Whether ``set(_:forKey:)`` stores an empty string or empty data (L-KC-7).
+    /// Whether ``set(_:forKey:)-372fz`` stores an empty string or empty data (L-KC-7).
     public internal(set) var emptyValuePolicy: EmptyValuePolicy = .refuse
     /// Where non-throwing setters report a write they could not make; `nil`: standard error.
     var setterFailureHandler: SetterFailureHandler?

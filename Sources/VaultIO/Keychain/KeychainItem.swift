@@ -51,7 +51,7 @@ public struct KeychainItem: Sendable, CustomStringConvertible {
     public var creator: FourCharacterCode? {
         attributes.creator == 0 ? nil : FourCharacterCode(rawValue: attributes.creator)
     }
-    /// `kSecAttrType`; `nil` when unset. Values written by ``Keychain/set(_:forKey:)`` carry their
+    /// `kSecAttrType`; `nil` when unset. Values written by ``Keychain/set(_:forKey:)-372fz`` carry their
     /// type's code (`strg`, `int8`, `json`…) unless ``Keychain/type(_:)`` set another.
     public var type: FourCharacterCode? { attributes.type == 0 ? nil : FourCharacterCode(rawValue: attributes.type) }
     /// `kSecAttrIsInvisible`. A plain `Bool`: the format stores the flag only when set, so unset and

@@ -5,7 +5,7 @@ public import VaultFormat
 extension Vault {
     /// Merges another copy of this vault into it, as one new generation written atomically.
     ///
-    /// Runs under the write lock, like ``write(_:)``: the newest generation on disk is read
+    /// Runs under the write lock, like ``write(_:)-8yjd9``: the newest generation on disk is read
     /// (and screened for rollback, L-RB-5) and is *ours*; `theirs` is merged into it, three-way
     /// when `base` (the common ancestor) is given. The merged generation is one more than the
     /// newer of the two files. When the master keys differ (a rekey on one side), the merge keeps
