@@ -50,22 +50,7 @@ public final class CredentialSession {
         let unlocked = try KeyHierarchy.unlockKeepingKEK(header, with: credentials)
         // Checks the header MAC with the keys, as an open with credentials does (R-HDR-6).
         let snapshot = try reader.open(keys: unlocked.keys, openedKeyslot: unlocked.slot)
-        let screened = try Vault.screen(
-            snapshot,
-            path: location.path,
-            rollbackGuard: RollbackGuard(configuration.rollbackState),
-            policy: configuration.rollbackPolicy,
-            forWriting: false
-        )
-        vault = Vault(
-            location: location,
-            vaultID: header.vaultID,
-            keys: snapshot.keys,
-            openedKeyslot: unlocked.slot,
-            configuration: configuration,
-            rollback: screened.finding,
-            rollbackStateError: screened.stateError
-        )
+        vault = try Vault(location: location, screening: snapshot, configuration: configuration)
         openedKeyslot = unlocked.slot
         opened = header.keyslots.indices.contains(unlocked.slot) ? header.keyslots[unlocked.slot] : nil
         kek = unlocked.kek

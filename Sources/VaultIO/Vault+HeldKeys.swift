@@ -29,22 +29,10 @@ extension Vault {
     /// it through, and then ``rollbackFinding`` reports it.
     public convenience init(path: String, keys: VaultKeys, configuration: VaultConfiguration) throws {
         let location = try VaultPath.resolvingExisting(path)
-        let opened = try VaultFileReader(path: location.path).open(keys: keys)
-        let screened = try Self.screen(
-            opened,
-            path: location.path,
-            rollbackGuard: RollbackGuard(configuration.rollbackState),
-            policy: configuration.rollbackPolicy,
-            forWriting: false
-        )
-        self.init(
+        try self.init(
             location: location,
-            vaultID: screened.snapshot.header.vaultID,
-            keys: screened.snapshot.keys,
-            openedKeyslot: screened.snapshot.openedKeyslot,
-            configuration: configuration,
-            rollback: screened.finding,
-            rollbackStateError: screened.stateError
+            screening: try VaultFileReader(path: location.path).open(keys: keys),
+            configuration: configuration
         )
     }
 

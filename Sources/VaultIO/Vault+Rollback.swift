@@ -86,6 +86,28 @@ extension Vault {
         )
     }
 
+    /// A vault for an authenticated snapshot that an open just made, compared with the rollback
+    /// record first (L-RB-3, L-RB-4): every way of opening (credentials, held keys, a credential
+    /// session) goes through here.
+    convenience init(location: VaultPath, screening opened: VaultSnapshot, configuration: VaultConfiguration) throws {
+        let screened = try Self.screen(
+            opened,
+            path: location.path,
+            rollbackGuard: RollbackGuard(configuration.rollbackState),
+            policy: configuration.rollbackPolicy,
+            forWriting: false
+        )
+        self.init(
+            location: location,
+            vaultID: screened.snapshot.header.vaultID,
+            keys: screened.snapshot.keys,
+            openedKeyslot: screened.snapshot.openedKeyslot,
+            configuration: configuration,
+            rollback: screened.finding,
+            rollbackStateError: screened.stateError
+        )
+    }
+
     /// Checks a snapshot a read or an open just made, and keeps what it found for ``rollbackFinding``.
     func screenForReading(_ snapshot: VaultSnapshot) throws -> VaultSnapshot {
         let screened = try Self.screen(

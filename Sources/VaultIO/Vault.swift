@@ -115,23 +115,7 @@ public final class Vault: Sendable {
         let credentials = try Self.addingDeviceSecret(to: credentials, configuration)
         let opened = try VaultFileReader(path: location.path).open(with: credentials)
         // Checked only now that the header MAC is verified (L-RB-3).
-        let screened = try Self.screen(
-            opened,
-            path: location.path,
-            rollbackGuard: RollbackGuard(configuration.rollbackState),
-            policy: configuration.rollbackPolicy,
-            forWriting: false
-        )
-        let snapshot = screened.snapshot
-        self.init(
-            location: location,
-            vaultID: snapshot.header.vaultID,
-            keys: snapshot.keys,
-            openedKeyslot: snapshot.openedKeyslot,
-            configuration: configuration,
-            rollback: screened.finding,
-            rollbackStateError: screened.stateError
-        )
+        try self.init(location: location, screening: opened, configuration: configuration)
     }
 
     /// Creates a new, empty vault file, failing if a file exists at `path`.

@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import Testing
+import VaultIO
 
 @Suite("Agent start and hints")
 struct AgentStartTests {
@@ -55,5 +56,55 @@ struct AgentStartTests {
         // Without an agent in the environment the message stays the plain one.
         let plain = try w.run(["get", "--service", "db", "v.vault"])
         #expect(plain.status == 64 && !plain.stderr.contains("agent"), "\(plain.stderr)")
+    }
+    /// Peers that send part of a request and then one byte at a time: the deadline is one per
+    /// request, so `lock` answers at once and the trickling peers are dropped after 2 s. Against
+    /// a real agent process: in the test process, a test that forks could hold a copy of the
+    /// agent's end of a connection open.
+    @Test func lockAnswers_whilePeersTrickleTheirRequests() throws {
+        let w = try Workspace()
+        let running = try AgentCommandTests.RunningAgent(in: w)
+        let agent = VaultAgent(socketPath: running.socket)
+        do {
+            let slow = try (0..<10).map { _ in try peer(agent, sending: [0, 0, 0, 40, 1]) }
+            defer { slow.forEach { close($0) } }
+            let start = ContinuousClock.now
+            var answered = 0
+            // Trickle for 3 s (past the 2 s request deadline), asking the agent between bytes.
+            while ContinuousClock.now - start < .seconds(3) {
+                for descriptor in slow {
+                    _ = [UInt8(4)].withUnsafeBytes { send(descriptor, $0.baseAddress!, 1, Int32(MSG_NOSIGNAL)) }
+                }
+                #expect(try agent.lock(path: nil) == 0)
+                answered += 1
+                usleep(300_000)
+            }
+            #expect(answered >= 5)
+            // By now the agent has closed every trickling connection: reading one finds its end.
+            var byte: UInt8 = 0
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(slow[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            // A close with trickled bytes still unread reaches the peer as ECONNRESET; a timeout
+            // (EAGAIN) would mean the connection is still open.
+            let got = recv(slow[0], &byte, 1, 0)
+            let failure = errno
+            #expect(got == 0 || (got < 0 && failure == ECONNRESET), "recv \(got), errno \(failure)")
+        }
+    }
+
+    /// A connected socket to the agent that has sent `prefix` and then nothing.
+    private func peer(_ agent: VaultAgent, sending prefix: [UInt8] = []) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(agent.socketPath.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(connected == 0)
+        if !prefix.isEmpty { _ = prefix.withUnsafeBytes { send(descriptor, $0.baseAddress!, $0.count, 0) } }
+        return descriptor
     }
 }
