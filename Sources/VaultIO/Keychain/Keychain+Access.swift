@@ -237,18 +237,34 @@ extension Keychain {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try keychainCall {
             try vault.read { snapshot in
-                let position: Int?
                 do {
-                    position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
-                } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
-                    throw Self.namingDamage(error, of: identity, itemClass: itemClass.itemClass, in: snapshot)
+                    return try load(identity, from: snapshot)
+                } catch let error as VaultFormatError
+                    where error.code == .foreignDevice && snapshot.keys.deviceSecret == nil
+                {
+                    // No device secret configured at all: what a write says, not "another device's"
+                    // (L-ERR-3). With a device secret that does not match, it stays otherDevice.
+                    throw VaultFormatError(
+                        .deviceSecretRequired,
+                        "device-bound items need this machine's device secret"
+                    )
                 }
-                guard let position else { return nil }
-                let item = try snapshot.item(at: position, includeSecret: true)
-                guard let secret = item.secret else { return nil }
-                return (secret, item.attributes.type)
             }
         }
+    }
+
+    /// The secret and type code of the item `identity` names in `snapshot`, or `nil`.
+    private func load(_ identity: ItemAttributes, from snapshot: VaultSnapshot) throws -> (SecretBytes, UInt32)? {
+        let position: Int?
+        do {
+            position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
+        } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
+            throw Self.namingDamage(error, of: identity, itemClass: itemClass.itemClass, in: snapshot)
+        }
+        guard let position else { return nil }
+        let item = try snapshot.item(at: position, includeSecret: true)
+        guard let secret = item.secret else { return nil }
+        return (secret, item.attributes.type)
     }
 
     /// ``ItemDamage`` for the first record with `identity`'s lookup tag whose attributes do not open,

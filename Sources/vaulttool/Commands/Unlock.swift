@@ -11,7 +11,8 @@ struct Unlock: Command {
             Runs the key derivation here and sends the keys (never the password) to the agent at
             VAULT_AGENT_SOCK. Until they are dropped, commands of this user that name the vault and
             give no password or key file use them. Anyone running as this user can then read the
-            vault's items through the agent.
+            vault's items through the agent. The agent holds at most 32 vaults, each with a path of
+            at most 1,024 bytes; 'vaulttool lock' one to make room.
             """
     )
     static let options = CredentialOptions.specs

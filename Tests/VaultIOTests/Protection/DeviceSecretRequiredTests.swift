@@ -33,4 +33,32 @@ struct DeviceSecretRequiredTests {
             #expect(error?.code == .deviceSecretRequired)
         }
     }
+
+    /// Before, a read with no device secret configured said `.otherDevice` where a write said
+    /// `.deviceSecretRequired`: an app was told the item was another machine's when it had only
+    /// to configure its own. A device secret that does not match is still `.otherDevice`.
+    @Test func readingThisDeviceOnlyItem_withoutDeviceSecret_throwsDeviceSecretRequired() throws {
+        try withTemporaryDirectory { directory in
+            let secret = makeDeviceSecretFile(in: directory)
+            let vault = try makeVault(in: directory, configuration: deviceConfiguration(secret))
+            try Keychain(service: "ds", vault: vault).accessibility(.alwaysThisDeviceOnly).set("v", forKey: "k")
+            let without = try Vault(
+                path: vault.path,
+                credentials: .password(testPassword),
+                configuration: testConfiguration
+            )
+            #expect(throws: KeychainError.deviceSecretRequired) {
+                _ = try Keychain(service: "ds", vault: without).string(forKey: "k")
+            }
+            let other = makeDeviceSecretFile(in: directory, name: "other.secret")
+            let elsewhere = try Vault(
+                path: vault.path,
+                credentials: .password(testPassword),
+                configuration: deviceConfiguration(other)
+            )
+            #expect(throws: KeychainError.otherDevice) {
+                _ = try Keychain(service: "ds", vault: elsewhere).string(forKey: "k")
+            }
+        }
+    }
 }
