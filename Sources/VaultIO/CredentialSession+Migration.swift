@@ -121,7 +121,7 @@ extension CredentialSession {
             let snapshot = try vault.read { $0 }
             return MigrationReport(plan: try plan(snapshot.header, options, credentials))
         }
-        return try vault.writeLock.withLock(timeout: vault.configuration.lockTimeout) {
+        return try vault.withWriteLock {
             try migrateHoldingLock(options, credentials: credentials)
         }
     }

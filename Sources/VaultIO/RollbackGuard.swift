@@ -380,8 +380,13 @@ public struct RollbackGuard: Sendable {
     /// How long an update waits for another process updating the same record.
     static let lockTimeout: Duration = .seconds(5)
 
-    /// Resolves `location`.
-    public init(_ location: RollbackStateLocation) {
+    /// Whether observations may create and raise the record; `false` for a read-only
+    /// configuration, which only compares (L-RO-1).
+    let recording: Bool
+
+    /// Resolves `location`; with `recording` false, the record is compared and never written.
+    public init(_ location: RollbackStateLocation, recording: Bool = true) {
+        self.recording = recording
         switch location {
         case .standard: directory = Self.standardDirectory()
         case .directory(let path): directory = DeviceSecretFile.absolute(path)
@@ -473,6 +478,7 @@ public struct RollbackGuard: Sendable {
             if judged, let finding = old.finding(for: seen) { return finding }
             if old.recording(seen, previous: previous) == old { return nil }
         }
+        guard recording else { return nil }
         do {
             try DeviceSecretFile.makeDirectories(directory)
         } catch let error as VaultIOError where error.code == .system {

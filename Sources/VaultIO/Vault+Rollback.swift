@@ -93,7 +93,7 @@ extension Vault {
         let screened = try Self.screen(
             opened,
             path: location.path,
-            rollbackGuard: RollbackGuard(configuration.rollbackState),
+            rollbackGuard: RollbackGuard(configuration.rollbackState, recording: !configuration.readOnly),
             policy: configuration.rollbackPolicy,
             forWriting: false
         )

@@ -87,7 +87,7 @@ public final class Vault: Sendable {
         self.configuration = configuration
         writeLock = WriteLock(target: location)
         keyState = Mutex(KeyState(keys: keys, openedKeyslot: openedKeyslot))
-        rollbackGuard = RollbackGuard(configuration.rollbackState)
+        rollbackGuard = RollbackGuard(configuration.rollbackState, recording: !configuration.readOnly)
         lastRollback = Mutex(rollback)
         lastRollbackStateError = Mutex(rollbackStateError)
     }
@@ -159,6 +159,7 @@ public final class Vault: Sendable {
         now: Int64
     ) throws -> Vault {
         try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before the path is touched
+        guard !configuration.readOnly else { throw readOnlyError(path) }
         let location = try VaultPath.resolvingNew(path)
         try configuration.refuseTestingConfiguration(at: location.path)  // and through symbolic links
         let credentials = try addingDeviceSecret(to: credentials, configuration)
@@ -230,7 +231,7 @@ public final class Vault: Sendable {
     ///   or the error thrown by `body`.
     @discardableResult
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
-        try writeLock.withLock(timeout: configuration.lockTimeout) {
+        try withWriteLock {
             let (reader, snapshot) = try openNewest()
             // A write never builds on a copy put back unless the caller accepts it (L-RB-5).
             let accepted = try Self.screen(
@@ -334,6 +335,23 @@ public final class Vault: Sendable {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
+    /// Runs `body` under the write lock; every write of a `Vault` (a transaction, a merge, a
+    /// migration) goes through here, so that a read-only configuration stops them all (L-RO-1).
+    func withWriteLock<R>(_ body: () throws -> R) throws -> R {
+        guard !configuration.readOnly else { throw Self.readOnlyError(location.path) }
+        return try writeLock.withLock(timeout: configuration.lockTimeout, body)
+    }
+
+    /// What a write or a create through a read-only configuration throws (L-RO-1).
+    static func readOnlyError(_ path: String) -> VaultIOError {
+        VaultIOError(
+            .readOnly,
+            operation: "write",
+            path: path,
+            reason: "the vault was opened with VaultConfiguration.readOnly; open it without to change it"
+        )
+    }
+
     /// Adds the device secret from ``VaultConfiguration/deviceSecretPath`` when the credentials have none,
     /// creating the file first when ``VaultConfiguration/deviceSecretCreation`` allows.
     static func addingDeviceSecret(
@@ -342,7 +360,7 @@ public final class Vault: Sendable {
     ) throws -> Credentials {
         guard credentials.deviceSecret == nil, let path = configuration.deviceSecretPath else { return credentials }
         var credentials = credentials
-        switch configuration.deviceSecretCreation {
+        switch configuration.readOnly ? .never : configuration.deviceSecretCreation {
         case .never: credentials.deviceSecret = try DeviceSecretFile.load(at: path)
         case .ifMissing: credentials.deviceSecret = try DeviceSecretFile.loadOrCreate(at: path)
         }

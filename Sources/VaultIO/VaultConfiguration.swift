@@ -56,6 +56,16 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// ``RollbackPolicy/refuse`` by default: they throw ``VaultIOError/Code/rolledBack``.
     public var rollbackPolicy: RollbackPolicy = .refuse
 
+    /// Opens for reading only, and never creates or changes a file: every write of the vault (and
+    /// so every Keychain setter) throws ``VaultIOError/Code/readOnly``; the rollback record is
+    /// compared but never created or raised; a missing device-secret file is an error whatever
+    /// ``deviceSecretCreation`` says; `Vault.create` refuses.
+    /// For a service that only reads its secrets, on a read-only file system or under an
+    /// account that must not write (GRDB's `Configuration.readonly`).
+    ///
+    /// Spec: Spec/library-semantics.md (L-RO-1).
+    public var readOnly = false
+
     /// Whether ``kdf`` must meet the floor for new keyslots. Only tests waive it.
     var kdfFloor: KDFFloor = .enforced
 

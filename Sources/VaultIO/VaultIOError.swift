@@ -65,6 +65,8 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The vault agent refused a request (such as a limited recipient's keys, which it does not
         /// hold) or answered in a way this version does not understand; ``reason`` says which.
         public static let agentRefused = Code("agentRefused")
+        /// A write through a vault opened with ``VaultConfiguration/readOnly``.
+        public static let readOnly = Code("readOnly")
     }
 
     /// What went wrong.

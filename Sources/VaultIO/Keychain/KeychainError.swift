@@ -72,7 +72,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
         case .rolledBack: self = error.rollback.map(Self.rolledBack) ?? .conflict(error.reason)
         case .conflict: self = .conflict(error.reason)
         case .locked, .credentialsRequired: self = .locked
-        case .invalidPath, .protectionUnavailable, .reentrantWrite: self = .invalidParameter(error.description)
+        case .invalidPath, .protectionUnavailable, .reentrantWrite, .readOnly:
+            self = .invalidParameter(error.description)
         // A device-secret file of the wrong mode or size is this machine's configuration, not
         // damage to the vault.
         case .invalidDeviceSecret: self = .invalidParameter(error.description)

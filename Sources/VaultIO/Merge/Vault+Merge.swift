@@ -39,7 +39,7 @@ extension Vault {
             throw VaultMergeError(.differentVaults, "the files hold different vaults (their vault IDs differ)")
         }
         try rollbackGuard.refuseRemovedCredentials(in: theirs, side: "theirs")
-        return try writeLock.withLock(timeout: configuration.lockTimeout) {
+        return try withWriteLock {
             let (reader, ours) = try openNewest()
             let accepted = try Self.screen(
                 ours,
@@ -104,8 +104,9 @@ extension Vault {
         configuration: VaultConfiguration = VaultConfiguration(),
         options: MergeOptions = MergeOptions()
     ) throws -> MergeReport {
+        guard !configuration.readOnly else { throw readOnlyError(path) }
         let location = try VaultPath.resolvingNew(path)
-        let guardRecord = RollbackGuard(configuration.rollbackState)
+        let guardRecord = RollbackGuard(configuration.rollbackState, recording: !configuration.readOnly)
         try guardRecord.refuseRemovedCredentials(in: theirs, side: "theirs")
         try guardRecord.refuseRemovedCredentials(in: ours, side: "ours")
         let result = try VaultMerge.merge(ours: ours, theirs: theirs, base: base, options: options)
