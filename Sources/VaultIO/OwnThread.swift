@@ -2,6 +2,7 @@
 // so that async callers never hold a thread of Swift's cooperative pool while it blocks.
 
 import Glibc
+import VaultFormat
 
 /// What a new thread runs; retained across `pthread_create`.
 private final class ThreadStart: @unchecked Sendable {
@@ -18,7 +19,18 @@ private final class ThreadStart: @unchecked Sendable {
 /// Spec: Spec/library-semantics.md (L-ASYNC-1).
 func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        let start = ThreadStart { continuation.resume(with: Result { try body() }) }
+        // A new thread starts with no task-local values: carry over the ones VaultIO reads, so
+        // that a test's injected faults and KDF counting see the work done there.
+        let syscalls = Syscalls.current
+        let kdfRuns = KDFRunCounter.current
+        let start = ThreadStart {
+            let result = Result {
+                try Syscalls.$current.withValue(syscalls) {
+                    try KDFRunCounter.$current.withValue(kdfRuns, operation: body)
+                }
+            }
+            continuation.resume(with: result)
+        }
         let context = Unmanaged.passRetained(start).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

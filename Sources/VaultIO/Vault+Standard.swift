@@ -72,7 +72,7 @@ extension Vault {
                 }
                 return vault
             }
-            try DeviceSecretFile.makeDirectories(directory)
+            if !configuration.readOnly { try DeviceSecretFile.makeDirectories(directory) }  // L-RO-1
             let vault = try openOrCreateStandard(at: path, configuration: configuration)
             cache[path] = (vault, configuration)
             return vault

@@ -36,7 +36,7 @@ extension Keychain {
     @discardableResult
     public func remove(_ key: String) throws(KeychainError) -> Bool {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        return try keychainCall {
+        return try call {
             try vault.write { txn in
                 // Every item of the identity, older spellings included (L-KC-15): after a remove
                 // (a sign-out, a revoked token) no other copy may answer for the key.
@@ -61,7 +61,7 @@ extension Keychain {
     /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault
     ///   (its attributes, and so its service, cannot be read).
     public func removeAll() throws(KeychainError) {
-        let unattributed = try keychainCall {
+        let unattributed = try call {
             try vault.write { txn in
                 var unattributed: [KeychainDamagedItem] = []
                 for entry in txn.entries {
@@ -108,7 +108,7 @@ extension Keychain {
     /// Whether an item is stored under `key`. Decrypts attributes only.
     public func contains(_ key: String) throws(KeychainError) -> Bool {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        return try keychainCall {
+        return try call {
             try vault.read { try $0.position(identifiedBy: identity, itemClass: itemClass.itemClass) != nil }
         }
     }
@@ -116,7 +116,7 @@ extension Keychain {
     /// The attributes of the item under `key`, without its value; `nil` when there is none.
     public func attributes(forKey key: String) throws(KeychainError) -> KeychainItem? {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        return try keychainCall {
+        return try call {
             try vault.read { snapshot in
                 guard let position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
                 else { return nil }
@@ -156,7 +156,7 @@ extension Keychain {
     ///
     /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-11, L-KC-17).
     public func allItems(includingValues: Bool = false) throws(KeychainError) -> [KeychainItem] {
-        let (items, damaged) = try keychainCall {
+        let (items, damaged) = try call {
             try vault.read { snapshot in
                 var items: [KeychainItem] = []
                 var damaged: [KeychainDamagedItem] = []
@@ -204,7 +204,7 @@ extension Keychain {
     func store(_ secret: SecretBytes, type: UInt32, forKey key: String) throws(KeychainError) {
         try checkWritable()
         let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        try keychainCall {
+        try call {
             try vault.write { txn in try put(secret, type: type, identifying: identifying, in: &txn) }
         }
     }
@@ -235,21 +235,18 @@ extension Keychain {
     /// (``KeychainError/corrupt(what:)`` with its ID, L-KC-17).
     private func load(_ key: String) throws(KeychainError) -> (SecretBytes, UInt32)? {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        return try keychainCall {
-            try vault.read { snapshot in
-                do {
-                    return try load(identity, from: snapshot)
-                } catch let error as VaultFormatError
-                    where error.code == .foreignDevice && snapshot.keys.deviceSecret == nil
-                {
-                    // No device secret configured at all: what a write says, not "another device's"
-                    // (L-ERR-3). With a device secret that does not match, it stays otherDevice.
-                    throw VaultFormatError(
-                        .deviceSecretRequired,
-                        "device-bound items need this machine's device secret"
-                    )
-                }
-            }
+        return try call { try vault.read { snapshot in try load(identity, from: snapshot) } }
+    }
+
+    /// ``keychainCall(_:)`` for this keychain's vault: a device-bound item met on a vault that has
+    /// no device secret at all is `deviceSecretRequired`, what a write says, not "another
+    /// device's" (L-ERR-3); with a device secret that does not match, it stays `otherDevice`.
+    func call<T>(_ body: () throws -> T) throws(KeychainError) -> T {
+        do {
+            return try keychainCall(body)
+        } catch {
+            if case .otherDevice = error, vault.deviceSecret == nil { throw .deviceSecretRequired }
+            throw error
         }
     }
 

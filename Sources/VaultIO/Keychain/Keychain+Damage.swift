@@ -86,7 +86,7 @@ extension Keychain {
     /// - Throws: ``KeychainError/locked`` when an item of a locked class is in the vault, as the
     ///   listings do.
     public func damagedItems() throws(KeychainError) -> [KeychainDamagedItem] {
-        try keychainCall {
+        try call {
             try vault.read { snapshot in
                 var damaged: [KeychainDamagedItem] = []
                 for position in 0..<snapshot.index.count {

@@ -86,7 +86,7 @@ extension Keychain {
     ) throws(KeychainError) -> KeychainMigrationResult {
         var unattributed: [KeychainDamagedItem] = []
         defer { unattributed.forEach(source.reportDamage) }
-        return try keychainCall {
+        return try call {
             if source.vault.path == vault.path {
                 return try vault.write { txn in
                     var result = KeychainMigrationResult()

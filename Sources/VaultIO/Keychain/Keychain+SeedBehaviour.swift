@@ -39,7 +39,7 @@ extension Keychain {
     @discardableResult
     public func remove(_ key: String, including scope: KeychainRemovalScope) throws(KeychainError) -> Int {
         let account = try account(for: key)
-        let (removed, unattributed) = try keychainCall {
+        let (removed, unattributed) = try call {
             try vault.write { txn in
                 var removed = 0
                 var unattributed: [KeychainDamagedItem] = []

@@ -36,7 +36,7 @@ extension Keychain {
     ) throws(KeychainError) -> T? {
         try checkWritable()
         let identifying = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
-        return try keychainCall {
+        return try call {
             try vault.write { txn in
                 let existing = try txn.item(identifiedBy: identifying, itemClass: itemClass.itemClass)
                 var old: T?

@@ -47,9 +47,15 @@ struct DeviceSecretRequiredTests {
                 credentials: .password(testPassword),
                 configuration: testConfiguration
             )
-            #expect(throws: KeychainError.deviceSecretRequired) {
-                _ = try Keychain(service: "ds", vault: without).string(forKey: "k")
-            }
+            let keychain = Keychain(service: "ds", vault: without).accessibility(.alwaysThisDeviceOnly)
+            #expect(throws: KeychainError.deviceSecretRequired) { _ = try keychain.string(forKey: "k") }
+            // Every call that meets the item says the same (a review found contains, attributes,
+            // remove, update and set still said otherDevice).
+            #expect(throws: KeychainError.deviceSecretRequired) { _ = try keychain.contains("k") }
+            #expect(throws: KeychainError.deviceSecretRequired) { _ = try keychain.attributes(forKey: "k") }
+            #expect(throws: KeychainError.deviceSecretRequired) { try keychain.remove("k") }
+            #expect(throws: KeychainError.deviceSecretRequired) { try keychain.update("k", as: String.self) { $0 } }
+            #expect(throws: KeychainError.deviceSecretRequired) { try keychain.set("w", forKey: "k") }
             let other = makeDeviceSecretFile(in: directory, name: "other.secret")
             let elsewhere = try Vault(
                 path: vault.path,
