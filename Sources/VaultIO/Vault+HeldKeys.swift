@@ -22,18 +22,24 @@ extension VaultFileReader {
 extension Vault {
     /// Opens `path` with keys already unlocked, checking that they open its newest generation.
     ///
-    /// The keys come from ``heldKeys`` of another open vault, or from a ``VaultAgent``.
+    /// The keys come from ``heldKeys`` of another open vault, or from a ``VaultAgent``. Keys without
+    /// a device secret get the one ``VaultConfiguration/deviceSecretPath`` names, as credentials do.
     ///
     /// The file is compared with the rollback record as an open with credentials compares it
     /// (L-RB-4): a rolled-back copy throws ``VaultIOError/Code/rolledBack`` unless the policy lets
     /// it through, and then ``rollbackFinding`` reports it.
     public convenience init(path: String, keys: VaultKeys, configuration: VaultConfiguration) throws {
         let location = try VaultPath.resolvingExisting(path)
-        try self.init(
-            location: location,
-            screening: try VaultFileReader(path: location.path).open(keys: keys),
-            configuration: configuration
-        )
+        let reader = try VaultFileReader(path: location.path)
+        var keys = keys
+        // Keys unlocked without a device secret (an agent's) get the configured one, as
+        // credentials do, so that the …ThisDeviceOnly classes open.
+        if keys.deviceSecret == nil, configuration.deviceSecretPath != nil,
+            let secret = try Self.addingDeviceSecret(to: Credentials(), configuration).deviceSecret
+        {
+            keys = keys.adding(deviceSecret: secret, vaultID: try reader.header().vaultID)
+        }
+        try self.init(location: location, screening: try reader.open(keys: keys), configuration: configuration)
     }
 
     /// The keys this vault holds now (without the master key once locked).

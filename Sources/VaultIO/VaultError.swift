@@ -63,9 +63,18 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         ioCode = io?.code
         formatVersion = format?.formatVersion
         path = io.flatMap { $0.path.isEmpty ? nil : $0.path }
-        operation = io.flatMap { $0.operation.isEmpty ? nil : $0.operation }
-        errno = io?.errno
-        rollback = io?.rollback
+        // A Keychain call keeps what its case carries: the step and errno of `io`, the finding
+        // of `rolledBack` (L-ERR-1).
+        var keychainStep: (operation: String, errno: Errno?)?
+        var keychainRollback: RollbackFinding?
+        switch error as? KeychainError {
+        case .io(let step, let number)?: keychainStep = (step, number)
+        case .rolledBack(let finding)?: keychainRollback = finding
+        default: break
+        }
+        operation = io.flatMap { $0.operation.isEmpty ? nil : $0.operation } ?? keychainStep?.operation
+        errno = io?.errno ?? keychainStep?.errno ?? nil
+        rollback = io?.rollback ?? keychainRollback
         damagedItem = damage?.entry.itemID
         underlying = damage ?? format ?? io ?? (error as? KeychainError) ?? kind
     }

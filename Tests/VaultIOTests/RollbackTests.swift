@@ -336,7 +336,8 @@ struct RollbackTests {
                 _ = try keychain.get("token") as String?
             } throws: { error in
                 guard case KeychainError.rolledBack(let finding) = error else { return false }
-                return finding.seenGeneration > finding.foundGeneration
+                // Wrapped for app code, the finding is kept (L-ERR-1).
+                return finding.seenGeneration > finding.foundGeneration && VaultError(error).rollback == finding
             }
             #expect {
                 try keychain.set("s3cr3t", forKey: "token")

@@ -67,4 +67,31 @@ struct DeviceSecretRequiredTests {
             }
         }
     }
+
+    /// Found by a review: opening with held keys ignored `deviceSecretPath`, so an app that
+    /// configured its device secret was told to configure it.
+    @Test func heldKeysWithoutADeviceSecret_getTheConfiguredOne() throws {
+        try withTemporaryDirectory { directory in
+            let secret = makeDeviceSecretFile(in: directory)
+            let vault = try makeVault(in: directory, configuration: deviceConfiguration(secret))
+            try Keychain(service: "ds", vault: vault).accessibility(.alwaysThisDeviceOnly).set("v", forKey: "k")
+            let bare = try Vault(
+                path: vault.path,
+                credentials: .password(testPassword),
+                configuration: testConfiguration
+            )
+            #expect(bare.heldKeys.deviceSecret == nil)
+            let opened = try Vault(path: vault.path, keys: bare.heldKeys, configuration: deviceConfiguration(secret))
+            #expect(
+                try Keychain(service: "ds", vault: opened).accessibility(.alwaysThisDeviceOnly).string(forKey: "k")
+                    == "v"
+            )
+        }
+    }
+
+    /// A Keychain call's error keeps what its case carries when wrapped as a `VaultError`.
+    @Test func vaultErrorOfAKeychainCall_keepsTheStepAndErrno() {
+        let wrapped = VaultError(KeychainError.io(step: "fsync directory", errno: .ioError))
+        #expect(wrapped.operation == "fsync directory" && wrapped.errno == .ioError)
+    }
 }
