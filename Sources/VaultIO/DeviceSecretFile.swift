@@ -169,11 +169,7 @@ public enum DeviceSecretFile {
             var bytes = try step("read", path) { () throws(Errno) in
                 try descriptor.read(count: DeviceSecret.byteCount + 1, at: 0)
             }
-            defer {
-                bytes.withUnsafeMutableBytes { buffer in
-                    if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
-                }
-            }
+            defer { wipe(&bytes) }
             guard bytes.count == DeviceSecret.byteCount else {
                 throw VaultIOError(
                     .invalidDeviceSecret,

@@ -126,9 +126,4 @@ public enum IdentityFile {
         }
     }
 
-    private static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
-        }
-    }
 }

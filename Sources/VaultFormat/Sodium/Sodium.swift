@@ -42,6 +42,10 @@ enum Sodium {
     }
 }
 
+/// Zeroes `bytes` in a way the compiler cannot remove, then empties the array: the one wipe of
+/// plain byte arrays that held a secret, for VaultFormat and VaultIO alike.
+package func wipe(_ bytes: inout [UInt8]) { Sodium.wipe(&bytes) }
+
 /// Bytes that can be read as a contiguous buffer (`[UInt8]`, `ArraySlice`, ``SecretBytes``).
 public protocol ReadableBytes {
     /// Calls `body` with the bytes.

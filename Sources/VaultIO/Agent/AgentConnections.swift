@@ -111,7 +111,4 @@ struct AgentConnections {
         open.remove(at: index)
     }
 
-    private func wipe(_ buffer: inout [UInt8]) {
-        buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
-    }
 }

@@ -1,6 +1,7 @@
 // vault agent: the wire format of one request or response (pure bytes, no I/O).
 
 import Glibc
+import VaultFormat
 
 /// One message of the vault agent protocol.
 ///
@@ -136,11 +137,7 @@ package struct AgentMessage: Equatable, Sendable {
 
     /// Overwrites every field (they may hold keys).
     package mutating func wipe() {
-        for index in fields.indices {
-            fields[index].withUnsafeMutableBytes { buffer in
-                if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
-            }
-        }
+        for index in fields.indices { VaultFormat.wipe(&fields[index]) }
         fields.removeAll()
     }
 

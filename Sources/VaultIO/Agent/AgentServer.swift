@@ -82,7 +82,7 @@ package final class AgentServer {
 
     /// Decodes one complete request, answers it and wipes both; a malformed body is closed unanswered.
     private func answer(_ peer: AgentSocket, _ body: inout [UInt8]) {
-        defer { body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        defer { wipe(&body) }
         guard var request = try? AgentMessage.decode(body: body) else { return }
         var reply = handle(request, now: .now)
         request.wipe()

@@ -141,7 +141,7 @@ package final class AgentSocket {
     /// Sends one message; without `waiting`, fails instead of blocking when the peer's buffer is full.
     package func send(_ message: AgentMessage, waiting: Bool = true) throws {
         var frame = message.encodeFrame()
-        defer { frame.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        defer { wipe(&frame) }
         var sent = 0
         while sent < frame.count {
             let count = frame.withUnsafeBytes {
@@ -162,7 +162,7 @@ package final class AgentSocket {
     package func receive() throws -> AgentMessage {
         let count = try AgentMessage.bodyCount(prefix: try read(4))
         var body = try read(count)
-        defer { body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        defer { wipe(&body) }
         return try AgentMessage.decode(body: body)
     }
 

@@ -25,7 +25,7 @@ extension Keychain {
     ///   ``KeychainError/io(step:errno:)``.
     public func set<T: Encodable>(_ value: T, forKey key: String) throws(KeychainError) {
         var (bytes, type) = try KeychainValueCodec.encode(value)
-        defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        defer { wipe(&bytes) }
         if bytes.isEmpty && emptyValuePolicy == .refuse { throw .emptyValue }  // L-KC-7
         try store(SecretBytes(bytes: bytes), type: type, forKey: key)
     }
@@ -95,7 +95,7 @@ extension Keychain {
     public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) throws(KeychainError) -> T? {
         guard let (secret, type) = try load(key) else { return nil }
         var bytes = secret.copyBytes()
-        defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        defer { wipe(&bytes) }
         return try KeychainValueCodec.decode(bytes, type: type, as: T.self)
     }
 

@@ -121,8 +121,3 @@ extension Keychain {
         return removed
     }
 }
-
-/// Zeroes a copy of a secret.
-private func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
-}
