@@ -1,6 +1,7 @@
 // vault: Linux calls that the Swift Glibc module does not expose.
 #include "CVaultSys.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,14 +11,23 @@
 
 _Static_assert(VAULT_RENAME_NOREPLACE == RENAME_NOREPLACE, "RENAME_NOREPLACE");
 _Static_assert(VAULT_RENAME_EXCHANGE == RENAME_EXCHANGE, "RENAME_EXCHANGE");
+_Static_assert(VAULT_LOCK_WRITE == F_WRLCK, "F_WRLCK");
+_Static_assert(VAULT_LOCK_UNLOCK == F_UNLCK, "F_UNLCK");
 
-int vault_ofd_lock(int fd, int wait) {
+int vault_ofd_lock(int fd, int command, int type, long long start, long long length) {
     struct flock fl = {0};
-    fl.l_type = F_WRLCK;
+    fl.l_type = (short)type;
     fl.l_whence = SEEK_SET;
-    fl.l_start = 0;
-    fl.l_len = 0;
-    return fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl);
+    fl.l_start = (off_t)start;
+    fl.l_len = (off_t)length;
+    switch (command) {
+    case VAULT_LOCK_TRY: return fcntl(fd, F_OFD_SETLK, &fl);
+    case VAULT_LOCK_WAIT: return fcntl(fd, F_OFD_SETLKW, &fl);
+    case VAULT_LOCK_PROBE:
+        if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return -1;
+        return fl.l_type == F_UNLCK ? 0 : 1;
+    default: errno = EINVAL; return -1;
+    }
 }
 
 int vault_renameat2(int dirfd, const char *oldpath, const char *newpath, unsigned int flags) {

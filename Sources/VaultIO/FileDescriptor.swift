@@ -159,21 +159,6 @@ struct FileDescriptor: Hashable, Sendable {
         _ = try Syscalls.retryingOnInterrupt { table.fchown(rawValue, user, group) }.get()
     }
 
-    /// Tries once to take an open-file-description write lock on the whole file.
-    ///
-    /// - Returns: `false` when another open file description holds a conflicting lock.
-    ///
-    /// The corresponding C function is `fcntl` with `F_OFD_SETLK`.
-    func tryLock() throws(Errno) -> Bool {
-        let table = Syscalls.current
-        switch Syscalls.retryingOnInterrupt({ table.lock(rawValue) }) {
-        case .success: return true
-        case .failure(let errno) where errno == .resourceTemporarilyUnavailable || errno == .permissionDenied:
-            return false
-        case .failure(let errno): throw errno
-        }
-    }
-
     // MARK: - Directory entries (self is a directory)
 
     /// Renames `name` to `newName` in this directory, with `renameat2` flags.

@@ -5,9 +5,37 @@ import Glibc
 import VaultFormat
 
 /// What a new thread runs; retained across `pthread_create`.
-private final class ThreadStart: @unchecked Sendable {
+final class ThreadStart: @unchecked Sendable {
     let run: () -> Void
     init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// Starts a detached thread that runs `start`.
+///
+/// The corresponding C function is `pthread_create`.
+///
+/// - Returns: `false` when no thread could be created (the process is at its limit).
+func startThread(_ start: ThreadStart) -> Bool {
+    let context = Unmanaged.passRetained(start).toOpaque()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    var thread = pthread_t()
+    let created = pthread_create(
+        &thread,
+        &attributes,
+        { raw in
+            Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        },
+        context
+    )
+    guard created == 0 else {
+        Unmanaged<ThreadStart>.fromOpaque(context).release()
+        return false
+    }
+    return true
 }
 
 /// Runs `body` on a new detached thread and resumes the caller with its result.
@@ -31,24 +59,9 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
             }
             continuation.resume(with: result)
         }
-        let context = Unmanaged.passRetained(start).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread,
-            &attributes,
-            { raw in
-                Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            },
-            context
-        )
-        if created != 0 {
+        if !startThread(start) {
             // No thread to be had (a process at its limit): run here rather than fail the call.
-            Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue().run()
+            start.run()
         }
     }
 }

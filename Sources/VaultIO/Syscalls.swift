@@ -15,6 +15,8 @@ package enum Syscall: String, Sendable, CaseIterable {
     case pread
     /// `write`.
     case write
+    /// `pwrite`: the write lock's ticket counter.
+    case pwrite
     /// `fsync`, of the temporary file and of the directory.
     case fsync
     /// `close`.
@@ -31,7 +33,7 @@ package enum Syscall: String, Sendable, CaseIterable {
     case fchown
     /// `fstat`.
     case fstat
-    /// `fcntl(F_OFD_SETLK)`.
+    /// `fcntl` with `F_OFD_SETLK`, `F_OFD_SETLKW` or `F_OFD_GETLK`: the write lock.
     case lock
     /// `realpath`.
     case realpath
@@ -54,6 +56,7 @@ struct SyscallTable: Sendable {
     var createExclusive: @Sendable (CInt, UnsafePointer<CChar>, mode_t) -> CInt
     var pread: @Sendable (CInt, UnsafeMutableRawPointer?, Int, off_t) -> Int
     var write: @Sendable (CInt, UnsafeRawPointer?, Int) -> Int
+    var pwrite: @Sendable (CInt, UnsafeRawPointer?, Int, off_t) -> Int
     var fsync: @Sendable (CInt) -> CInt
     var close: @Sendable (CInt) -> CInt
     var rename: @Sendable (CInt, UnsafePointer<CChar>, UnsafePointer<CChar>, CUnsignedInt) -> CInt
@@ -62,7 +65,8 @@ struct SyscallTable: Sendable {
     var fchmod: @Sendable (CInt, mode_t) -> CInt
     var fchown: @Sendable (CInt, uid_t, gid_t) -> CInt
     var fstat: @Sendable (CInt, UnsafeMutablePointer<stat>) -> CInt
-    var lock: @Sendable (CInt) -> CInt
+    /// `vault_ofd_lock(fd, command, type, start, length)`.
+    var lock: @Sendable (CInt, CInt, CInt, Int64, Int64) -> CInt
     var realpath: @Sendable (UnsafePointer<CChar>) -> String?
     var readDirectory: @Sendable (UnsafePointer<CChar>) -> [String]?
     var mkdir: @Sendable (UnsafePointer<CChar>, mode_t) -> CInt
@@ -73,6 +77,7 @@ struct SyscallTable: Sendable {
         createExclusive: { Glibc.openat($0, $1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, $2) },
         pread: { Glibc.pread($0, $1, $2, $3) },
         write: { Glibc.write($0, $1, $2) },
+        pwrite: { Glibc.pwrite($0, $1, $2, $3) },
         fsync: { Glibc.fsync($0) },
         close: { Glibc.close($0) },
         rename: { vault_renameat2($0, $1, $2, $3) },
@@ -81,7 +86,7 @@ struct SyscallTable: Sendable {
         fchmod: { Glibc.fchmod($0, $1) },
         fchown: { Glibc.fchown($0, $1, $2) },
         fstat: { Glibc.fstat($0, $1) },
-        lock: { vault_ofd_lock($0, 0) },
+        lock: { vault_ofd_lock($0, $1, $2, $3, $4) },
         realpath: { path in
             guard let resolved = Glibc.realpath(path, nil) else { return nil }
             defer { free(resolved) }
@@ -242,6 +247,7 @@ extension SyscallTable {
         case .createExclusive: t.createExclusive = { [f = t.createExclusive] in fails() ? -1 : f($0, $1, $2) }
         case .pread: t.pread = { [f = t.pread] in fails() ? -1 : f($0, $1, $2, $3) }
         case .write: t.write = { [f = t.write] in fails() ? -1 : f($0, $1, $2) }
+        case .pwrite: t.pwrite = { [f = t.pwrite] in fails() ? -1 : f($0, $1, $2, $3) }
         case .fsync: t.fsync = { [f = t.fsync] in fails() ? -1 : f($0) }
         case .close:
             t.close = { [f = t.close] fd in
@@ -255,7 +261,7 @@ extension SyscallTable {
         case .fchmod: t.fchmod = { [f = t.fchmod] in fails() ? -1 : f($0, $1) }
         case .fchown: t.fchown = { [f = t.fchown] in fails() ? -1 : f($0, $1, $2) }
         case .fstat: t.fstat = { [f = t.fstat] in fails() ? -1 : f($0, $1) }
-        case .lock: t.lock = { [f = t.lock] in fails() ? -1 : f($0) }
+        case .lock: t.lock = { [f = t.lock] in fails() ? -1 : f($0, $1, $2, $3, $4) }
         case .realpath: t.realpath = { [f = t.realpath] in fails() ? nil : f($0) }
         case .readDirectory: t.readDirectory = { [f = t.readDirectory] in fails() ? nil : f($0) }
         case .mkdir: t.mkdir = { [f = t.mkdir] in fails() ? -1 : f($0, $1) }

@@ -1,41 +1,50 @@
-// vault: the writers' lock: a thread mutex, then an OFD lock on `<vault>.lock`.
+// vault: the writers' lock: a queue of OFD byte-range locks on `<vault>.lock`, in arrival order.
 
 import Glibc
 
-/// Serializes writers of one vault, across threads and across processes.
+/// Serializes writers of one vault, across threads and across processes, in arrival order.
 ///
-/// Two layers, taken in order and released in reverse:
+/// Every acquisition opens `<vault>.lock` (mode `0600`) on a descriptor of its own and takes
+/// open-file-description locks (`F_OFD_SETLK`) on byte ranges of it. OFD locks belong to an open
+/// file description, not to a process, so two threads, two `Vault` values and two processes all
+/// exclude each other the same way, and closing the descriptor (or the process dying) releases
+/// them. The ranges (Spec/library-semantics.md, L-LK-4):
 ///
-/// 1. A mutex per ``WriteLock`` (so per ``Vault``) queues this process's threads
-///    without polling.
-/// 2. An open-file-description lock (`F_OFD_SETLK`) on the sidecar file
-///    `<vault>.lock`, created with mode `0600`. OFD locks belong to an open file
-///    description, not to a process, so each acquisition opens its own
-///    descriptor: two `Vault` values in one process exclude each other as two
-///    processes do, and closing the descriptor (or the process dying) releases
-///    the lock.
+/// - bytes 0–7, the **ticket** lock, held for a moment while a writer reads and advances the
+///   ticket counter stored there (little-endian `UInt64`) and locks its own slot;
+/// - byte 8, the **holder** lock: whoever holds it is the writer;
+/// - byte 16 + *t*, the **slot** of ticket *t*, held from taking the ticket until the write ends.
 ///
-/// The lock file exists only while a writer holds it (or after a writer died
-/// holding it). The holder removes it *before* it releases the lock, and a
-/// writer that has just taken the lock checks that `<vault>.lock` still names
-/// the file it locked; if not (the previous holder removed it while this writer
-/// waited on it), it starts over with a fresh open. So every holder holds the
-/// lock on the file the path names, and two writers never hold locks on two
-/// different files. Spec: Spec/cli.md, "The lock file".
+/// A writer with ticket *t* waits (`F_OFD_SETLKW`, blocking in the kernel, no polling) for the
+/// slot of *t* − 1, then for the holder lock. So writers enter in ticket order and one that has
+/// just released cannot take the lock again ahead of those waiting: it gets a later ticket. A
+/// writer that dies or gives up releases its slot, and the next one goes on to wait for the holder
+/// lock directly. The holder lock alone gives mutual exclusion; the slots only give the order.
 ///
-/// The OFD lock is polled with short sleeps until the timeout, because
-/// `F_OFD_SETLKW` cannot time out. Readers take no lock.
+/// The file exists only while someone holds or waits for the lock. The holder removes it at the
+/// end when no other description holds any lock on it (checked under the ticket lock, so nobody
+/// joins meanwhile), and every writer checks, after it took the ticket and after it took the
+/// holder lock, that `<vault>.lock` still names the file it locked (same device and inode); if
+/// not, it starts over with a fresh open. So every holder holds the file the path names, and two
+/// writers never hold locks on two different files. Spec: Spec/cli.md, "The lock file".
 ///
-/// Holding the lock, the writer removes stale temporary files that a crashed
-/// writer left (`.<vault>.tmp-*`); no live writer can own one then.
+/// Readers take no lock. Holding the lock, the writer removes stale temporary files that a
+/// crashed writer left (`.<vault>.tmp-*`); no live writer can own one then.
 final class WriteLock: Sendable {
     /// The vault this lock protects.
     let target: VaultPath
-    private let mutex = TimedMutex()
 
-    /// Shortest and longest sleep between two tries of the OFD lock.
-    static let firstPollInterval: Duration = .milliseconds(1)
-    static let longestPollInterval: Duration = .milliseconds(16)
+    /// Bytes 0–7: the ticket counter and the lock that guards it.
+    static let ticketRange = LockRange(start: 0, length: 8)
+    /// Byte 8: the writer's lock.
+    static let holderRange = LockRange(start: 8, length: 1)
+    /// Tickets run from 0 to below this, then start again at 0.
+    static let ticketLimit: UInt64 = 1 << 48
+
+    /// Byte 16 + `ticket`: the slot a writer holds from taking `ticket` until its write ends.
+    static func slot(_ ticket: UInt64) -> LockRange {
+        LockRange(start: 16 + Int64(ticket), length: 1)
+    }
 
     init(target: VaultPath) {
         self.target = target
@@ -48,29 +57,107 @@ final class WriteLock: Sendable {
     ///   - body: The work to do under the lock.
     /// - Returns: What `body` returns.
     /// - Throws: ``VaultIOError/Code/lockTimeout`` when the lock stays busy past `timeout`;
-    ///   a ``VaultIOError`` naming `"open lock file"` or `"lock"`; or `body`'s error.
+    ///   ``VaultIOError/Code/reentrantWrite`` when this thread already holds it; a ``VaultIOError``
+    ///   naming `"open lock file"` or `"lock"`; or `body`'s error.
     func withLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         try HeldLocks.enter(target.lockPath)
         defer { HeldLocks.leave(target.lockPath) }
-        guard mutex.lock(timeout: timeout) else { throw timeoutError(timeout) }
-        defer { mutex.unlock() }
-
-        let descriptor = try acquire(until: deadline, clock: clock, timeout: timeout)
-        defer {
-            // Remove the lock file while still holding it, then release it. A writer waiting
-            // on this file finds, once it holds it, that the path no longer names it, and
-            // starts over (see `acquire`). Failing to remove it only leaves the file behind.
-            removeLockFile()
-            // Closing the descriptor releases the OFD lock. Its result is ignored: on Linux the
-            // descriptor (and so the lock) is gone even when `close` reports an error, and the lock
-            // file holds no data. Reporting it would turn a commit that `body` made durable into a
-            // failed write, and a caller that retries would apply its change twice.
-            try? descriptor.close()
-        }
+        let file = try acquire(until: deadline, timeout: timeout)
+        defer { release(file) }
         target.removeStaleTemporaryFiles()
         return try body()
+    }
+
+    /// Opens `<vault>.lock`, queues for it and takes the holder lock; starts over while the file
+    /// locked is no longer the one the path names.
+    private func acquire(until deadline: ContinuousClock.Instant, timeout: Duration) throws -> LockFile {
+        let lockPath = target.lockPath
+        while true {
+            let file = LockFile(
+                try step("open lock file", lockPath) { () throws(Errno) in
+                    try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+                }
+            )
+            do {
+                try checkLockFile(file.descriptor)
+                if try queueAndHold(file, until: deadline, timeout: timeout) { return file }
+            } catch {
+                file.unlockAll()
+                throw error
+            }
+            file.unlockAll()
+        }
+    }
+
+    /// Takes a ticket on `file`, waits for the writer ahead, then takes the holder lock.
+    ///
+    /// - Returns: `false` when the path no longer names `file` (start over).
+    private func queueAndHold(_ file: LockFile, until deadline: ContinuousClock.Instant, timeout: Duration)
+        throws -> Bool
+    {
+        let lockPath = target.lockPath
+        func wait(_ range: LockRange) throws {
+            let held = try step("lock", lockPath) { () throws(Errno) in try file.lock(range, until: deadline) }
+            guard held else { throw timeoutError(timeout) }
+        }
+        func namedByPath() throws -> Bool {
+            try step("fstat lock file", lockPath) { () throws(Errno) in try isNamedByPath(file.descriptor) }
+        }
+        try wait(Self.ticketRange)
+        guard try namedByPath() else { return false }
+        let ticket = takeTicket(file)
+        try step("lock", lockPath) { () throws(Errno) in try file.descriptor.unlock(Self.ticketRange) }
+        if let ticket, ticket > 0 {
+            try wait(Self.slot(ticket - 1))
+            try step("lock", lockPath) { () throws(Errno) in try file.descriptor.unlock(Self.slot(ticket - 1)) }
+        }
+        try wait(Self.holderRange)
+        return try namedByPath()
+    }
+
+    /// Reads the ticket counter, locks the ticket's slot and advances the counter; the caller
+    /// holds the ticket lock.
+    ///
+    /// - Returns: The ticket, or `nil` when the counter cannot be read or written (a full disk):
+    ///   the writer then waits for the holder lock without a place in the queue, which costs
+    ///   fairness, never exclusion.
+    private func takeTicket(_ file: LockFile) -> UInt64? {
+        let descriptor = file.descriptor
+        guard let bytes = try? descriptor.read(count: 8, at: 0) else { return nil }
+        var ticket = bytes.count == 8 ? bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : 0
+        // A slot already held means the counter went back (a file written by hand): skip ahead.
+        var taken = false
+        for _ in 0..<64 where !taken {
+            if ticket >= Self.ticketLimit { ticket = 0 }
+            guard let free = try? descriptor.tryLock(Self.slot(ticket)) else { return nil }
+            if free { taken = true } else { ticket += 1 }
+        }
+        guard taken else { return nil }
+        let next = (ticket + 1) % Self.ticketLimit
+        do {
+            try descriptor.writeAll((0..<8).map { UInt8(truncatingIfNeeded: next >> (8 * $0)) }, at: 0)
+        } catch {
+            try? descriptor.unlock(Self.slot(ticket))
+            return nil
+        }
+        return ticket
+    }
+
+    /// Ends a write: removes the lock file when nobody else holds or waits for it, then releases
+    /// every lock of `file`.
+    ///
+    /// The removal happens under the ticket lock, so nobody takes a ticket meanwhile; a writer
+    /// that was about to finds, once it holds the ticket lock, that the path no longer names the
+    /// file, and starts over. Failing to remove it only leaves the file behind, for the next writer.
+    private func release(_ file: LockFile) {
+        let descriptor = file.descriptor
+        if (try? descriptor.tryLock(Self.ticketRange)) == true,
+            (try? descriptor.isLockedElsewhere(.wholeFile)) == false
+        {
+            removeLockFile()
+        }
+        file.unlockAll()
     }
 
     /// Refuses a lock file that someone else could hold (issue 9, section 5).
@@ -126,36 +213,6 @@ final class WriteLock: Sendable {
         return try? file.status().user
     }
 
-    /// Opens and locks `<vault>.lock`, starting over while the file locked is no longer the one
-    /// the path names.
-    private func acquire(until deadline: ContinuousClock.Instant, clock: ContinuousClock, timeout: Duration) throws
-        -> FileDescriptor
-    {
-        let lockPath = target.lockPath
-        while true {
-            let descriptor = try step("open lock file", lockPath) { () throws(Errno) in
-                try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
-            }
-            do {
-                try checkLockFile(descriptor)
-                var interval = Self.firstPollInterval
-                while try !step("lock", lockPath, { () throws(Errno) in try descriptor.tryLock() }) {
-                    let remaining = clock.now.duration(to: deadline)
-                    guard remaining > .zero else { throw timeoutError(timeout) }
-                    Self.sleep(for: min(interval, remaining))
-                    interval = min(interval * 2, Self.longestPollInterval)
-                }
-                if try step("fstat lock file", lockPath, { () throws(Errno) in try isNamedByPath(descriptor) }) {
-                    return descriptor
-                }
-            } catch {
-                try? descriptor.close()
-                throw error
-            }
-            try? descriptor.close()
-        }
-    }
-
     /// Whether `<vault>.lock` names the file open on `descriptor` (same device and inode).
     private func isNamedByPath(_ descriptor: FileDescriptor) throws(Errno) -> Bool {
         let current: FileDescriptor
@@ -184,57 +241,6 @@ final class WriteLock: Sendable {
             path: target.lockPath,
             reason: "another writer held the vault's write lock for more than \(timeout)"
         )
-    }
-
-    /// Blocks the calling thread.
-    ///
-    /// The corresponding C function is `nanosleep`.
-    private static func sleep(for duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
-    }
-}
-
-/// A pthread mutex whose `lock` can give up after a timeout.
-///
-/// Swift's `Mutex` has no timed acquisition, which the write lock's timeout needs.
-final class TimedMutex: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    /// Takes the mutex, waiting at most `timeout`.
-    ///
-    /// The corresponding C function is `pthread_mutex_timedlock`.
-    ///
-    /// - Returns: Whether the mutex was taken.
-    func lock(timeout: Duration) -> Bool {
-        if pthread_mutex_trylock(mutex) == 0 { return true }
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let (seconds, attoseconds) = max(timeout, .zero).components
-        let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        deadline.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        return pthread_mutex_timedlock(mutex, &deadline) == 0
-    }
-
-    /// Releases the mutex. Only the thread that took it may release it.
-    ///
-    /// The corresponding C function is `pthread_mutex_unlock`.
-    func unlock() {
-        pthread_mutex_unlock(mutex)
     }
 }
 

@@ -4,7 +4,7 @@ import VaultIO
 
 /// A system call that VaultIO routes through its table (the cases of VaultIO's own `Syscall`).
 public enum Syscall: String, Sendable, CaseIterable {
-    case open, createExclusive, pread, write, fsync, close, rename, link, unlink, fchmod, fchown, fstat, lock
+    case open, createExclusive, pread, write, pwrite, fsync, close, rename, link, unlink, fchmod, fchown, fstat, lock
     case realpath, readDirectory, mkdir
 
     fileprivate var routed: VaultIO.Syscall { VaultIO.Syscall(rawValue: rawValue)! }

@@ -4,9 +4,27 @@
 
 #include <stddef.h>
 
-/// Takes (or tries to take) an open-file-description write lock on the whole file.
-/// Returns 0 on success or -1 with errno set (EAGAIN when held elsewhere and `wait` is 0).
-int vault_ofd_lock(int fd, int wait);
+/// What `vault_ofd_lock` does with its byte range.
+enum {
+    /// `F_OFD_SETLK`: take or release the range now, or fail with EAGAIN.
+    VAULT_LOCK_TRY = 0,
+    /// `F_OFD_SETLKW`: wait until the range can be taken (EINTR when a signal arrives).
+    VAULT_LOCK_WAIT = 1,
+    /// `F_OFD_GETLK`: whether another open file description holds a lock on the range.
+    VAULT_LOCK_PROBE = 2,
+};
+
+/// Lock types, mirrored from <fcntl.h>.
+enum {
+    VAULT_LOCK_WRITE = 1,
+    VAULT_LOCK_UNLOCK = 2,
+};
+
+/// An open-file-description lock request on bytes [start, start + length) of the file
+/// (`length` 0: to the end of any file). `type` is VAULT_LOCK_WRITE or VAULT_LOCK_UNLOCK.
+/// Returns 0 on success (VAULT_LOCK_PROBE: 0 when no other description holds a conflicting lock,
+/// 1 when one does) or -1 with errno set (EAGAIN when held elsewhere and `command` is TRY).
+int vault_ofd_lock(int fd, int command, int type, long long start, long long length);
 
 /// `renameat2` flags, mirrored so that Swift need not import <linux/fs.h>.
 enum {

@@ -1,0 +1,131 @@
+// vault: a blocking wait for a byte-range lock that gives up at a deadline.
+
+import Dispatch
+import Glibc
+import Synchronization
+
+/// An open `<vault>.lock`, shared by the writer that opened it and by a wait that it gave up on.
+///
+/// The descriptor is closed when the last of them lets go: a wait that the writer abandoned at its
+/// deadline still sits in `F_OFD_SETLKW` on this descriptor, and closing it under that wait could
+/// hand the number to an unrelated file.
+final class LockFile: Sendable {
+    let descriptor: FileDescriptor
+
+    init(_ descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        // Closing releases every lock this open file description still holds. Its result is
+        // ignored: on Linux the descriptor is gone even when `close` reports an error.
+        try? descriptor.close()
+    }
+
+    /// Releases every lock this open file description holds, at once.
+    func unlockAll() {
+        try? descriptor.unlock(.wholeFile)
+    }
+
+    /// Takes `range`, waiting until `deadline` at most.
+    ///
+    /// `F_OFD_SETLKW` sleeps in the kernel until the range is free, with no timeout. So the
+    /// wait runs on a thread of its own and the caller waits for that thread until the deadline.
+    /// A wait given up on stays in the kernel until it gets the range, and then releases it at
+    /// once. At most ``LockFile/abandonedLimit`` such waits exist per process (each is a thread);
+    /// beyond that, and when no thread can be created, the range is polled instead.
+    ///
+    /// - Returns: Whether this description now holds `range`; `false` at the deadline.
+    func lock(_ range: LockRange, until deadline: ContinuousClock.Instant) throws(Errno) -> Bool {
+        if try descriptor.tryLock(range) { return true }
+        guard ContinuousClock.now < deadline else { return false }
+        guard Self.abandoned.load(ordering: .relaxed) < Self.abandonedLimit else {
+            return try poll(range, until: deadline)
+        }
+        let wait = RangeWait()
+        let syscalls = Syscalls.current
+        let start = ThreadStart { [self] in
+            let result = Syscalls.$current.withValue(syscalls) {
+                Result { () throws(Errno) in try descriptor.waitForLock(range) }
+            }
+            if wait.finish(result) { return }
+            // The writer gave up on this wait: give back what it got.
+            if case .success = result { try? descriptor.unlock(range) }
+            Self.abandoned.subtract(1, ordering: .relaxed)
+        }
+        guard startThread(start) else { return try poll(range, until: deadline) }
+        switch wait.result(until: deadline) {
+        case .some(let result):
+            try result.get()
+            return true
+        case .none:
+            Self.abandoned.add(1, ordering: .relaxed)
+            return false
+        }
+    }
+
+    /// How many waits a process may leave behind in the kernel before it polls instead.
+    static let abandonedLimit = 16
+    private static let abandoned = Atomic<Int>(0)
+
+    /// Tries `range` every 10 ms until `deadline`: the fallback when no wait thread can be had.
+    private func poll(_ range: LockRange, until deadline: ContinuousClock.Instant) throws(Errno) -> Bool {
+        while ContinuousClock.now < deadline {
+            var request = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+            if try descriptor.tryLock(range) { return true }
+        }
+        return false
+    }
+}
+
+/// One wait for a range: the waiting thread's result, or the writer's decision to give up on it.
+private final class RangeWait: Sendable {
+    private enum State {
+        case waiting
+        case finished(Result<Void, Errno>)
+        case abandoned
+    }
+
+    private let state = Mutex(State.waiting)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Records the wait's result.
+    ///
+    /// - Returns: `false` when the writer had already given up on this wait.
+    func finish(_ result: Result<Void, Errno>) -> Bool {
+        let delivered = state.withLock { state in
+            guard case .waiting = state else { return false }
+            state = .finished(result)
+            return true
+        }
+        if delivered { done.signal() }
+        return delivered
+    }
+
+    /// The wait's result, or `nil` when it was not there by `deadline` (the wait is then abandoned).
+    func result(until deadline: ContinuousClock.Instant) -> Result<Void, Errno>? {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = max(remaining, .zero).components
+        let nanoseconds =
+            seconds >= Int64(Int.max / 1_000_000_000) - 1
+            ? Int.max : Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let timeout: DispatchTime = nanoseconds == Int.max ? .distantFuture : .now() + .nanoseconds(nanoseconds)
+        let timedOut = done.wait(timeout: timeout) == .timedOut
+        return state.withLock { state in
+            switch state {
+            case .finished(let result):
+                // The signal that came with a result delivered after the timeout is left in the
+                // semaphore, which nobody waits on again.
+                return result
+            case .waiting:
+                precondition(timedOut, "the lock wait signalled without a result")
+                state = .abandoned
+                return nil
+            case .abandoned:
+                preconditionFailure("a lock wait was abandoned twice")
+            }
+        }
+    }
+}
