@@ -19,6 +19,12 @@ let package = Package(
                 .product(name: "_VaultHooks", package: "vault"),
             ]
         ),
+        // Writers of one counter in many processes (issue 18): public API only, so that
+        // scripts/bench-lock.sh can build it against an older revision too.
+        .executableTarget(
+            name: "vault-lock-bench",
+            dependencies: [.product(name: "VaultIO", package: "vault")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
