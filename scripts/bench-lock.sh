@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # vault benchmarks: writers of one counter in many processes (issue 18; BENCHMARKS.md, "Writers of one counter").
 #
-#   scripts/bench-lock.sh [--against REV] [--configs 8x8,4x1,1x8] [--rounds 3] [--seconds 8] [--items N]
+#   scripts/bench-lock.sh [--against REV] [--configs 8x8,4x1,1x8,1x1] [--rounds 3] [--seconds 8] [--items N]
 #                         [--rollback]
 #
 # Builds vault-lock-bench (release) from this tree and, with --against, from REV as well: REV's
@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 against=""
-configs=8x8,4x1,1x8
+configs=8x8,4x1,1x8,1x1
 rounds=3
 seconds=8
 extra=()
@@ -149,6 +149,8 @@ rows = [
      lambda rs: max([x["latency_ms"]["max"] for x in rs if x["latency_ms"]] or [None], key=lambda v: v or 0), "ms"),
     ("call to transform p99 (median)",
      lambda rs: median(rs, lambda x: x["to_transform_ms"] and x["to_transform_ms"]["p99"]), "ms"),
+    ("transform to return p50 (median)",
+     lambda rs: median(rs, lambda x: x.get("after_transform_ms") and x["after_transform_ms"]["p50"]), "ms"),
 ]
 two = len(labels) == 2
 header = ["P x T", "measure"] + labels + ([f"{labels[1]} / {labels[0]}"] if two else [])

@@ -153,6 +153,8 @@ struct Parent {
     private func summarize(_ reports: [ChildReport], final: Int) -> Int32 {
         let latencies = reports.flatMap(\.latencies).sorted()
         let toTransform = reports.flatMap(\.toTransform).sorted()
+        // From the transform to the return: encoding, the commit, the unlock; the serial part.
+        let afterTransform = reports.flatMap { zip($0.latencies, $0.toTransform).map { $0 &- $1 } }.sorted()
         let values = reports.flatMap(\.values).sorted()
         let timeouts = reports.flatMap(\.timeouts)
         let acknowledged = latencies.count
@@ -200,7 +202,8 @@ struct Parent {
             "\"processes\":\(processes)", "\"tasks\":\(tasks)", limitJSON, "\"items\":\(items)",
             "\"rollback\":\(rollback)", "\"elapsed_s\":\(elapsed)", "\"updates\":\(acknowledged)",
             "\"throughput\":\(Double(acknowledged) / elapsed)", "\"latency_ms\":\(stats(latencies))",
-            "\"to_transform_ms\":\(stats(toTransform))", "\"timeouts\":\(timeouts.count)",
+            "\"to_transform_ms\":\(stats(toTransform))", "\"after_transform_ms\":\(stats(afterTransform))",
+            "\"timeouts\":\(timeouts.count)",
             "\"timeout_ms\":\(stats(timeouts.sorted()))", "\"errors\":\(errors)",
             "\"error_messages\":[\(messages.map(quoted).joined(separator: ","))]",
             "\"per_task_min\":\(perTask.min() ?? 0)", "\"per_task_max\":\(perTask.max() ?? 0)",
