@@ -136,7 +136,10 @@ struct Parent {
         close(go[0])
         var byte: UInt8 = 0
         for _ in 0..<processes {
-            guard read(ready[0], &byte, 1) == 1 else { fail("a child exited before opening the vault") }
+            guard read(ready[0], &byte, 1) == 1 else {
+                for pid in children { kill(pid, SIGTERM) }  // not left to run on their own
+                fail("a child exited before opening the vault")
+            }
         }
         close(ready[0])
         close(go[1])  // every child's read of `go` returns end of file: they start together
