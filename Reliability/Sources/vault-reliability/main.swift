@@ -28,6 +28,8 @@ let usage = """
       tamper         6. every bit flip and truncation of every valid fixture
       hygiene        8. file modes, strings of vaults and fixtures
       sync           9. 3 replicas, random changes, git pull/rebase and conflict copies
+      many-writers  11. library, vaulttool, credential-helper and agent writers at once, SIGKILLed
+                        at random (--vaulttool <path> or $VAULTTOOL; --seconds, --seed)
     """
 
 guard let suite = arguments.first else {
@@ -58,6 +60,11 @@ case "tamper": tally = Tamper.run(mode, fixtures: option("--fixtures") ?? "Fixtu
 case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "sync": tally = Sync.run(mode)
 case "child-git-merge": Sync.mergeDriver(Array(arguments.dropFirst()))
+case "many-writers":
+    tally = ManyWriters.run(mode, tool: option("--vaulttool"), seed: option("--seed").flatMap(UInt64.init) ?? 11)
+case "child-many-library": ManyRoles.library(directory: arguments[1], name: arguments[2])
+case "child-many-command":
+    ManyRoles.command(directory: arguments[1], kind: arguments[2], name: arguments[3], tool: arguments[4])
 default:
     print(usage)
     exit(64)
