@@ -5,11 +5,13 @@
 #   --quick   CI sizes, debug build (default)
 #   --full    the published sizes, release build
 #   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows
-#             fuzz
+#             many-writers fuzz
 #             (default: all)
 # Environment: RELIABILITY_SCRATCH (SwiftPM scratch path, default /tmp/rel-build),
 #   FUZZ_SECONDS (seconds per fuzz target; default 10 with --quick, 600 with --full),
-#   VAULTTOOL (the vaulttool binary for the hygiene suite).
+#   VAULTTOOL (the vaulttool binary for the hygiene and many-writers suites; many-writers otherwise
+#   takes .build/<debug|release>/vaulttool when no source is newer, else builds one into
+#   RELIABILITY_ROOT_SCRATCH, default /tmp/rel-build-root).
 # Exits 1 when any suite fails. The last lines are one RESULT line per suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,13 +24,13 @@ for argument in "$@"; do
     --full) mode=full ;;
     --no-fuzz) fuzz=no ;;
     -h | --help)
-        sed -n 2,12p "$0"
+        sed -n 2,15p "$0"
         exit 0
         ;;
     *) suites+=("$argument") ;;
     esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows fuzz)
+[ "${#suites[@]}" -gt 0 ] || suites=(crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows many-writers fuzz)
 [ "$fuzz" = yes ] || suites=("${suites[@]/fuzz/}")
 scripts/install-deps.sh
 scratch="${RELIABILITY_SCRATCH:-/tmp/rel-build}"
@@ -56,6 +58,22 @@ cc="${CC:-$(command -v gcc || command -v clang || echo cc)}"
 echo "== built in $(($(date +%s) - started)) s"
 results=()
 status=0
+# The vaulttool that many-writers drives, of the build's configuration: $VAULTTOOL, else the
+# package's own build when no source is newer than it, else a build into a scratch path of its own.
+vaulttool_path() {
+    if [ -n "${VAULTTOOL:-}" ]; then
+        realpath "$VAULTTOOL"
+        return
+    fi
+    local candidate=".build/$configuration/vaulttool"
+    if [ -x "$candidate" ] && [ -z "$(find Sources -newer "$candidate" -name '*.swift' | head -1)" ]; then
+        realpath "$candidate"
+        return
+    fi
+    local root="${RELIABILITY_ROOT_SCRATCH:-/tmp/rel-build-root}"
+    swift build -c "$configuration" --scratch-path "$root" --product vaulttool >&2 || return 1
+    echo "$root/$configuration/vaulttool"
+}
 run() {  # suite name, then the command
     local name="$1"
     shift
@@ -88,6 +106,14 @@ for suite in "${suites[@]}"; do
         run tamper-v2 "$bin" tamper "$flag" --fixtures Fixtures/v2
         ;;
     git-flows) run git-flows scripts/reliability-git.sh "$flag" ;;
+    many-writers)
+        if tool="$(vaulttool_path)"; then
+            run many-writers "$bin" many-writers "$flag" --vaulttool "$tool"
+        else
+            results+=("RESULT many-writers FAIL (no vaulttool: the build failed)")
+            status=1
+        fi
+        ;;
     fuzz)
         seconds="${FUZZ_SECONDS:-$([ "$mode" = full ] && echo 600 || echo 10)}"
         run fuzz bash -c "scripts/fuzz.sh $seconds && echo 'RESULT fuzz PASS seconds_per_target=$seconds' || { echo 'RESULT fuzz FAIL'; exit 1; }"
