@@ -27,6 +27,14 @@ enum ManyWriters {
 
     static let kinds = ["lib", "cli", "helper", "agent"]
 
+    /// Writers started and killed, by kind.
+    struct Churn {
+        var starts: [String: Int] = [:]
+        var kills: [String: Int] = [:]
+        /// Kills that came while the writer was inside a write call or a `vaulttool` command.
+        var killedInCall: [String: Int] = [:]
+    }
+
     static func run(_ mode: Mode, tool: String?, seed: UInt64) -> Tally {
         let tally = Tally()
         guard let tool = tool ?? ProcessInfo.processInfo.environment["VAULTTOOL"], access(tool, X_OK) == 0 else {
@@ -51,7 +59,7 @@ enum ManyWriters {
         let started = now()
         for i in writers.indices { start(&writers[i], paths, tool: tool) }
         var random = SeededRandom(seed: seed)
-        let (starts, kills) = killAtRandom(
+        let churn = killAtRandom(
             &writers,
             until: started + seconds,
             paths,
@@ -73,8 +81,7 @@ enum ManyWriters {
         ManyCheck.report(
             figures,
             wall: wall,
-            starts: starts,
-            kills: kills,
+            churn: churn,
             perKind: Dictionary(uniqueKeysWithValues: zip(kinds, perKind)),
             tally: tally
         )
@@ -91,9 +98,9 @@ enum ManyWriters {
         tool: String,
         random: inout SeededRandom,
         tally: Tally
-    ) -> (starts: [String: Int], kills: [String: Int]) {
-        var kills: [String: Int] = [:], starts: [String: Int] = [:]
-        for writer in writers { starts[writer.kind, default: 0] += 1 }
+    ) -> Churn {
+        var churn = Churn()
+        for writer in writers { churn.starts[writer.kind, default: 0] += 1 }
         var nextKill = now() + 0.1 + Double(random.next() % 300) / 1000
         while now() < deadline {
             for i in writers.indices {
@@ -102,7 +109,7 @@ enum ManyWriters {
                     "many-writers: \(writers[i].name) exited by itself (\(rc)): \(driverOutput(paths, writers[i]))"
                 )
                 start(&writers[i], paths, tool: tool)
-                starts[writers[i].kind, default: 0] += 1
+                churn.starts[writers[i].kind, default: 0] += 1
             }
             if now() >= nextKill {
                 // A random kind, then a random writer of it: every kind is killed, however few.
@@ -111,14 +118,18 @@ enum ManyWriters {
                 let i = candidates[Int(random.next() % UInt64(candidates.count))]
                 kill(-writers[i].pid, SIGKILL)
                 _ = ManyProcess.wait(writers[i].pid)
-                kills[kind, default: 0] += 1
+                churn.kills[kind, default: 0] += 1
+                // Its log ends in "try": the kill came inside a call (waiting for the lock or committing).
+                if AckLog.lines(of: paths.log(writers[i].name)).last?.hasPrefix("try ") == true {
+                    churn.killedInCall[kind, default: 0] += 1
+                }
                 start(&writers[i], paths, tool: tool)
-                starts[kind, default: 0] += 1
+                churn.starts[kind, default: 0] += 1
                 nextKill = now() + 0.1 + Double(random.next() % 300) / 1000
             }
             usleep(5_000)
         }
-        return (starts, kills)
+        return churn
     }
 
     /// Directories, the password file, the vault with its counter, and an unlocked agent.

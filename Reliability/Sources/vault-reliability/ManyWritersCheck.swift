@@ -9,10 +9,10 @@ enum ManyCheck {
     /// What the logs and the final vault say.
     struct Figures {
         var acknowledged: [String: Int] = [:]  // by operation: sub, set, inc, cli, helper, agent
-        var timeouts: [String: Int] = [:]
-        var errors: [String: Int] = [:]
+        var timeouts: [String: Int] = [:]  // by operation
+        var errors: [String: Int] = [:]  // by kind of writer
         var expected: [String: String] = [:]  // "g service account" or "i server account" -> value
-        var incrementsTried = 0
+        var attempted: [String: Int] = [:]  // by operation, as acknowledged
         var counter: Int?
         var reads = 0, badReads = 0
         var lost = 0, wrong = 0, corrupt = 0
@@ -55,8 +55,8 @@ enum ManyCheck {
             figures.counter = counter
             let acked = figures.acknowledged["inc", default: 0]
             tally.check(
-                counter.map { acked <= $0 && $0 <= figures.incrementsTried } ?? false,
-                "many-writers: counter \(counter.map(String.init) ?? "missing") outside \(acked)...\(figures.incrementsTried)"
+                counter.map { acked <= $0 && $0 <= figures.attempted["inc", default: 0] } ?? false,
+                "many-writers: counter \(counter.map(String.init) ?? "missing") outside \(acked)...\(figures.attempted["inc", default: 0])"
             )
             // The next write removes what killed writers left.
             try vault.write { try $0.set(draft("final", text: "written after the run")) }
@@ -91,8 +91,8 @@ enum ManyCheck {
                     figures.acknowledged[fields[1], default: 0] += 1
                     figures.expected["\(fields[2]) \(fields[3]) \(fields[4])"] = fields[5]
                 case ("ack", _): figures.acknowledged[fields[1], default: 0] += 1
-                case ("try", _): figures.incrementsTried += 1
-                case ("timeout", _): figures.timeouts[kind(of: fields[1]), default: 0] += 1
+                case ("try", _): figures.attempted[fields[1], default: 0] += 1
+                case ("timeout", _): figures.timeouts[fields[1], default: 0] += 1
                 case ("get", _):
                     figures.reads += 1
                     if fields[1] != "ok" {
@@ -108,24 +108,30 @@ enum ManyCheck {
         return figures
     }
 
-    static func report(
-        _ f: Figures,
-        wall: Double,
-        starts: [String: Int],
-        kills: [String: Int],
-        perKind: [String: Int],
-        tally: Tally
-    ) {
-        let header = ["kind", "processes", "started", "killed", "acknowledged", "lock timeouts", "other errors"]
+    /// The write operations of a kind of writer.
+    static func operations(of kind: String) -> [String] { kind == "lib" ? ["sub", "set", "inc"] : [kind] }
+
+    /// A library writer's count by operation (`3 sub + 0 set + 1 inc`), another's count.
+    static func breakdown(_ counts: [String: Int], _ kind: String) -> String {
+        let parts = operations(of: kind).map { (op: $0, count: counts[$0, default: 0]) }
+        if kind != "lib" || parts.allSatisfy({ $0.count == 0 }) { return "\(parts.map(\.count).reduce(0, +))" }
+        return parts.map { "\($0.count) \($0.op)" }.joined(separator: " + ")
+    }
+
+    static func report(_ f: Figures, wall: Double, churn: ManyWriters.Churn, perKind: [String: Int], tally: Tally) {
+        func sum(_ counts: [String: Int], _ kind: String) -> Int {
+            operations(of: kind).map { counts[$0, default: 0] }.reduce(0, +)
+        }
+        let header = [
+            "kind", "processes", "started", "killed", "in a call", "writes tried", "acknowledged", "lock timeouts",
+            "other errors",
+        ]
         var rows = [header]
         for kind in ManyWriters.kinds {
-            let acked =
-                kind == "lib"
-                ? ["sub", "set", "inc"].map { "\(f.acknowledged[$0, default: 0]) \($0)" }.joined(separator: " + ")
-                : "\(f.acknowledged[kind, default: 0])"
             rows.append([
-                kind, "\(perKind[kind] ?? 0)", "\(starts[kind] ?? 0)", "\(kills[kind] ?? 0)", acked,
-                "\(f.timeouts[kind, default: 0])", "\(f.errors[kind, default: 0])",
+                kind, "\(perKind[kind] ?? 0)", "\(churn.starts[kind] ?? 0)", "\(churn.kills[kind] ?? 0)",
+                "\(churn.killedInCall[kind] ?? 0)", "\(sum(f.attempted, kind))", breakdown(f.acknowledged, kind),
+                breakdown(f.timeouts, kind), "\(f.errors[kind, default: 0])",
             ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max()! }
@@ -134,29 +140,26 @@ enum ManyCheck {
             print("  " + cells.dropLast().joined(separator: "  ") + "  " + row.last!)
         }
         print(
-            "  counter \(f.counter.map(String.init) ?? "missing"): \(f.acknowledged["inc", default: 0]) increments acknowledged, "
-                + "\(f.incrementsTried) attempted; agent reads of own writes \(f.reads), \(f.badReads) wrong"
+            "  counter \(f.counter.map(String.init) ?? "missing"): \(f.acknowledged["inc", default: 0]) increments "
+                + "acknowledged, \(f.attempted["inc", default: 0]) tried; agent reads of own writes \(f.reads), "
+                + "\(f.badReads) wrong"
         )
         print(
             "  final vault: generation \(f.generation), \(f.items) items, verify (library and vaulttool) "
-                + "\(f.corrupt == 0 ? "passed" : "FAILED"); temporary files left by killed writers \(f.temporaryLeft), "
+                + "\(f.corrupt == 0 ? "passed" : "FAILED"); temporary files at the end \(f.temporaryLeft), "
                 + "after the next write \(f.temporaryAfterWrite); \(String(format: "%.1f", wall)) s"
         )
-        let acknowledged = f.acknowledged.values.reduce(0, +)
         printResult(
             "many-writers",
             tally,
             [
-                "writers": perKind.values.reduce(0, +), "started": starts.values.reduce(0, +),
-                "kills": kills.values.reduce(0, +), "acknowledged": acknowledged,
-                "acknowledged_lib": f.acknowledged["sub", default: 0] + f.acknowledged["set", default: 0]
-                    + f.acknowledged["inc", default: 0],
-                "acknowledged_cli": f.acknowledged["cli", default: 0],
-                "acknowledged_helper": f.acknowledged["helper", default: 0],
-                "acknowledged_agent": f.acknowledged["agent", default: 0], "lost": f.lost, "wrong": f.wrong,
-                "corrupt": f.corrupt, "lock_timeouts": f.timeouts.values.reduce(0, +),
-                "errors": f.errors.values.reduce(0, +), "counter": f.counter ?? -1, "bad_reads": f.badReads,
-                "wall_s": String(format: "%.1f", wall),
+                "writers": perKind.values.reduce(0, +), "started": churn.starts.values.reduce(0, +),
+                "kills": churn.kills.values.reduce(0, +), "killed_in_call": churn.killedInCall.values.reduce(0, +),
+                "acknowledged": f.acknowledged.values.reduce(0, +), "lib": sum(f.acknowledged, "lib"),
+                "cli": sum(f.acknowledged, "cli"), "helper": sum(f.acknowledged, "helper"),
+                "agent": sum(f.acknowledged, "agent"), "lost": f.lost, "wrong": f.wrong, "corrupt": f.corrupt,
+                "lock_timeouts": f.timeouts.values.reduce(0, +), "errors": f.errors.values.reduce(0, +),
+                "counter": f.counter ?? -1, "bad_reads": f.badReads, "wall_s": String(format: "%.1f", wall),
             ]
         )
     }

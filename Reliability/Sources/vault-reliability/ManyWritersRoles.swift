@@ -3,7 +3,8 @@
 //
 // Log lines (one `write` each):
 //   ack <op> g|i <service or server> <account> <value>   a unique item stored
-//   try inc / ack inc                                    before and after a counter increment
+//   try <op>                                             before each write (and agent read)
+//   ack inc                                              a counter increment
 //   timeout <op>                                         the write failed with the lock timeout
 //   error <op> <text>                                    any other failure
 //   get ok / get bad <account> <text>                    an agent client read back its own write
@@ -58,24 +59,23 @@ enum ManyRoles {
         var n = 0
         while !paths.stopRequested {
             n += 1
-            let key = "\(name)-\(n)", value = randomValue()
+            let key = "\(name)-\(n)", value = randomValue(), op = ["inc", "sub", "set"][n % 3]
+            log.line("try \(op)")
             do {
-                switch n % 3 {
-                case 1:
+                switch op {
+                case "sub":
                     failure.error = nil
                     keychain[key] = value
                     if let error = failure.error { throw error }
                     log.line("ack sub g many-lib \(key) \(value)")
-                case 2:
+                case "set":
                     try keychain.set(value, forKey: key)
                     log.line("ack set g many-lib \(key) \(value)")
                 default:
-                    log.line("try inc")
                     try keychain.update("counter", as: Int.self) { ($0 ?? 0) + 1 }
                     log.line("ack inc")
                 }
             } catch {
-                let op = ["inc", "sub", "set"][n % 3]
                 if case .lockTimeout? = error as? KeychainError {
                     log.line("timeout \(op)")
                 } else {
@@ -114,13 +114,15 @@ enum ManyRoles {
         while !paths.stopRequested {
             n += 1
             if kind == "agent", n % 3 == 0, let (account, value) = written.randomElement() {
+                log.line("try get")
                 let rc = run(["get", "--service", "many-agent", "--account", account, paths.vault])
                 let got = String(decoding: readBytes(output) ?? [], as: UTF8.self)
                 log.line(rc == 0 && got == value ? "get ok" : "get bad \(account) exit \(rc): \(firstLine(errors))")
                 continue
             }
-            let value = randomValue()
-            let item: String, rc: CInt
+            let value = randomValue(), account = "\(name)-\(n)"
+            let item: String, arguments: [String]
+            var input = "/dev/null"
             switch kind {
             case "helper":
                 // Two users per host: a new host every second store.
@@ -130,28 +132,30 @@ enum ManyRoles {
                     to: secret
                 )
                 item = "i \(host) \(user)"
-                rc = run(
-                    ["credential-helper", "--vault", paths.vault, "--password-file", paths.password, "git", "store"],
-                    input: secret
-                )
+                input = secret
+                arguments = [
+                    "credential-helper", "--vault", paths.vault, "--password-file", paths.password, "git", "store",
+                ]
             case "agent":
                 writeBytes(Array(value.utf8), to: secret)
-                item = "g many-agent \(name)-\(n)"
-                rc = run([
-                    "set", "--service", "many-agent", "--account", "\(name)-\(n)", "--secret-file", secret, paths.vault,
-                ])
-                if rc == 0 { written.append(("\(name)-\(n)", value)) }
+                item = "g many-agent \(account)"
+                arguments = [
+                    "set", "--service", "many-agent", "--account", account, "--secret-file", secret, paths.vault,
+                ]
             default:
                 writeBytes(Array(value.utf8), to: secret)
-                item = "g many-cli \(name)-\(n)"
-                rc = run([
-                    "set", "--password-file", paths.password, "--service", "many-cli", "--account", "\(name)-\(n)",
+                item = "g many-cli \(account)"
+                arguments = [
+                    "set", "--password-file", paths.password, "--service", "many-cli", "--account", account,
                     "--secret-file", secret, paths.vault,
-                ])
+                ]
             }
+            log.line("try \(kind)")
+            let rc = run(arguments, input: input)
+            if rc == 0 && kind == "agent" { written.append((account, value)) }
             if rc == 0 {
                 log.line("ack \(kind) \(item) \(value)")
-            } else if rc == 6 && firstLine(errors).contains("another program is writing the vault") {
+            } else if rc == 6 && firstLine(errors).lowercased().contains("another program is writing the vault") {
                 log.line("timeout \(kind)")
             } else {
                 log.line("error \(kind) exit \(rc): \(firstLine(errors))")
