@@ -18,6 +18,8 @@ enum ManyCheck {
         var lost = 0, wrong = 0, corrupt = 0
         var generation: UInt64 = 0, items = 0
         var temporaryLeft = 0, temporaryAfterWrite = 0
+        /// Names next to the vault after the final write, other than the vault (a lock file, say).
+        var besideVault: [String] = []
     }
 
     /// The kind of writer an operation belongs to.
@@ -27,7 +29,12 @@ enum ManyCheck {
         var figures = readLogs(paths, tally: tally)
         figures.temporaryLeft = temporaryFiles(in: paths.directory).count
         do {
-            let vault = try Vault(path: paths.vault, credentials: .password(password), configuration: fastConfiguration)
+            // With the writers' configuration, so that the rollback record they shared is read too.
+            let vault = try Vault(
+                path: paths.vault,
+                credentials: .password(password),
+                configuration: paths.configuration
+            )
             let items = try vault.read { snapshot in
                 _ = try snapshot.verify()
                 figures.generation = snapshot.header.generation
@@ -61,6 +68,7 @@ enum ManyCheck {
             // The next write removes what killed writers left.
             try vault.write { try $0.set(draft("final", text: "written after the run")) }
             figures.temporaryAfterWrite = temporaryFiles(in: paths.directory).count
+            figures.besideVault = names(in: paths.directory).filter { $0.contains(vaultName) && $0 != vaultName }
             tally.check(figures.temporaryAfterWrite == 0, "many-writers: temporary files left after a write")
         } catch {
             figures.corrupt += 1
@@ -147,7 +155,9 @@ enum ManyCheck {
         print(
             "  final vault: generation \(f.generation), \(f.items) items, verify (library and vaulttool) "
                 + "\(f.corrupt == 0 ? "passed" : "FAILED"); temporary files at the end \(f.temporaryLeft), "
-                + "after the next write \(f.temporaryAfterWrite); \(String(format: "%.1f", wall)) s"
+                + "after the next write \(f.temporaryAfterWrite); beside the vault then: "
+                + "\(f.besideVault.isEmpty ? "nothing" : f.besideVault.joined(separator: ", ")); "
+                + "\(String(format: "%.1f", wall)) s"
         )
         printResult(
             "many-writers",
