@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // vault: the reliability suites (crash points, kill loop, power loss, I/O errors, concurrency,
-// tamper matrix, secret hygiene). A separate package, like Fuzz/, so that the root package stays
+// tamper matrix, secret hygiene, sync, many writers). A separate package, like Fuzz/, so that the root package stays
 // as it is; run them with scripts/reliability.sh (see RELIABILITY.md).
 import PackageDescription
 
