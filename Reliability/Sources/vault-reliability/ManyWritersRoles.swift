@@ -121,35 +121,7 @@ enum ManyRoles {
                 continue
             }
             let value = randomValue(), account = "\(name)-\(n)"
-            let item: String, arguments: [String]
-            var input = "/dev/null"
-            switch kind {
-            case "helper":
-                // Two users per host: a new host every second store.
-                let host = "\(name)-\((n + 1) / 2).example", user = "u\(n)"
-                writeBytes(
-                    Array("protocol=https\nhost=\(host)\nusername=\(user)\npassword=\(value)\n\n".utf8),
-                    to: secret
-                )
-                item = "i \(host) \(user)"
-                input = secret
-                arguments = [
-                    "credential-helper", "--vault", paths.vault, "--password-file", paths.password, "git", "store",
-                ]
-            case "agent":
-                writeBytes(Array(value.utf8), to: secret)
-                item = "g many-agent \(account)"
-                arguments = [
-                    "set", "--service", "many-agent", "--account", account, "--secret-file", secret, paths.vault,
-                ]
-            default:
-                writeBytes(Array(value.utf8), to: secret)
-                item = "g many-cli \(account)"
-                arguments = [
-                    "set", "--password-file", paths.password, "--service", "many-cli", "--account", account,
-                    "--secret-file", secret, paths.vault,
-                ]
-            }
+            let (item, arguments, input) = request(kind, name: name, n: n, value: value, paths, secret: secret)
             log.line("try \(kind)")
             let rc = run(arguments, input: input)
             if rc == 0 && kind == "agent" { written.append((account, value)) }
@@ -162,6 +134,43 @@ enum ManyRoles {
             }
         }
         exit(0)
+    }
+
+    /// The item a `vaulttool` writer's n-th write stores, the command line, and its stdin; the
+    /// secret (or the helper's request, which holds it) goes to the 0600 file `secret`.
+    static func request(
+        _ kind: String,
+        name: String,
+        n: Int,
+        value: String,
+        _ paths: ManyPaths,
+        secret: String
+    ) -> (item: String, arguments: [String], input: String) {
+        let account = "\(name)-\(n)"
+        switch kind {
+        case "helper":
+            // Two users per host: a new host every second store.
+            let host = "\(name)-\((n + 1) / 2).example", user = "u\(n)"
+            let request = "protocol=https\nhost=\(host)\nusername=\(user)\npassword=\(value)\n\n"
+            writeBytes(Array(request.utf8), to: secret)
+            let arguments = [
+                "credential-helper", "--vault", paths.vault, "--password-file", paths.password, "git", "store",
+            ]
+            return ("i \(host) \(user)", arguments, secret)
+        case "agent":
+            writeBytes(Array(value.utf8), to: secret)
+            let arguments = [
+                "set", "--service", "many-agent", "--account", account, "--secret-file", secret, paths.vault,
+            ]
+            return ("g many-agent \(account)", arguments, "/dev/null")
+        default:
+            writeBytes(Array(value.utf8), to: secret)
+            let arguments = [
+                "set", "--password-file", paths.password, "--service", "many-cli", "--account", account,
+                "--secret-file", secret, paths.vault,
+            ]
+            return ("g many-cli \(account)", arguments, "/dev/null")
+        }
     }
 
     static func oneLine(_ error: Error) -> String {
