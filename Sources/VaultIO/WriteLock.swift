@@ -239,7 +239,8 @@ final class WriteLock: Sendable {
             .lockTimeout,
             operation: "lock",
             path: target.lockPath,
-            reason: "another writer held the vault's write lock for more than \(timeout)"
+            reason: "the vault's write lock stayed busy for more than \(timeout): other writers held it or were "
+                + "ahead in the queue; try again, or raise the lock timeout"
         )
     }
 }
