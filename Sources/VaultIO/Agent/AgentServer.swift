@@ -73,7 +73,14 @@ package final class AgentServer {
             let now = ContinuousClock.now
             // Before accepting: the table must still match `descriptors`.
             var complete = connections.collect(ready: Array(descriptors.dropFirst()), now: now)
-            for index in complete.indices where !stopping { answer(complete[index].socket, &complete[index].body) }
+            for index in complete.indices {
+                // The socket is read in a statement of its own: read as an argument beside
+                // `&complete[index].body`, the whole element is copied and that copy's reference to
+                // the body lives through the call, so the wipe in `answer` would overwrite a fresh
+                // copy and leave the keys in the original buffer (Spec/agent.md, section 3).
+                let peer = complete[index].socket
+                if stopping { wipe(&complete[index].body) } else { answer(peer, &complete[index].body) }
+            }
             if ready > 0 && descriptors[0].revents != 0, let peer = socket.accept() {
                 connections.add(peer, now: now)
             }
