@@ -28,9 +28,10 @@ public import VaultFormat
 /// initializer returns, so a password that is also used elsewhere does not
 /// stay in this process. Only the device secret is kept, because the
 /// device-bound classes need it for every record. When the held keys stop
-/// opening the file (a vault re-keyed by another tool, or an altered header),
-/// the `Vault` retries with the device secret alone and otherwise throws
-/// ``VaultIOError/Code/credentialsRequired``.
+/// opening the file (a vault rekeyed by another writer, or an altered header),
+/// the `Vault` throws ``VaultIOError/Code/credentialsRequired`` (through a
+/// ``Keychain``: ``KeychainError/credentialsRequired``) and adopts no key from
+/// the file until ``unlock(with:)`` is given the credential (L-KEY-3).
 ///
 /// **Locking.** ``lock()`` (and ``VaultConfiguration/idleTimeout``) drop the
 /// master key and the `whenUnlocked` class keys; see <doc:ProtectionClasses>.
@@ -300,8 +301,8 @@ public final class Vault: Sendable {
                 .credentialsRequired,
                 operation: "open",
                 path: location.path,
-                reason: "the vault's header no longer authenticates with the keys held (altered or replaced); "
-                    + "open it again with a password or key file"
+                reason: "the vault's header no longer authenticates with the keys held: another writer rekeyed "
+                    + "or replaced it, or it was altered; unlock it again with a password or key file"
             )
         }
     }

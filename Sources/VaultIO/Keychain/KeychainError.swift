@@ -24,6 +24,11 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
     case locked
     /// No keyslot opens with the credentials given.
     case wrongPassword
+    /// The keys the ``Vault`` holds no longer open the file: another writer rekeyed it (a new
+    /// master key: `vaulttool rekey`, another `Vault`'s ``VaultTransaction/rekey(_:)``), replaced
+    /// it, or its header was altered. Retrying does not help: unlock with the credential
+    /// (``Vault/unlock(with:)``) or open the vault again (L-KEY-3, L-ERR-3).
+    case credentialsRequired
     /// The file is damaged or not a vault; `what` names the part (header, index, record…). A
     /// damaged item's record is `"record of item <ID>"`, its persistent reference in hex (L-KC-17).
     case corrupt(what: String)
@@ -71,7 +76,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
         case .lockTimeout: self = .lockTimeout
         case .rolledBack: self = error.rollback.map(Self.rolledBack) ?? .conflict(error.reason)
         case .conflict: self = .conflict(error.reason)
-        case .locked, .credentialsRequired: self = .locked
+        case .locked: self = .locked
+        case .credentialsRequired: self = .credentialsRequired
         case .invalidPath, .protectionUnavailable, .reentrantWrite, .readOnly:
             self = .invalidParameter(error.description)
         // A device-secret file of the wrong mode or size is this machine's configuration, not
@@ -108,6 +114,9 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
         case .itemNotFound: "the item was not found"
         case .locked: "the vault is locked; unlock it with a password or key file"
         case .wrongPassword: "wrong password or key file"
+        case .credentialsRequired:
+            "the keys held no longer open the vault: another writer rekeyed or replaced it, or its header was "
+                + "altered; unlock it again with the password or key file (Vault.unlock(with:)) or open it again"
         case .corrupt(let what): "the vault is damaged: \(what)"
         case .unsupportedVersion: "the vault was written by a newer version of vault"
         case .conflict(let reason): "the vault changed: \(reason)"
