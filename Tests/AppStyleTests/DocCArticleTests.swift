@@ -40,9 +40,13 @@ func gettingStarted_typed(keychain: Keychain) throws {
     let launches = Keychain.Key<Int>("launches", default: 0)
     try keychain.set(try keychain.get(launches)! + 1, for: launches)
 
-    struct Session {
-        @KeychainStored<String> var token: String?
-        init(keychain: Keychain) { _token = KeychainStored("token", keychain: keychain) }
+    struct Session: Sendable {
+        @KeychainStored<String?> var token: String?  // nil until stored; nil removes
+        @KeychainStored<String> var mode: String  // the default until stored
+        init(keychain: Keychain) {
+            _token = KeychainStored("token", keychain: keychain)
+            _mode = KeychainStored("mode", default: "standard", keychain: keychain)
+        }
     }
     // END Getting 3
     let session = Session(keychain: keychain)

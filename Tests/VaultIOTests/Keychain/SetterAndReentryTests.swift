@@ -61,7 +61,7 @@ struct SetterAndReentryTests {
             }
             keychain["token"] = "good"
             keychain["token"] = ""  // refused (L-KC-7): reported, not dropped
-            let stored = KeychainStored<String>("token", keychain: keychain)
+            let stored = KeychainStored<String?>("token", keychain: keychain)
             stored.wrappedValue = ""
             #expect(keychain["token"] == "good")
             #expect(reports.withLock { $0 }.count == 2)

@@ -79,8 +79,8 @@ struct TypedValueTests {
         try withKeychainVault { vault, _ throws in
             let keychain = Keychain(service: "wrapped", vault: vault)
             struct Settings {
-                @KeychainStored<Int> var count: Int?
-                @KeychainStored<String> var name: String?
+                @KeychainStored<Int?> var count: Int?
+                @KeychainStored<String?> var name: String?
             }
             let settings = Settings(
                 count: KeychainStored("count", default: 1, keychain: keychain),
