@@ -96,17 +96,7 @@ extension VaultSnapshot {
     /// - Returns: The readable items, the damaged ones and the unavailable ones.
     /// - Throws: Only the source's read error (I/O); damage never throws.
     public func salvage(includeSecrets: Bool) throws -> SalvagedItems {
-        var out = SalvagedItems()
-        out.items.reserveCapacity(index.count)
-        for position in 0..<index.count {
-            do {
-                out.items.append(try item(at: position, includeSecret: includeSecrets))
-            } catch let damage as ItemDamage {
-                out.damaged.append(damage)
-            } catch let error as VaultFormatError where !ItemDamage.isDamage(error) {
-                out.unavailable.append(index.entry(at: position))
-            }
-        }
-        return out
+        let scan = try scanItems(into: ItemCollector.self, includeSecrets: includeSecrets, salvage: true)
+        return SalvagedItems(items: scan.items, damaged: scan.damaged, unavailable: scan.unavailable)
     }
 }

@@ -159,66 +159,44 @@ extension VaultWriter {
         to new: VaultKeys,
         random: some RandomSource
     ) throws(VaultFormatError) -> (sealed: [SealedRecord], foreign: [ItemID]) {
-        // Four chunks per processor (at least 512 records each), so that a thread the scheduler
-        // preempts on a busy machine does not hold up the others for long.
-        let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let chunkCount = entries.count < 2048 ? 1 : max(1, min(4 * processors, entries.count / 512, 64))
-        let chunkSize = (entries.count + chunkCount - 1) / max(chunkCount, 1)
-        let outcomes = ChunkOutcomes()
-        let work: @Sendable (Int) -> Void = { chunk in
-            let range = chunk * chunkSize..<min(entries.count, (chunk + 1) * chunkSize)
+        let parts = try ParallelChunks.map(count: entries.count) {
+            range throws(VaultFormatError) -> ([SealedRecord], [ItemID]) in
             // One draw of every nonce of the chunk instead of one system call per record.
             let nonces = PrefetchedRandom(count: range.count * XChaCha20Poly1305.nonceByteCount, from: random)
             var sealed = [SealedRecord]()
             var foreign = [ItemID]()
             sealed.reserveCapacity(range.count)
-            let outcome = Result { () throws(VaultFormatError) -> ([SealedRecord], [ItemID]) in
-                for index in range {
-                    let entry = entries[index]
-                    let record = bytes[index]
-                    let draft: ItemDraft
-                    do throws(VaultFormatError) {
-                        draft = try RecordCodec.openDraft(record, entry: entry, vaultID: vaultID, keys: old)
-                    } catch  where error.code == .foreignDevice {
-                        foreign.append(entry.itemID)
-                        continue
-                    }
-                    sealed.append(
-                        try RecordCodec.seal(
-                            draft,
-                            version: version,
-                            vaultID: vaultID,
-                            keys: new,
-                            domain: entry.domain,
-                            random: nonces
-                        )
-                    )
+            for index in range {
+                let entry = entries[index]
+                let draft: ItemDraft
+                do throws(VaultFormatError) {
+                    draft = try RecordCodec.openDraft(bytes[index], entry: entry, vaultID: vaultID, keys: old)
+                } catch  where error.code == .foreignDevice {
+                    foreign.append(entry.itemID)
+                    continue
                 }
-                return (sealed, foreign)
+                sealed.append(
+                    try RecordCodec.seal(
+                        draft,
+                        version: version,
+                        vaultID: vaultID,
+                        keys: new,
+                        domain: entry.domain,
+                        random: nonces
+                    )
+                )
             }
-            outcomes.results.withLock { $0[chunk] = outcome }
-        }
-        if chunkCount == 1 {
-            work(0)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: chunkCount, execute: work)
+            return (sealed, foreign)
         }
         var sealed = [SealedRecord]()
         var foreign = [ItemID]()
         sealed.reserveCapacity(entries.count)
-        let results = outcomes.results.withLock { $0 }
-        for chunk in 0..<chunkCount {
-            let (chunkSealed, chunkForeign) = try results[chunk]!.get()
+        for (chunkSealed, chunkForeign) in parts {
             sealed += chunkSealed
             foreign += chunkForeign
         }
         return (sealed, foreign)
     }
-}
-
-/// The result of each chunk of a parallel reseal.
-private final class ChunkOutcomes: Sendable {
-    let results = Mutex<[Int: Result<([SealedRecord], [ItemID]), VaultFormatError>]>([:])
 }
 
 /// Random bytes drawn from `source` in one call and handed out in order; when they run out,

@@ -132,35 +132,18 @@ struct VaultFileStore: HelperStore {
         }
         // Without a whole primary key, every internet password's attributes are read: in chunks on
         // every processor, from the records section read at once.
-        let loaded = try snapshot.loadedForScan()
-        let found = try withoutActuallyEscaping(filter) { filter in try matches(in: loaded, filter) }
-        return try found.sorted { $0.modified > $1.modified }.map { item in
-            HelperItem(attributes: item.attributes, secret: withSecrets ? try snapshot.secret(at: item.position) : nil)
+        let found = try withoutActuallyEscaping(filter) { filter in
+            let shared = UncheckedFilter(filter)
+            return try snapshot.scanItems(
+                into: ItemCollector.self,
+                itemClass: .internetPassword,
+                includeSecrets: withSecrets,
+                where: { shared.filter($0.attributes) }
+            ).items
         }
-    }
-
-    /// The internet passwords of `snapshot` whose attributes pass `filter`, read on every processor.
-    private func matches(in snapshot: VaultSnapshot, _ filter: @escaping (ItemAttributes) -> Bool) throws
-        -> [(modified: Int64, position: Int, attributes: ItemAttributes)]
-    {
-        let shared = ReadOnlyShared(value: (snapshot: snapshot, filter: filter))
-        return try ParallelChunks.map(count: snapshot.index.count) { range in
-            var found = [(modified: Int64, position: Int, attributes: ItemAttributes)]()
-            let (snapshot, filter) = shared.value
-            for position in range {
-                guard snapshot.index.entry(at: position).itemClass == .internetPassword else { continue }
-                let attributes: ItemAttributes
-                do {
-                    attributes = try snapshot.attributes(at: position)
-                } catch let error as VaultFormatError
-                    where error.code == .foreignDevice || error.code == .keyUnavailable
-                {
-                    continue
-                }
-                if filter(attributes) { found.append((attributes.modificationDate, position, attributes)) }
-            }
-            return found
-        }.flatMap { $0 }
+        return found.sorted { $0.attributes.modificationDate > $1.attributes.modificationDate }.map { item in
+            HelperItem(attributes: item.attributes, secret: item.secret)
+        }
     }
 
     @discardableResult
@@ -206,4 +189,11 @@ struct VaultFileStore: HelperStore {
     private static func internetItems(in txn: VaultTransaction) throws -> [(ItemID, ItemAttributes)] {
         try txn.openedItems(of: .internetPassword, skippingDamage: false).map { ($0.entry.itemID, $0.attributes) }
     }
+}
+
+/// A filter the scan's chunks only call, never keep: the credential helpers' matchers are plain
+/// closures over the request.
+private struct UncheckedFilter: @unchecked Sendable {
+    let filter: (ItemAttributes) -> Bool
+    init(_ filter: @escaping (ItemAttributes) -> Bool) { self.filter = filter }
 }
