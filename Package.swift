@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "VaultFormat", targets: ["VaultFormat"]),
         .library(name: "VaultIO", targets: ["VaultIO"]),
+        .library(name: "VaultImport", targets: ["VaultImport"]),
         .executable(name: "vaulttool", targets: ["vaulttool"]),
         // Not API: package internals for the Fuzz/ and Benchmarks/ packages (Sources/_VaultHooks/README.md).
         .library(name: "_VaultHooks", targets: ["_VaultHooks"]),
@@ -19,8 +20,11 @@ let package = Package(
         .target(name: "CVaultTool"),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
+        // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts): Foundation and
+        // FoundationXML live here, so VaultIO stays free of them.
+        .target(name: "VaultImport", dependencies: ["VaultIO"]),
         .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
-        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "CVaultTool"]),
+        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultImport", "CVaultTool"]),
         .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
         .executableTarget(
             name: "vault-fixturegen",

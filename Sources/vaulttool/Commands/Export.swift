@@ -30,7 +30,7 @@ struct Export: Command {
     static let salvageFlag = Flag("--salvage", help: "Export every readable item despite damaged ones.")
 
     /// The top level of the generic JSON layout.
-    struct Document: Codable {
+    struct Document: Encodable {
         var format = "vault-items"
         var version = 1
         var items: [ItemRecord]

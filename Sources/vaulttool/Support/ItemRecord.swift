@@ -5,9 +5,9 @@ import VaultIO
 
 /// An item as the generic layout writes it. Spec: Spec/cli.md, "Generic JSON layout".
 ///
-/// Every key is always written, in sorted order; on import every key but the secret
-/// is optional and a missing key takes its default (empty string, 0, false, null).
-struct ItemRecord: Codable {
+/// Every key is always written, in sorted order. VaultImport reads the layout back
+/// (`ImportFormat.json`).
+struct ItemRecord: Encodable {
     var id: String?
     var itemClass: ItemClass = .genericPassword
     var accessibility: ProtectionClass = .whenUnlocked
@@ -48,19 +48,7 @@ struct ItemRecord: Codable {
         secretLength = bytes.count
     }
 
-    /// The secret's bytes, from `secret` or `secretBase64`.
-    func secretBytes() throws -> [UInt8] {
-        if let secret { return Array(secret.utf8) }
-        if let secretBase64 {
-            guard let data = Data(base64Encoded: secretBase64) else {
-                throw ImportProblem("secretBase64 is not base64")
-            }
-            return Array(data)
-        }
-        throw ImportProblem("no secret")
-    }
-
-    // MARK: - Codable
+    // MARK: - Encodable
 
     enum Key: String, CodingKey {
         case id, version, secret, secretBase64, secretLength, accessibility, preserved
@@ -70,56 +58,9 @@ struct ItemRecord: Codable {
         case server, `protocol`, authenticationType, port, path, securityDomain
     }
 
-    struct Preserved: Codable {
+    struct Preserved: Encodable {
         var tag: UInt8
         var value: String
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
-        func text(_ key: Key) throws -> String { try c.decodeIfPresent(String.self, forKey: key) ?? "" }
-        id = try c.decodeIfPresent(String.self, forKey: .id)
-        let className = try c.decodeIfPresent(String.self, forKey: .itemClass) ?? "genericPassword"
-        guard let itemClass = ItemClass.allCases.first(where: { $0.description == className }) else {
-            throw ImportProblem("unknown class '\(className)'")
-        }
-        self.itemClass = itemClass
-        let accessName = try c.decodeIfPresent(String.self, forKey: .accessibility) ?? "whenUnlocked"
-        guard let accessibility = ProtectionClass(name: accessName) else {
-            throw ImportProblem("unknown accessibility '\(accessName)'")
-        }
-        self.accessibility = accessibility
-        var a = ItemAttributes(service: try text(.service), account: try text(.account))
-        a.accessGroup = try text(.accessGroup)
-        a.label = try text(.label)
-        a.comment = try text(.comment)
-        a.itemDescription = try text(.description)
-        a.creator = try c.decodeIfPresent(UInt32.self, forKey: .creator) ?? 0
-        a.type = try c.decodeIfPresent(UInt32.self, forKey: .type) ?? 0
-        if let generic = try c.decodeIfPresent(String.self, forKey: .generic) {
-            guard let data = Data(base64Encoded: generic) else { throw ImportProblem("generic is not base64") }
-            a.generic = Array(data)
-        }
-        a.creationDate = try ItemDates.parse(try c.decodeIfPresent(String.self, forKey: .created))
-        a.modificationDate = try ItemDates.parse(try c.decodeIfPresent(String.self, forKey: .modified))
-        a.synchronizable = try c.decodeIfPresent(Bool.self, forKey: .synchronizable) ?? false
-        a.isInvisible = try c.decodeIfPresent(Bool.self, forKey: .invisible) ?? false
-        a.isNegative = try c.decodeIfPresent(Bool.self, forKey: .negative) ?? false
-        a.server = try text(.server)
-        a.protocol = try text(.protocol)
-        a.authenticationType = try text(.authenticationType)
-        a.port = try c.decodeIfPresent(UInt16.self, forKey: .port) ?? 0
-        a.path = try text(.path)
-        a.securityDomain = try text(.securityDomain)
-        for item in try c.decodeIfPresent([Preserved].self, forKey: .preserved) ?? [] {
-            guard let data = Data(base64Encoded: item.value) else { throw ImportProblem("preserved is not base64") }
-            a.preserved.append(PreservedAttribute(tag: item.tag, value: Array(data)))
-        }
-        attributes = a
-        version = try c.decodeIfPresent(UInt64.self, forKey: .version)
-        secret = try c.decodeIfPresent(String.self, forKey: .secret)
-        secretBase64 = try c.decodeIfPresent(String.self, forKey: .secretBase64)
-        secretLength = try c.decodeIfPresent(Int.self, forKey: .secretLength)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -171,25 +112,4 @@ enum ItemDates {
         guard milliseconds != 0 else { return nil }
         return RFC3339.format(milliseconds, fractionalSeconds: true)
     }
-
-    static func parse(_ text: String?) throws -> Int64 {
-        guard let text, !text.isEmpty else { return 0 }
-        guard let date = date(text) else { throw ImportProblem("'\(text)' is not an RFC 3339 date") }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
-
-    /// Parses `2026-01-01T00:00:00Z`, with or without fractional seconds.
-    static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-}
-
-/// Why one imported entry was refused; the entry is skipped and the reason reported.
-struct ImportProblem: Error {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
 }

@@ -1,67 +1,18 @@
-// vaulttool: reading other password stores' exports into keychain items.
+// vault: the mapping shared by the password-manager formats, and the dates of exports.
 
 import Foundation
 import VaultIO
 
-/// One entry of an export, mapped to a keychain item.
-struct ImportedItem {
-    /// How the summary names the entry, for example `GitHub (Internet)`.
-    var name: String
-    var itemClass: ItemClass
-    /// The class the source asked for, if it can say (only the generic layouts can).
-    var accessibility: ProtectionClass?
-    var attributes: ItemAttributes
-    var secret: [UInt8]
-    /// The item ID the source asked for (only the generic layouts carry one).
-    var id: ItemID?
-    /// The group path (KeePassXC) or folder (Bitwarden) the entry was in; used to tell apart
-    /// entries that would otherwise share a primary key.
-    var folder = ""
-}
-
-/// What an importer read: items, entries it skipped and why, and notes about fields it dropped.
-struct ImportBatch {
-    var items: [ImportedItem] = []
-    var skipped: [(name: String, reason: String)] = []
-    var notes: [String] = []
-}
-
-/// The formats `import` and `migrate --from` read. Spec: Spec/cli.md, "Import mappings".
-enum Importers {
-    static let formats: [(name: String, read: @Sendable ([UInt8]) throws -> ImportBatch)] = [
-        ("keepassxc-xml", KeePassXML.read),
-        ("keepassxc-csv", KeePassCSV.read),
-        ("bitwarden-json", BitwardenJSON.read),
-        ("json", GenericJSON.read),
-        ("csv", GenericCSV.read),
-    ]
-
-    static var names: [String] { formats.map(\.name) }
-
-    /// Reads `bytes` as `format`.
-    ///
-    /// - Throws: ``UsageError`` for an unknown format; ``ToolError`` (damaged) when the file is
-    ///   not in that format at all.
-    static func read(_ bytes: [UInt8], format: String) throws -> ImportBatch {
-        guard let reader = formats.first(where: { $0.name == format })?.read else {
-            throw UsageError("Unknown format '\(format)'; use one of \(names.joined(separator: ", "))")
-        }
-        do {
-            return try reader(bytes)
-        } catch let problem as ImportProblem {
-            throw ToolError("the file is not a valid \(format) export: \(problem.reason)", exitCode: .damaged)
-        }
-    }
-}
-
 /// The mapping shared by the password-manager formats (KeePassXC, Bitwarden).
+///
+/// Spec: Spec/cli.md, "Login entries (KeePassXC, Bitwarden)".
 enum EntryMapping {
     /// Maps a login entry.
     ///
     /// With a URL that has a host the item is an internet password (server, protocol,
     /// port and path from the URL); otherwise a generic password whose service is the
     /// title (or the URL text when there is no title).
-    static func item(
+    static func entry(
         title: String,
         username: String,
         password: String,
@@ -70,7 +21,7 @@ enum EntryMapping {
         folder: String,
         created: Int64?,
         modified: Int64?
-    ) -> ImportedItem {
+    ) -> ImportEntry {
         var attributes = ItemAttributes(service: "", account: username)
         var itemClass = ItemClass.genericPassword
         if let parts = parse(url) {
@@ -88,14 +39,18 @@ enum EntryMapping {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         attributes.creationDate = created ?? modified ?? now
         attributes.modificationDate = modified ?? attributes.creationDate
-        let name = folder.isEmpty ? title : "\(title) (\(folder))"
-        return ImportedItem(
-            name: name,
+        return ImportEntry(
+            name: displayName(title, folder: folder),
             itemClass: itemClass,
             attributes: attributes,
             secret: Array(password.utf8),
             folder: folder
         )
+    }
+
+    /// How a report names an entry: its title, and its folder in parentheses.
+    static func displayName(_ title: String, folder: String) -> String {
+        folder.isEmpty ? title : "\(title) (\(folder))"
     }
 
     /// `https://host:port/path` → its parts; a bare `host.name/path` counts as a host without protocol.
@@ -121,5 +76,26 @@ enum EntryMapping {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(fields)) ?? Data())
+    }
+}
+
+/// Dates in exports: RFC 3339 text, read into the vault's milliseconds since the Unix epoch.
+enum ExportDates {
+    /// `text` as milliseconds; empty or absent is 0 (no date).
+    ///
+    /// - Throws: ``ImportProblem`` when the text is not an RFC 3339 date.
+    static func parse(_ text: String?) throws -> Int64 {
+        guard let text, !text.isEmpty else { return 0 }
+        guard let date = date(text) else { throw ImportProblem("'\(text)' is not an RFC 3339 date") }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// Parses `2026-01-01T00:00:00Z`, with or without fractional seconds.
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }

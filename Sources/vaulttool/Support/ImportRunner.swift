@@ -2,8 +2,10 @@
 
 import Foundation
 import VaultIO
+import VaultImport
 
-/// Reads an export, writes its items into a vault in one transaction, and reports.
+/// The options and output of `import` and `migrate --from`: VaultImport reads the export and
+/// writes its items in one transaction; this opens (or creates) the vault and prints the report.
 struct ImportRunner {
     /// The import options, declared once: ``specs`` lists them, `init` reads them.
     enum Key {
@@ -11,7 +13,7 @@ struct ImportRunner {
             "--from",
             valueName: "format",
             help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
-            completion: .values(Importers.names)
+            completion: .values(ImportFormat.allCases.map(\.rawValue))
         )
         static let accessibility = Option(
             "--accessibility",
@@ -53,7 +55,7 @@ struct ImportRunner {
         var notes: [String] = []
     }
 
-    let format: String
+    let format: ImportFormat
     let source: String
     let vaultPath: String
     let accessibility: ProtectionClass?
@@ -65,9 +67,10 @@ struct ImportRunner {
     let kdfOptions: KDFOptions
 
     init(_ parsed: ParsedArguments, source: String, vault: String) throws {
-        guard let format = parsed[Key.from] else { throw UsageError("Missing '--from <format>'") }
-        guard Importers.names.contains(format) else {
-            throw UsageError("Unknown format '\(format)'; use one of \(Importers.names.joined(separator: ", "))")
+        guard let name = parsed[Key.from] else { throw UsageError("Missing '--from <format>'") }
+        guard let format = ImportFormat(rawValue: name) else {
+            let names = ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError("Unknown format '\(name)'; use one of \(names)")
         }
         self.format = format
         self.source = source
@@ -139,92 +142,33 @@ struct ImportRunner {
 
     nonisolated(unsafe) private static var scratch: String?
 
-    /// Entries of the file that share a primary key but sit in different groups get their group
-    /// path as access group, so that none is lost. Spec: Spec/cli.md, "import", duplicates.
-    static func separateGroups(_ items: [ImportedItem]) -> [ImportedItem] {
-        guard items.contains(where: { !$0.folder.isEmpty }) else { return items }
-        var count = [PrimaryKey: Int]()
-        func key(_ item: ImportedItem) -> PrimaryKey {
-            PrimaryKey(itemClass: item.itemClass, attributes: item.attributes.canonicalIdentity(for: item.itemClass))
-        }
-        for item in items { count[key(item), default: 0] += 1 }
-        return items.map { item in
-            let key = key(item)
-            guard count[key, default: 0] > 1, !item.folder.isEmpty, item.attributes.accessGroup.isEmpty else {
-                return item
-            }
-            var separated = item
-            separated.attributes.accessGroup = item.folder
-            return separated
-        }
-    }
-
     func run(credentials: CredentialOptions) throws {
         var bytes = try CredentialOptions.readFile(source, what: "export")
         defer { CredentialOptions.wipe(&bytes) }
-        let batch = try Progress.run("Reading \(source)") { try Importers.read(bytes, format: format) }
-        var summary = Summary(source: source, format: format, vault: vaultPath, dryRun: dryRun)
-        summary.skipped = batch.skipped.map { Summary.Skip(entry: $0.name, reason: $0.reason) }
-        summary.notes = batch.notes
-        let vault = try openVault(credentials, &summary)
-        var duplicates = 0
-        let body = { (txn: inout VaultTransaction) throws in
-            var seen = [PrimaryKey: String]()
-            // One decryption per stored item, not one scan per imported one (L-KC-15 lookups).
-            var stored = try txn.identities()
-            for item in Self.separateGroups(batch.items) {
-                let identity = item.attributes.canonicalIdentity(for: item.itemClass)
-                let key = PrimaryKey(itemClass: item.itemClass, attributes: identity)
-                if let earlier = seen[key] {
-                    summary.skipped.append(.init(entry: item.name, reason: "same primary key as \(earlier)"))
-                    duplicates += 1
-                    continue
-                }
-                seen[key] = item.name
-                let existing = stored[key]
-                if existing != nil && !replace {
-                    summary.skipped.append(
-                        .init(entry: item.name, reason: "already in the vault (use --replace to overwrite)")
-                    )
-                    duplicates += 1
-                    continue
-                }
-                if let id = item.id, existing == nil, txn.entry(for: id) != nil {
-                    summary.skipped.append(.init(entry: item.name, reason: "its id is taken by another item"))
-                    duplicates += 1
-                    continue
-                }
-                do {
-                    // The export's attributes replace the item's, dates included; the ID stays.
-                    try txn.upsert(
-                        item.itemClass,
-                        identity: identity,
-                        // Ordinary memory, wiped when freed: the export is already plaintext in this
-                        // process, and a guarded allocation (mmap, two mprotects, munmap) per item
-                        // was a third of an import of 10,000 rows.
-                        secret: SecretBytes(bytes: item.secret, protection: .zeroed),
-                        protectionClass: item.accessibility ?? accessibility ?? .whenUnlocked,
-                        newItemID: item.id,
-                        existing: .some(existing)
-                    ) { $0 = item.attributes }
-                    stored[key] = nil
-                } catch let error as VaultFormatError {
-                    summary.skipped.append(.init(entry: item.name, reason: describe(error).0))
-                    continue
-                }
-                if existing == nil { summary.imported += 1 } else { summary.replaced += 1 }
+        let importer = VaultImporter(format: format)
+        let batch = try Progress.run("Reading \(source)") {
+            do { return try importer.read(bytes) } catch let error as ImportError {
+                throw ToolError(error.description, exitCode: .damaged)
             }
-            if dryRun || (duplicates > 0 && !skipDuplicates) { throw DryRun() }
         }
-        do {
-            try VaultAccess.write(vault, body)
-        } catch is DryRun {}
-        let refused = duplicates > 0 && !skipDuplicates
-        if refused && !dryRun {
-            summary.refused = true
-        }
+        var summary = Summary(source: source, format: format.rawValue, vault: vaultPath, dryRun: dryRun)
+        let vault = try openVault(credentials, &summary)
+        let options = ImportOptions(
+            defaultAccessibility: accessibility ?? .whenUnlocked,
+            replaceExisting: replace,
+            skipDuplicates: skipDuplicates,
+            dryRun: dryRun
+        )
+        VaultAccess.warnAboutLocation(of: vault)
+        let report = try Progress.run("Writing \(vault.path)") { try batch.importItems(into: vault, options: options) }
+        summary.imported = report.imported
+        summary.replaced = report.replaced
+        summary.skipped = report.skipped.map { Summary.Skip(entry: $0.entry, reason: Self.reason($0.reason)) }
+        summary.notes = report.notes
+        summary.refused = report.isRefused && !dryRun
         Output.out(json ? try Output.json(summary) : Self.text(summary))
-        if refused {
+        if report.isRefused {
+            let duplicates = report.duplicateCount
             throw ToolError(
                 "\(duplicates) \(duplicates == 1 ? "entry is a duplicate" : "entries are duplicates"); "
                     + (dryRun ? "an import would write nothing" : "nothing was imported")
@@ -233,8 +177,14 @@ struct ImportRunner {
         }
     }
 
-    /// Thrown to roll back a dry run's transaction.
-    private struct DryRun: Error {}
+    /// A skip's reason as the summary words it: the options named, the vault's error as the CLI says it.
+    static func reason(_ reason: ImportSkip.Reason) -> String {
+        switch reason {
+        case .alreadyInVault: "already in the vault (use --replace to overwrite)"
+        case .refused(let error): describe(error).0
+        default: reason.description
+        }
+    }
 
     static func text(_ summary: Summary) -> String {
         let verb = summary.dryRun || summary.refused ? "Would import" : "Imported"
