@@ -37,6 +37,7 @@ let package = Package(
             resources: [.copy("Vectors")]
         ),
         .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
+        .testTarget(name: "VaultImportTests", dependencies: ["VaultImport", "VaultIO"]),
         // Written as an app outside this package would: depends on VaultIO only, imports VaultIO only.
         .testTarget(name: "AppStyleTests", dependencies: ["VaultIO"]),
         .testTarget(

@@ -35,7 +35,8 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     public let format: ImportFormat?
     /// What is wrong, for a person: `row 3 has 2 fields; the header has 6`. Never a secret.
     public let reason: String
-    /// The row (CSV, the header is row 1) or line (XML) at fault, when known.
+    /// The row at fault (CSV; the header is row 1), or the line where the XML parser stopped
+    /// (at or after the fault), when known.
     public let row: Int?
     /// The element, key or column at fault, when known: `Root`, `items.0.type`, `Password`.
     public let field: String?
