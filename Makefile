@@ -25,7 +25,7 @@ build: deps
 fixtures: deps
 	swift run vault-fixturegen Fixtures/v1
 
-# DocC catalogs of VaultFormat and VaultIO, into .build/docs (toolchain docc, no plugin).
+# DocC catalogs of VaultFormat, VaultIO and VaultImport, into .build/docs (toolchain docc, no plugin).
 docs:
 	scripts/docs.sh
 

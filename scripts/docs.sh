@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of VaultFormat and VaultIO with the toolchain's docc (no plugin
+# Builds the DocC catalogs of VaultFormat, VaultIO and VaultImport with the toolchain's docc (no plugin
 # needed): symbol graphs from the compiler, then `docc convert --analyze`. Output: .build/docs/<Module>.
 # Fails when docc reports any warning (an unresolved link, a missing parameter, ...): CI runs it.
 set -euo pipefail
@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
-swift build --target VaultIO -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
-for module in VaultFormat VaultIO; do
+swift build --target VaultImport -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
+for module in VaultFormat VaultIO VaultImport; do
     mkdir -p "$graphs/$module" .build/docs
     cp "$graphs"/"$module"*.symbols.json "$graphs/$module/"
     docc convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$graphs/$module" \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds vaulttool the way a program outside this package would: its sources copied into a
-# throwaway package that depends on this one by path, with VaultIO as its only library. Inside
-# this package the tool could reach `package` declarations and VaultFormat directly; from
-# outside it sees only the public API, so a CLI that grows library policy of its own (a
+# throwaway package that depends on this one by path, with VaultIO and VaultImport as its only
+# libraries. Inside this package the tool could reach `package` declarations and VaultFormat
+# directly; from outside it sees only the public API, so a CLI that grows library policy of its own (a
 # `package` type, a private helper of the libraries) fails here, and nowhere else.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,11 +29,14 @@ let package = Package(
         .target(name: "COutsideTool"),
         .executableTarget(
             name: "outside_vaulttool",
-            dependencies: [.product(name: "VaultIO", package: "$identity"), "COutsideTool"]
+            dependencies: [
+                .product(name: "VaultIO", package: "$identity"), .product(name: "VaultImport", package: "$identity"),
+                "COutsideTool",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
 MANIFEST
 swift build --package-path "$work" --scratch-path "$work/.build"
-echo "outside-cli: vaulttool builds from the public API of VaultIO alone"
+echo "outside-cli: vaulttool builds from the public API of VaultIO and VaultImport alone"

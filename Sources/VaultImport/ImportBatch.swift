@@ -12,37 +12,19 @@ public struct ImportEntry: Sendable, CustomStringConvertible, CustomReflectable 
     public var itemClass: ItemClass
     /// The protection class the export asked for (only the generic layouts carry one); `nil`
     /// takes ``ImportOptions/defaultAccessibility``.
-    public var accessibility: ProtectionClass?
+    public var accessibility: ProtectionClass? = nil
     /// The item's attributes, dates included.
     public var attributes: ItemAttributes
-    /// The item ID the export asked for (only the generic layouts carry one).
-    public var id: ItemID?
-    /// The group path (KeePassXC) or folder (Bitwarden) the entry was in; it tells apart
-    /// entries that would otherwise share a primary key.
-    public var folder: String
     /// The secret's bytes. Ordinary memory: the export is plaintext in this process already.
     var secret: [UInt8]
+    /// The item ID the export asked for (only the generic layouts carry one).
+    public var id: ItemID? = nil
+    /// The group path (KeePassXC) or folder (Bitwarden) the entry was in; it tells apart
+    /// entries that would otherwise share a primary key.
+    public var folder = ""
 
     /// The number of bytes of the secret.
     public var secretLength: Int { secret.count }
-
-    init(
-        name: String,
-        itemClass: ItemClass,
-        accessibility: ProtectionClass? = nil,
-        attributes: ItemAttributes,
-        secret: [UInt8],
-        id: ItemID? = nil,
-        folder: String = ""
-    ) {
-        self.name = name
-        self.itemClass = itemClass
-        self.accessibility = accessibility
-        self.attributes = attributes
-        self.secret = secret
-        self.id = id
-        self.folder = folder
-    }
 
     public var description: String { "ImportEntry(\(name), \(itemClass), secret: \(secret.count) bytes)" }
 

@@ -43,15 +43,16 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// An error to compare against: `#expect(throws: ImportError(.encrypted))`.
     public init(_ code: Code) {
-        self.init(code: code, format: nil, reason: "", row: nil, field: nil)
+        self.init(ImportProblem("", code: code), format: nil)
     }
 
-    init(code: Code, format: ImportFormat?, reason: String, row: Int?, field: String?) {
-        self.code = code
+    /// The error of a file read as `format` whose parser found `problem`.
+    init(_ problem: ImportProblem, format: ImportFormat?) {
+        code = problem.code
         self.format = format
-        self.reason = reason
-        self.row = row
-        self.field = field
+        reason = problem.reason
+        row = problem.row
+        field = problem.field
     }
 
     /// `the file is not a valid <format> export: <reason>`.

@@ -16,7 +16,7 @@ public struct ImportOptions: Sendable, Equatable {
     public var dryRun: Bool
 
     /// Options; by default nothing is replaced, any duplicate refuses the import, and entries
-    /// without a protection class get ``ProtectionClass/whenUnlocked``.
+    /// without a protection class get `whenUnlocked`.
     public init(
         defaultAccessibility: ProtectionClass = .whenUnlocked,
         replaceExisting: Bool = false,

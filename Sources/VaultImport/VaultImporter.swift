@@ -35,16 +35,10 @@ public struct VaultImporter: Sendable {
         do {
             return try format.read(bytes)
         } catch let problem as ImportProblem {
-            throw ImportError(
-                code: problem.code,
-                format: format,
-                reason: problem.reason,
-                row: problem.row,
-                field: problem.field
-            )
+            throw ImportError(problem, format: format)
         } catch {
             // The parsers throw ImportProblem only; anything else is reported without its text.
-            throw ImportError(code: .malformed, format: format, reason: "unreadable", row: nil, field: nil)
+            throw ImportError(ImportProblem("unreadable"), format: format)
         }
     }
 
