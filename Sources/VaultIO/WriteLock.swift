@@ -16,7 +16,9 @@ import Glibc
 /// - byte 16 + *t*, the **slot** of ticket *t*, held from taking the ticket until the write ends.
 ///
 /// A writer with ticket *t* waits (`F_OFD_SETLKW`, blocking in the kernel, no polling) for the
-/// slot of *t* − 1, then for the holder lock. So writers enter in ticket order and one that has
+/// slot of *t* − 1, then for the holder lock. While it waits for the slot it looks every 200 ms
+/// whether anybody holds the holder lock; when nobody did at two looks in a row, the writer ahead
+/// is not moving (stopped, or in a debugger), and it goes on to the holder lock without it. So writers enter in ticket order and one that has
 /// just released cannot take the lock again ahead of those waiting: it gets a later ticket. A
 /// writer that dies or gives up releases its slot, and the next one goes on to wait for the holder
 /// lock directly. The holder lock alone gives mutual exclusion; the slots only give the order.
@@ -74,11 +76,20 @@ final class WriteLock: Sendable {
     private func acquire(until deadline: ContinuousClock.Instant, timeout: Duration) throws -> LockFile {
         let lockPath = target.lockPath
         while true {
-            let file = LockFile(
-                try step("open lock file", lockPath) { () throws(Errno) in
-                    try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
-                }
-            )
+            let file: LockFile
+            do {
+                file = LockFile(try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600))
+            } catch let errno where errno.rawValue == ELOOP || errno == .isDirectory {
+                let what = errno == .isDirectory ? "a directory" : "a symbolic link"
+                throw VaultIOError(
+                    .untrustedLockFile,
+                    operation: "open lock file",
+                    path: lockPath,
+                    reason: "the lock file '\(lockPath)' is \(what), not a regular file; remove it (it holds no data)"
+                )
+            } catch {
+                throw VaultIOError.system("open lock file", error, path: lockPath)
+            }
             do {
                 try checkLockFile(file.descriptor)
                 if try queueAndHold(file, until: deadline, timeout: timeout) { return file }
@@ -109,8 +120,22 @@ final class WriteLock: Sendable {
         let ticket = takeTicket(file)
         try step("lock", lockPath) { () throws(Errno) in try file.descriptor.unlock(Self.ticketRange) }
         if let ticket, ticket > 0 {
-            try wait(Self.slot(ticket - 1))
-            try step("lock", lockPath) { () throws(Errno) in try file.descriptor.unlock(Self.slot(ticket - 1)) }
+            // The writer ahead may be stopped (SIGSTOP, a debugger) while it waits: then nobody
+            // holds the lock at two checks in a row, and this writer stops waiting for it.
+            var idleChecks = 0
+            let predecessor = Self.slot(ticket - 1)
+            let followed = try step("lock", lockPath) { () throws(Errno) in
+                try file.lock(predecessor, until: deadline) {
+                    let idle = (try? file.descriptor.isLockedElsewhere(Self.holderRange)) == false
+                    idleChecks = idle ? idleChecks + 1 : 0
+                    return idleChecks >= 2
+                }
+            }
+            if followed {
+                try step("lock", lockPath) { () throws(Errno) in try file.descriptor.unlock(predecessor) }
+            } else if ContinuousClock.now >= deadline {
+                throw timeoutError(timeout)
+            }
         }
         try wait(Self.holderRange)
         return try namedByPath()

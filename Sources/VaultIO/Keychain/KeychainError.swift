@@ -40,7 +40,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
     /// and ``VaultConfiguration/rollbackPolicy`` refuses it: the finding says what was seen and
     /// what was found (Spec/rollback.md, L-RB-4).
     case rolledBack(RollbackFinding)
-    /// Another writer held the vault's write lock longer than ``VaultConfiguration/lockTimeout``.
+    /// The vault's write lock stayed busy longer than ``VaultConfiguration/lockTimeout``: other
+    /// writers held it, or were ahead of this one in the queue (L-LK-4).
     case lockTimeout
     /// A system call failed: the step (`"fsync directory"`) and its error number.
     case io(step: String, errno: Errno?)
@@ -83,6 +84,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
         // A device-secret file of the wrong mode or size is this machine's configuration, not
         // damage to the vault.
         case .invalidDeviceSecret: self = .invalidParameter(error.description)
+        // So is a lock file someone else could hold: the message names the file and the fix.
+        case .untrustedLockFile: self = .invalidParameter(error.description)
         case .rollbackStateInvalid: self = .corrupt(what: "rollback state file")
         default: self = .io(step: error.operation, errno: error.errno)
         }
@@ -123,7 +126,9 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible, L
         case .rolledBack(let finding):
             "\(finding): an older copy of the vault was put back; restore the newer file, or accept this "
                 + "one on purpose (RollbackPolicy.accept)"
-        case .lockTimeout: "another writer held the vault's lock too long"
+        case .lockTimeout:
+            "the vault's write lock stayed busy past the lock timeout: other writers held it or were ahead in "
+                + "the queue; try again, or raise VaultConfiguration.lockTimeout"
         case .io(let step, let errno): "\(step) failed" + (errno.map { ": \($0)" } ?? "")
         case .emptyKey: "the key is empty"
         case .emptyValue: "the value is empty; use emptyValues(.store) to store empty values"

@@ -171,4 +171,107 @@ struct FairLockTests {
             #expect(try directoryNames(directory) == ["test.vault"])
         }
     }
+
+    /// Takes OFD write locks on `ranges` of `<vault>.lock` through a descriptor of its own, as
+    /// another process would (`F_OFD_SETLK` is 37 on Linux); returns the descriptor.
+    func holdRanges(_ vaultPath: String, _ ranges: [(start: Int, length: Int)]) throws -> CInt {
+        let descriptor = open(vaultPath + ".lock", O_RDWR | O_CREAT, 0o600)
+        try #require(descriptor >= 0)
+        for range in ranges {
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = off_t(range.start)
+            lock.l_len = off_t(range.length)
+            try #require(fcntl(descriptor, 37, &lock) == 0)
+        }
+        return descriptor
+    }
+
+    /// A writer ahead in the queue that stopped (SIGSTOP, a debugger) while nobody holds the lock
+    /// does not make the writers behind it time out: they stop waiting for it.
+    @Test func aStoppedWaiterAhead_isPassed_insteadOfTimingOutTheWritersBehind() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory)
+            // The stopped waiter: ticket 0 taken (its slot, byte 16, held; the counter at 1),
+            // neither the ticket lock nor the holder lock held.
+            let stopped = try holdRanges(vault.path, [(16, 1)])
+            defer { close(stopped) }
+            var one: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0]
+            #expect(pwrite(stopped, &one, 8, 0) == 8)
+            var patient = testConfiguration
+            patient.lockTimeout = .seconds(4)
+            let behind = try Vault(path: vault.path, credentials: .password(testPassword), configuration: patient)
+            let started = ContinuousClock.now
+            try behind.write { try $0.set(makeDraft(service: "behind")) }
+            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(try secret(in: vault, service: "behind") != nil)
+        }
+    }
+
+    /// Many writers timing out together leave at most the wait limit of threads and lock-file
+    /// descriptors behind, not one each.
+    @Test func manyWritersTimingOutTogether_leaveAtMostTheWaitLimitBehind() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory)
+            // Another process holds the ticket lock: every writer waits for it.
+            let blocker = try holdRanges(vault.path, [(0, 8)])
+            var quick = testConfiguration
+            quick.lockTimeout = .milliseconds(300)
+            let configuration = quick
+            let writers = 100
+            let done = DispatchGroup()
+            let timeouts = Mutex(0)
+            for number in 0..<writers {
+                done.enter()
+                Thread.detachNewThread {
+                    defer { done.leave() }
+                    do {
+                        let own = try Vault(
+                            path: vault.path,
+                            credentials: .password(testPassword),
+                            configuration: configuration
+                        )
+                        try own.write { try $0.set(makeDraft(service: "w\(number)")) }
+                    } catch let error as VaultIOError where error.code == .lockTimeout {
+                        timeouts.withLock { $0 += 1 }
+                    } catch {}
+                }
+            }
+            done.wait()
+            #expect(timeouts.withLock { $0 } == writers)
+            let lockFile = try #require(realpath(vault.path + ".lock", nil).map { String(cString: $0) })
+            let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) == lockFile
+            }
+            // The blocker's own descriptor, plus at most 64 waits still in the kernel.
+            #expect(open.count <= 65, "\(open.count) descriptors of the lock file are open")
+            close(blocker)
+        }
+    }
+
+    /// A lock file that is a symbolic link or a directory is refused with the fix, as a FIFO is.
+    @Test func aLockFileThatIsASymlinkOrADirectory_isRefusedWithTheFix() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory)
+            #expect(symlink(directory + "/elsewhere", vault.path + ".lock") == 0)
+            let link = try #require(throws: VaultIOError.self) {
+                try vault.write { try $0.set(makeDraft(service: "a")) }
+            }
+            #expect(link.code == .untrustedLockFile)
+            #expect(link.reason.contains("is a symbolic link") && link.reason.contains("remove it"))
+            #expect(unlink(vault.path + ".lock") == 0 && mkdir(vault.path + ".lock", 0o700) == 0)
+            let folder = try #require(throws: VaultIOError.self) {
+                try vault.write { try $0.set(makeDraft(service: "a")) }
+            }
+            #expect(folder.code == .untrustedLockFile && folder.reason.contains("is a directory"))
+            let keychain = Keychain(service: "s", vault: vault)
+            #expect {
+                try keychain.set("v", forKey: "k")
+            } throws: { error in
+                guard case .invalidParameter(let reason) = error as? KeychainError else { return false }
+                return reason.contains("is a directory")
+            }
+        }
+    }
 }
