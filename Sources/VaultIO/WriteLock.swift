@@ -80,12 +80,14 @@ final class WriteLock: Sendable {
             do {
                 file = LockFile(try FileDescriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600))
             } catch let errno where errno.rawValue == ELOOP || errno == .isDirectory {
+                // Writers only ever create a regular file there: whatever this is, it is not theirs.
                 let what = errno == .isDirectory ? "a directory" : "a symbolic link"
                 throw VaultIOError(
                     .untrustedLockFile,
                     operation: "open lock file",
                     path: lockPath,
-                    reason: "the lock file '\(lockPath)' is \(what), not a regular file; remove it (it holds no data)"
+                    reason: "the lock file '\(lockPath)' is \(what), not a regular file; no writer creates one, "
+                        + "so remove it (look at what it holds first)"
                 )
             } catch {
                 throw VaultIOError.system("open lock file", error, path: lockPath)
