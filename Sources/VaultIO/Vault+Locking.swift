@@ -172,9 +172,19 @@ extension Vault {
     private static let idleQueue = DispatchQueue(label: "vault.idle-timeout")
 
     private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        DispatchTimeInterval(saturating: duration)
+    }
+}
+
+extension DispatchTimeInterval {
+    /// `duration` in nanoseconds; `.never` for a duration too long for them (a timeout of
+    /// centuries means "practically never", not a trap).
+    init(saturating duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        // Saturate: a timeout of centuries means "practically never", not a trap.
-        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return .never }
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else {
+            self = .never
+            return
+        }
+        self = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

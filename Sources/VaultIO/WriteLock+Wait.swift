@@ -136,12 +136,8 @@ private final class RangeWait: Sendable {
     /// The wait's result, or `nil` when it was not there by `deadline`; with `abandoning`, the
     /// wait is then given up on.
     func result(until deadline: ContinuousClock.Instant, abandoning: Bool) -> Result<Void, Errno>? {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let (seconds, attoseconds) = max(remaining, .zero).components
-        let nanoseconds =
-            seconds >= Int64(Int.max / 1_000_000_000) - 1
-            ? Int.max : Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        let timeout: DispatchTime = nanoseconds == Int.max ? .distantFuture : .now() + .nanoseconds(nanoseconds)
+        let interval = DispatchTimeInterval(saturating: max(ContinuousClock.now.duration(to: deadline), .zero))
+        let timeout: DispatchTime = interval == .never ? .distantFuture : .now() + interval
         let timedOut = done.wait(timeout: timeout) == .timedOut
         return state.withLock { state in
             switch state {

@@ -1,6 +1,7 @@
 // vault: the writers' lock: a queue of OFD byte-range locks on `<vault>.lock`, in arrival order.
 
 import Glibc
+import VaultFormat
 
 /// Serializes writers of one vault, across threads and across processes, in arrival order.
 ///
@@ -152,7 +153,9 @@ final class WriteLock: Sendable {
     private func takeTicket(_ file: LockFile) -> UInt64? {
         let descriptor = file.descriptor
         guard let bytes = try? descriptor.read(count: 8, at: 0) else { return nil }
-        var ticket = bytes.count == 8 ? bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : 0
+        // Fewer than 8 bytes (a new or truncated file) read as 0.
+        var reader = ByteReader(bytes)
+        var ticket = (try? reader.u64("ticket counter")) ?? 0
         // A slot already held means the counter went back (a file written by hand): skip ahead.
         var taken = false
         for _ in 0..<64 where !taken {
@@ -163,7 +166,9 @@ final class WriteLock: Sendable {
         guard taken else { return nil }
         let next = (ticket + 1) % Self.ticketLimit
         do {
-            try descriptor.writeAll((0..<8).map { UInt8(truncatingIfNeeded: next >> (8 * $0)) }, at: 0)
+            var counter = ByteWriter(capacity: 8)
+            counter.u64(next)
+            try descriptor.writeAll(counter.bytes, at: 0)
         } catch {
             try? descriptor.unlock(Self.slot(ticket))
             return nil
