@@ -67,6 +67,20 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let agentRefused = Code("agentRefused")
         /// A write through a vault opened with ``VaultConfiguration/readOnly``.
         public static let readOnly = Code("readOnly")
+        /// No item matches a lookup (``VaultSnapshot/item(matching:includeSecret:)``, a reference).
+        /// ``reason`` says when items the keys cannot read might have matched; ``accessGroup``
+        /// names the keyed group whose item matched when the lookup named no group.
+        public static let itemNotFound = Code("itemNotFound")
+        /// Several different items match a lookup that must find one; ``reason`` counts them.
+        public static let ambiguousItem = Code("ambiguousItem")
+        /// The item a lookup names exists but is `…ThisDeviceOnly`, and the vault was opened
+        /// without this machine's device secret.
+        public static let deviceSecretRequired = Code("deviceSecretRequired")
+        /// The item a reference names was found with another protection class than the one the
+        /// reference expects (`accessibility=`): it was changed, possibly by a holder of the base key alone.
+        public static let accessibilityMismatch = Code("accessibilityMismatch")
+        /// A reference (``ItemReference``) is not in the grammar of Spec/cli.md, "References".
+        public static let invalidReference = Code("invalidReference")
     }
 
     /// What went wrong.
@@ -81,6 +95,9 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
     public let reason: String
     /// For ``Code/rolledBack``: the generation seen before and the one found.
     public let rollback: RollbackFinding?
+    /// For ``Code/itemNotFound``: the access group, with its own key domain, of an item that
+    /// matched a lookup naming no group (it is never taken for the default group's item).
+    public let accessGroup: String?
 
     /// Creates an error.
     public init(
@@ -89,7 +106,8 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         errno: Errno? = nil,
         path: String = "",
         reason: String = "",
-        rollback: RollbackFinding? = nil
+        rollback: RollbackFinding? = nil,
+        accessGroup: String? = nil
     ) {
         self.code = code
         self.operation = operation
@@ -97,6 +115,7 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         self.path = path
         self.reason = reason
         self.rollback = rollback
+        self.accessGroup = accessGroup
     }
 
     /// A failed system call.

@@ -130,6 +130,25 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         )
     case .untrustedLockFile:
         return (error.reason, .failure)
+    case .itemNotFound:
+        guard let group = error.accessGroup.map(TerminalText.escaped) else { return (error.reason, .notFound) }
+        return (
+            "No item matches in the default access group; an item of access group '\(group)' matches, "
+                + "and a lookup that names no group never takes an item of a group with its own keys: "
+                + "add --access-group '\(group)'",
+            .notFound
+        )
+    case .ambiguousItem:
+        return ("\(error.reason); narrow the selection with more attributes (see 'vaulttool list')", .failure)
+    case .deviceSecretRequired:
+        return (
+            "\(error.reason); pass --device-secret-file or set VAULTTOOL_DEVICE_SECRET_FILE "
+                + "('vaulttool device-secret init' creates one)", .wrongCredential
+        )
+    case .accessibilityMismatch:
+        return ("\(error.reason); it was changed, possibly by someone holding only the vault's base key", .failure)
+    case .invalidReference:
+        return ("the reference is not valid: \(error.reason) (see 'vaulttool help run')", .usage)
     default:
         return (error.description, .failure)
     }
