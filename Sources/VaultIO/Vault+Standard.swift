@@ -4,6 +4,11 @@ import Synchronization
 import VaultFormat
 
 extension Vault {
+    /// Where ``standard(directory:configuration:)`` keeps the vault:
+    /// `$XDG_DATA_HOME/vault/default.vault` (`~/.local/share/vault/default.vault`), next to the
+    /// device secret; `nil` when this process has no home directory.
+    public static var standardPath: String? { DeviceSecretFile.dataDirectory().map { $0 + "/vault/default.vault" } }
+
     /// The standard vault of the user running this process, created on first use.
     ///
     /// It lives at `$XDG_DATA_HOME/vault/default.vault` (`~/.local/share/vault/default.vault`)

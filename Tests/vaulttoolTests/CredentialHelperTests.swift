@@ -402,7 +402,9 @@ struct DockerCredentialHelperTests {
         #expect(bash.contains(fileOptions + ") _vaulttool_reply \"@files\""))
         let zsh = try Tool.run(["completions", "zsh"]).stdout
         #expect(zsh.contains("(credential-helper)"))
-        #expect(zsh.contains("'--vault[The vault file (default: $VAULTTOOL_VAULT).]:path:_files'"))
+        #expect(
+            zsh.contains("'--vault[The vault file (default: $VAULTTOOL_VAULT, else the standard vault).]:path:_files'")
+        )
     }
 
     @Test func version() throws {

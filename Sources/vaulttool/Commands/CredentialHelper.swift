@@ -27,12 +27,7 @@ struct CredentialHelper: Command {
         [vaultOption.spec] + CredentialOptions.specs
     static let arguments = [helperArgument.spec, actionArgument.spec]
 
-    static let vaultOption = Option(
-        "--vault",
-        valueName: "path",
-        help: "The vault file (default: $VAULTTOOL_VAULT).",
-        completion: .files
-    )
+    static let vaultOption = VaultLocation.option
     static let helperArgument = Argument("helper", help: "git or docker.")
     static let actionArgument = Argument(
         "action",

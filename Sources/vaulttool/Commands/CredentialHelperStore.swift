@@ -51,27 +51,10 @@ struct VaultFileStore: HelperStore {
     /// The credential options given to the helper.
     let options: CredentialOptions
 
-    /// `$XDG_DATA_HOME/vault/default.vault` (`~/.local/share/vault/default.vault`), next to the device secret.
-    static var standardPath: String? {
-        DeviceSecretFile.defaultPath.map { ($0 as NSString).deletingLastPathComponent + "/default.vault" }
-    }
-
     /// The vault named by `--vault`, else by `VAULTTOOL_VAULT`, else the standard vault.
     init(vault: String?, options: CredentialOptions) throws {
         self.options = options
-        if let vault = vault ?? ProcessInfo.processInfo.environment["VAULTTOOL_VAULT"], !vault.isEmpty {
-            path = vault
-            isStandard = vault == Self.standardPath
-        } else {
-            guard let standard = Self.standardPath else {
-                throw ToolError(
-                    "this process has no home directory; set VAULTTOOL_VAULT or pass --vault",
-                    exitCode: .usage
-                )
-            }
-            path = standard
-            isStandard = true
-        }
+        (path, isStandard) = try VaultLocation.path(vault)
     }
 
     /// Whether no credential option was given at all (then the per-user device secret is used).

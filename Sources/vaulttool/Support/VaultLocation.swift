@@ -1,0 +1,31 @@
+// vaulttool: which vault a command that takes no <vault> argument opens.
+
+import Foundation
+import VaultIO
+
+/// `--vault <path>`, else `VAULTTOOL_VAULT`, else the standard per-user vault: the vault of the
+/// commands that run other programs (`credential-helper`, `run`, `inject`, `credential-server`).
+///
+/// Spec: Spec/cli.md, "credential-helper" (vault location).
+enum VaultLocation {
+    /// `--vault <path>`, declared once for every command that takes it.
+    static let option = Option(
+        "--vault",
+        valueName: "path",
+        help: "The vault file (default: $VAULTTOOL_VAULT, else the standard vault).",
+        completion: .files
+    )
+
+    /// The path to open, and whether it is the standard vault (which some commands create).
+    ///
+    /// - Throws: a usage error when nothing names a vault and there is no home directory.
+    static func path(_ given: String?) throws -> (path: String, isStandard: Bool) {
+        if let vault = given ?? ProcessInfo.processInfo.environment["VAULTTOOL_VAULT"], !vault.isEmpty {
+            return (vault, vault == Vault.standardPath)
+        }
+        guard let standard = Vault.standardPath else {
+            throw ToolError("this process has no home directory; set VAULTTOOL_VAULT or pass --vault", exitCode: .usage)
+        }
+        return (standard, true)
+    }
+}
