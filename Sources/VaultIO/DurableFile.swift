@@ -77,6 +77,31 @@ public enum DurableFile {
         }
     }
 
+    /// Writes `contents` to `path` atomically: a new file beside it (``create(at:contents:mode:)``,
+    /// named `.<name>.tmp-<random>`) is renamed over whatever is at `path`, so a reader sees the
+    /// old file or the whole new one, never a part, and a crash leaves at most the temporary file.
+    /// The new file has `mode` whatever the old one had; a symbolic link at `path` is replaced,
+    /// not followed.
+    ///
+    /// - Throws: ``VaultIOError/Code/invalidPath`` when `path` names no file; a ``VaultIOError``
+    ///   naming the step otherwise (the temporary file is removed).
+    public static func write(at path: String, contents: [UInt8], mode: mode_t = 0o600) throws(VaultIOError) {
+        let (directoryPath, name) = split(path)
+        guard !name.isEmpty, name != ".", name != "..", !path.utf8.contains(0) else {
+            throw VaultIOError(.invalidPath, operation: "create", path: path, reason: "the path must name a file")
+        }
+        let temporary =
+            (directoryPath == "/" ? "" : directoryPath) + "/." + name + ".tmp-"
+            + Hex.encode(SystemRandom().bytes(8))
+        try create(at: temporary, contents: contents, mode: mode)
+        do {
+            try replace(path, with: temporary)
+        } catch {
+            try? remove(temporary)
+            throw error
+        }
+    }
+
     /// Moves `source` over `target` in one atomic rename, then `fsync`s the directory. Both
     /// must be in the same directory (a backup next to its vault).
     ///

@@ -45,6 +45,7 @@ struct HelpTests {
                   git-merge               Merge vault files for git (merge driver: vaulttool git-merge %O %A %B %P).
                   git-diff                Print a vault as sorted item-level text for git diff (a textconv driver).
                   git-setup               Set a git repository up to merge and diff vault files with vaulttool.
+                  inject                  Render a template, replacing {{ vault://… }} references with secrets.
                   help                    Show help information for a subcommand.
 
                 EXIT STATUS:

@@ -148,7 +148,7 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
     case .accessibilityMismatch:
         return ("\(error.reason); it was changed, possibly by someone holding only the vault's base key", .failure)
     case .invalidReference:
-        return ("the reference is not valid: \(error.reason) (see 'vaulttool help run')", .usage)
+        return ("the reference is not valid: \(error.reason) (see 'vaulttool inject --help')", .usage)
     default:
         return (error.description, .failure)
     }

@@ -102,5 +102,10 @@ enum Examples {
             "vaulttool git-setup",
             "vaulttool git-setup --dry-run --password-file ~/.config/vault/pw 'secrets/*.vault'",
         ],
+        "inject": [
+            "vaulttool inject --vault /etc/app/app.vault --key-file /etc/app/key -i config.yml.tmpl -o config.yml",
+            "vaulttool inject --dry-run -i config.yml.tmpl",
+            "printf 'DB_PASSWORD={{ vault://db/app }}\\n' | vaulttool inject --password-file pw > app.env",
+        ],
     ]
 }

@@ -1,0 +1,142 @@
+// vaulttool inject: a template with `{{ vault://… }}` references rendered with their secrets.
+
+import Glibc
+import VaultIO
+
+/// `vaulttool inject [--vault <path>] [-i <template>] [-o <file>] [--dry-run]`.
+struct Inject: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "inject",
+        abstract: "Render a template, replacing {{ vault://… }} references with secrets.",
+        discussion: """
+            Reads the template from --in-file or standard input and replaces each {{ REFERENCE }}
+            (Spec/cli.md 4.4.2: vault://SERVICE/ACCOUNT, vault+https://ACCOUNT@HOST/...) with the
+            secret's bytes, exactly: no newline is added or removed, and every other byte of the
+            template is kept. Other {{ ... }} text is left as it is. Every reference is resolved
+            before anything is written: one that does not resolve stops the command (exit 2 for a
+            missing item, 64 for a malformed reference) and names its line, never a value.
+            --out-file writes the result atomically to a file of mode 0600 (a file already there
+            is replaced whole, never partly written); without it the result goes to standard
+            output, which refuses a secret holding control characters or bytes that are not
+            UTF-8 when it is a terminal. --dry-run lists the references without opening the vault.
+
+            A template config.yml.tmpl rendered at deploy time may hold
+              database:
+                password: "{{ vault://db/app }}"
+            and a CI job can check it with --dry-run, which needs no credentials.
+            """
+    )
+    static let options =
+        [inputOption.spec, outputOption.spec, dryRunFlag.spec, VaultLocation.option.spec] + CredentialOptions.specs
+    static let arguments: [ArgumentSpec] = []
+
+    static let inputOption = Option(
+        "--in-file",
+        shortName: "-i",
+        valueName: "file",
+        help: "The template (default: standard input)."
+    )
+    static let outputOption = Option(
+        "--out-file",
+        shortName: "-o",
+        valueName: "file",
+        help: "Write the result here atomically, mode 0600 (default: standard output)."
+    )
+    static let dryRunFlag = Flag("--dry-run", help: "List the references; open no vault, write nothing.")
+    /// The largest template read: a config file, not a data set.
+    static let templateLimit = 16 << 20
+
+    let input: String?
+    let output: String?
+    let dryRun: Bool
+    let vault: String?
+    let credentialOptions: CredentialOptions
+
+    init(_ parsed: ParsedArguments) throws {
+        input = parsed[Self.inputOption]
+        output = parsed[Self.outputOption]
+        dryRun = parsed[Self.dryRunFlag]
+        vault = parsed[VaultLocation.option]
+        credentialOptions = try CredentialOptions(parsed)
+    }
+
+    func run() throws {
+        let why = "a template is at most \(Self.templateLimit >> 20) MiB"
+        let bytes =
+            try input.map { try CredentialOptions.readFile($0, what: "template", limit: Self.templateLimit) }
+            ?? CredentialOptions.readDescriptor(STDIN_FILENO, what: "template", limit: Self.templateLimit, why: why)
+        let template = Template(bytes)
+        var references: [ItemReference] = []
+        for placeholder in template.placeholders {
+            do {
+                references.append(try ItemReference(parsing: placeholder.text))
+            } catch {
+                throw ToolError(
+                    "line \(placeholder.line), column \(placeholder.column): the reference "
+                        + "'\(TerminalText.escaped(placeholder.text))' is not valid: \(error.reason)",
+                    exitCode: .usage
+                )
+            }
+        }
+        if dryRun {
+            for placeholder in template.placeholders {
+                Output.out("\(placeholder.line):\(placeholder.column): \(TerminalText.escaped(placeholder.text))\n")
+            }
+            return
+        }
+        var secrets = try resolve(references, template.placeholders)
+        defer { for index in secrets.indices { CredentialOptions.wipe(&secrets[index]) } }
+        var rendered = template.rendered(secrets)
+        defer { CredentialOptions.wipe(&rendered) }
+        if let output {
+            try DurableFile.write(at: output, contents: rendered)
+            return
+        }
+        if Terminal.isTerminal(STDOUT_FILENO), let index = secrets.firstIndex(where: { !Self.isPrintable($0) }) {
+            throw ToolError(
+                "the secret of '\(TerminalText.escaped(template.placeholders[index].text))' (line "
+                    + "\(template.placeholders[index].line)) holds control characters or bytes that are not UTF-8, "
+                    + "and standard output is a terminal; write to a file with --out-file"
+            )
+        }
+        Output.outBytes(rendered)
+    }
+
+    /// Every reference's secret, in order, from one snapshot: the first that does not resolve
+    /// stops the command before anything is written.
+    private func resolve(_ references: [ItemReference], _ placeholders: [Template.Placeholder]) throws -> [[UInt8]] {
+        guard !references.isEmpty else { return [] }
+        let (path, _) = try VaultLocation.path(vault)
+        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
+        var secrets: [[UInt8]] = []
+        secrets.reserveCapacity(references.count)
+        for (reference, placeholder) in zip(references, placeholders) {
+            do {
+                secrets.append(try snapshot.secret(for: reference).copyBytes())
+            } catch {
+                for index in secrets.indices { CredentialOptions.wipe(&secrets[index]) }
+                let (message, exitCode) = describe(error)
+                throw ToolError(
+                    "line \(placeholder.line), reference '\(TerminalText.escaped(reference.description))': \(message)",
+                    exitCode: exitCode
+                )
+            }
+        }
+        return secrets
+    }
+
+    /// Whether `bytes` are UTF-8 text with nothing a terminal would act on (a tab and a newline
+    /// pass), decoded in place: no `String` copy of the secret is made.
+    static func isPrintable(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar != "\n" && scalar != "\t" && TerminalText.needsEscape(scalar) { return false }
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// vaulttool: the `{{ vault://… }}` references of a template, found byte for byte.
+
+import VaultIO
+
+/// A template's bytes and the references in it (`inject`).
+///
+/// A reference is `{{`, optional spaces or tabs, a reference (Spec/cli.md 4.4.2), optional
+/// spaces or tabs, `}}`. Any other `{{ … }}` (a Jinja or Go template's own) is left as it is.
+///
+/// Spec: Spec/cli.md, "inject".
+struct Template {
+    /// One `{{ reference }}`: where it is, and what it names.
+    struct Placeholder {
+        /// The bytes `{{ … }}` occupy in the template.
+        let range: Range<Int>
+        /// 1-based line and column of the `{{`, for messages.
+        let line: Int
+        let column: Int
+        /// The reference text, as written.
+        let text: String
+    }
+
+    let bytes: [UInt8]
+    let placeholders: [Placeholder]
+
+    /// Finds every placeholder; text between `{{` and `}}` that starts with `vault://` or
+    /// `vault+` is a reference and must be one.
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var found: [Placeholder] = []
+        var line = 1
+        var lineStart = 0
+        var index = 0
+        let open = UInt8(ascii: "{")
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index + 1
+            } else if bytes[index] == open, index + 1 < bytes.count, bytes[index + 1] == open,
+                let placeholder = Self.placeholder(in: bytes, at: index, line: line, column: index - lineStart + 1)
+            {
+                found.append(placeholder)
+                index = placeholder.range.upperBound
+                continue
+            }
+            index += 1
+        }
+        placeholders = found
+    }
+
+    /// The placeholder starting at `start` (`{{`), or `nil` when the braces hold no reference.
+    private static func placeholder(in bytes: [UInt8], at start: Int, line: Int, column: Int) -> Placeholder? {
+        var cursor = start + 2
+        while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
+        let textStart = cursor
+        guard bytes[textStart...].starts(with: "vault".utf8) else { return nil }
+        while cursor + 1 < bytes.count, !(bytes[cursor] == UInt8(ascii: "}") && bytes[cursor + 1] == UInt8(ascii: "}"))
+        {
+            if bytes[cursor] == UInt8(ascii: "\n") { return nil }
+            cursor += 1
+        }
+        guard cursor + 1 < bytes.count else { return nil }
+        var textEnd = cursor
+        while textEnd > textStart, bytes[textEnd - 1] == 0x20 || bytes[textEnd - 1] == 0x09 { textEnd -= 1 }
+        let text = String(decoding: bytes[textStart..<textEnd], as: UTF8.self)
+        guard ItemReference.isReference(text) else { return nil }
+        return Placeholder(range: start..<(cursor + 2), line: line, column: column, text: text)
+    }
+
+    /// The template with placeholder `i` replaced by `secrets[i]`, in one buffer allocated once
+    /// (no reallocation leaves a copy of a secret behind); the caller wipes it.
+    func rendered(_ secrets: [[UInt8]]) -> [UInt8] {
+        precondition(secrets.count == placeholders.count)
+        let total = bytes.count + zip(placeholders, secrets).reduce(0) { $0 + $1.1.count - $1.0.range.count }
+        var out: [UInt8] = []
+        out.reserveCapacity(total)
+        var next = 0
+        for (placeholder, secret) in zip(placeholders, secrets) {
+            out += bytes[next..<placeholder.range.lowerBound]
+            out += secret
+            next = placeholder.range.upperBound
+        }
+        out += bytes[next...]
+        return out
+    }
+}
