@@ -108,4 +108,14 @@ struct InjectCommandTests {
         #expect(onTerminal.stdout.contains("[status 1]"))
         #expect(!onTerminal.stdoutBytes.contains(0x1B))
     }
+    @Test func throughTheAgent_noCredentialIsNeeded() throws {
+        let workspace = try workspace()
+        let agent = try AgentCommandTests.RunningAgent(in: workspace)
+        let command = ["inject", "--vault", "v.vault"]
+        #expect(try workspace.run(command, stdin: "{{ vault://db/app }}", environment: agent.environment).status == 64)
+        let unlock = try workspace.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment)
+        #expect(unlock.status == 0, "\(unlock.stderr)")
+        let result = try workspace.run(command, stdin: "{{ vault://db/app }}", environment: agent.environment)
+        #expect(result.status == 0 && result.stdout == "s3cr3t", "\(result.stderr)")
+    }
 }
