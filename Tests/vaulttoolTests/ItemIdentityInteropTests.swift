@@ -68,6 +68,22 @@ struct ItemIdentityInteropTests {
         #expect(byURL.stdout == "from-url", "\(byURL.stderr)")
     }
 
+    /// L-KC-15 rules 5 and 6: a `host:port` server without a scheme and a final dot.
+    @Test func hostPortWithoutAScheme_andAFinalDot_nameTheURLsItem() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        let vault = try appVault(w)
+        try Keychain(server: "Example.org:8443", protocol: .https, vault: vault).set("split", forKey: "dave")
+        let byURL = try w.run(["get", "--password-file", "pw", "--server", "https://example.org:8443", "v.vault"])
+        #expect(byURL.stdout == "split", "\(byURL.stderr)")
+        let fromGit = try git(w, "get", "protocol=https\nhost=example.org:8443\nusername=dave\n\n")
+        #expect(fromGit.stdout == "username=dave\npassword=split\n")
+        let store = try git(w, "store", "protocol=https\nhost=github.com.\nusername=bob\npassword=dotted\n\n")
+        #expect(store.status == 0, "\(store.stderr)")
+        let site = try Keychain(server: #require(URL(string: "https://github.com")), vault: vault)
+        #expect(try site.string(forKey: "bob") == "dotted")
+    }
+
     @Test func everyWriter_updatesTheOneItem_insteadOfAddingASecond() throws {
         let w = try Workspace()
         try w.makeVault()

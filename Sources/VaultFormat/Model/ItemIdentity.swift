@@ -11,6 +11,10 @@ extension ItemAttributes {
     /// - a server given as `scheme://[user@]host[:port][/path][?query][#fragment]` gives its scheme
     ///   as the protocol, its port and its path, each only when that field is not set, and keeps
     ///   the host alone as the server;
+    /// - a server without a scheme ending in `:port` (1 to 65535 with no leading zero, not an
+    ///   unbracketed IPv6 literal)
+    ///   gives that port when the port is not set, and keeps the host alone;
+    /// - one final `.` of the server is dropped (`github.com.` is `github.com`);
     /// - an IPv6 literal server (two or more `:`, no brackets) is written in brackets;
     /// - the server and the protocol are in lower case (Unicode default case mapping, as
     ///   `String.lowercased()`: host names and schemes compare without case);
@@ -36,7 +40,16 @@ extension ItemAttributes {
             a.server = String(host)
             if a.port == 0, let port { a.port = port }
             if a.path.isEmpty { a.path = String(rest[slash...]) }
+        } else if a.port == 0, case (let host, let port?) = Self.splitPort(Substring(a.server)),
+            a.server.utf8[a.server.utf8.index(a.server.utf8.startIndex, offsetBy: host.utf8.count + 1)] != 0x30
+        {
+            // `host:8443` without a scheme is the host with a port, as in git's `host=`; a port
+            // written with a leading zero stays text, so that the server reads back as written.
+            a.server = String(host)
+            a.port = port
         }
+        // A fully qualified name's final dot names the same host (RFC 1034 section 3.1).
+        if a.server.count > 1 && a.server.hasSuffix(".") { a.server.removeLast() }
         // An IPv6 literal (two or more ':') is written in brackets, as in a URL: Foundation's
         // `URL.host()` drops them, git and docker keep them.
         if a.server.utf8.count(where: { $0 == 0x3A }) >= 2 && !a.server.hasPrefix("[") {

@@ -44,7 +44,23 @@ struct ItemIdentityTests {
 
     @Test func textThatIsNotAURL_staysAServerName() {
         #expect(internet("1http://x").server == "1http://x")  // a scheme starts with a letter
-        #expect(internet("host:8080").server == "host:8080")  // no scheme: the port is not split here
+    }
+
+    /// Rules 5 and 6: `host:port` without a scheme, and a fully qualified name's final dot.
+    @Test func hostAndPortWithoutAScheme_areSplit_andAFinalDotIsDropped() {
+        let a = internet("Host:8080")
+        #expect((a.server, a.port) == ("host", 8080))
+        #expect(internet("host:8080", port: 22).server == "host:8080")  // a port field set: kept as given
+        #expect(internet("host:0").server == "host:0")  // not a port: the text stays
+        #expect(internet("host:0443").server == "host:0443")  // a leading zero: kept, to read back as written
+        #expect(internet("host:99999").server == "host:99999")
+        #expect((internet("[::1]:8443").server, internet("[::1]:8443").port) == ("[::1]", 8443))
+        #expect((internet("fe80::1:8443").server, internet("fe80::1:8443").port) == ("[fe80::1:8443]", 0))
+        #expect(internet("GitHub.com.").server == "github.com")
+        #expect(internet("https://github.com.:8443/").server == "github.com")
+        #expect(internet(".").server == ".")
+        let old = internet("h:8443", protocol: "https")
+        #expect(old == old.canonicalIdentity(for: .internetPassword))  // idempotent
     }
 
     @Test func sameIdentity_comparesCanonicalKeys_andGenericPasswordsByteForByte() {
