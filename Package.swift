@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(
             name: "vaulttoolTests",
             dependencies: ["VaultFormat", "VaultIO", "VaultTestSupport"],
-            exclude: ["Data"]  // sample exports, read by path from the tests
+            exclude: ["Data", "Snapshots"]  // sample exports and help snapshots, read by path from the tests
         ),
     ],
     swiftLanguageModes: [.v6]
