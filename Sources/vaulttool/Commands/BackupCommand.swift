@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool backup [<credential options>] <vault> [<destination>]`.
-struct BackupCommand: Command {
+struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy a vault to a new file, and check the copy.",
@@ -20,30 +20,14 @@ struct BackupCommand: Command {
             or index is damaged, no item can be read: put a backup in place of the vault.
             """
     )
-    static let options = CredentialOptions.specs
-    static let arguments = [
-        vault.spec, destinationArgument.spec,
-    ]
+    @Group var credentialOptions: CredentialOptions
+    @Argument("vault", help: "The vault file to copy.") var path: String
+    @OptionalArgument("destination", help: "The new file (default: <vault>.backup-<UTC time>).") var destination:
+        String?
 
-    static let vault = Argument("vault", help: "The vault file to copy.")
-    static let destinationArgument = OptionalArgument(
-        "destination",
-        help: "The new file (default: <vault>.backup-<UTC time>)."
-    )
-
-    let path: String
-    let destination: String?
-    let credentialOptions: CredentialOptions
     /// Whether `--device-secret-file` was given: a credential, as for `inspect`. The
     /// environment's device secret alone is not one (it is set for everyday use).
-    let deviceSecretNamed: Bool
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.vault]
-        destination = parsed[Self.destinationArgument]
-        credentialOptions = try CredentialOptions(parsed)
-        deviceSecretNamed = parsed[CredentialOptions.deviceSecretFileOption] != nil
-    }
+    private var deviceSecretNamed: Bool { credentialOptions.deviceSecretFileNamed }
 
     func run() throws {
         // A credential is optional here: without one the header and layout are still checked.

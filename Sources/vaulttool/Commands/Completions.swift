@@ -3,7 +3,7 @@
 import Foundation
 
 /// `vaulttool completions bash|zsh`.
-struct Completions: Command {
+struct Completions: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "completions",
         abstract: "Print a shell completion script (bash or zsh).",
@@ -12,15 +12,9 @@ struct Completions: Command {
             zsh:  vaulttool completions zsh > "${fpath[1]}/_vaulttool".
             """
     )
-    static let options: [OptionSpec] = []
-    static let arguments = [shellArgument.spec]
+    @Argument("shell", help: "bash or zsh.", completion: .values(["bash", "zsh"])) var shell: String
 
-    static let shellArgument = Argument("shell", help: "bash or zsh.", completion: .values(["bash", "zsh"]))
-
-    let shell: String
-
-    init(_ parsed: ParsedArguments) throws {
-        shell = parsed[Self.shellArgument]
+    func validate() throws {
         guard shell == "bash" || shell == "zsh" else { throw UsageError("Unknown shell '\(shell)'; use bash or zsh") }
     }
 

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool create [--password-file <file>] [--kdf <preset>] <vault>`.
-struct Create: Command {
+struct Create: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create a new, empty vault.",
@@ -16,24 +16,14 @@ struct Create: Command {
             --key-file must have at least 32 bytes.
             """
     )
-    static let options =
-        CredentialOptions.specs(without: CredentialOptions.deviceSecretFileOption.spec) + [KeyFiles.generateOption.spec]
-        + KDFOptions.specs
-    static let arguments = [vault.spec]
-
-    static let vault = Argument("vault", help: "The vault file to create; it must not exist.")
-
-    let path: String
-    let credentialOptions: CredentialOptions
-    let kdfOptions: KDFOptions
+    @Group(specs: CredentialOptions.specs(without: CredentialOptions.deviceSecretFileOption.spec))
+    var credentialOptions: CredentialOptions
     /// Where `--generate-key-file` writes the new key file.
-    let generatedKeyFile: String?
+    @Option(KeyFiles.generateOption) var generatedKeyFile: String?
+    @Group var kdfOptions: KDFOptions
+    @Argument("vault", help: "The vault file to create; it must not exist.") var path: String
 
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.vault]
-        credentialOptions = try CredentialOptions(parsed)
-        kdfOptions = try KDFOptions(parsed)
-        generatedKeyFile = parsed[KeyFiles.generateOption]
+    mutating func validate() throws {
         if generatedKeyFile != nil && credentialOptions.keyFile != nil {
             throw UsageError("Use only one of '--key-file' and '--generate-key-file'")
         }

@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool device-secret init [<file>]` and `vaulttool device-secret path`.
-struct DeviceSecretCommand: Command {
+struct DeviceSecretCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device-secret",
         abstract: "Create this machine's device secret, or print where it is.",
@@ -18,18 +18,10 @@ struct DeviceSecretCommand: Command {
             VAULTTOOL_DEVICE_SECRET_FILE. Keep it out of backups and synced folders.
             """
     )
-    static let options: [OptionSpec] = []
-    static let arguments = [actionArgument.spec, fileArgument.spec]
+    @Argument("action", help: "init or path.") var action: String
+    @OptionalArgument("file", help: "The device-secret file (default: see above).") var file: String?
 
-    static let actionArgument = Argument("action", help: "init or path.")
-    static let fileArgument = OptionalArgument("file", help: "The device-secret file (default: see above).")
-
-    let action: String
-    let file: String?
-
-    init(_ parsed: ParsedArguments) throws {
-        action = parsed[Self.actionArgument]
-        file = parsed[Self.fileArgument]
+    func validate() throws {
         guard action == "init" || action == "path" else {
             throw UsageError("The action is 'init' or 'path', not '\(action)'")
         }

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool export --password-file <file> [--output <file>] <vault>`.
-struct Export: Command {
+struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write items and their secrets as plaintext JSON.",
@@ -15,41 +15,19 @@ struct Export: Command {
             item is written, and the exit status is 4.
             """
     )
-    static let options =
-        [outputOption.spec, includeDeviceOnlyFlag.spec, salvageFlag.spec] + ItemSelector.specs
-        + ItemSelector.filterSpecs + CredentialOptions.specs
-    static let arguments = [Argument.vault.spec]
-
-    static let outputOption = Option(
-        "--output",
-        shortName: "-o",
-        valueName: "file",
-        help: "Write to a new file (mode 0600)."
-    )
-    static let includeDeviceOnlyFlag = Flag("--include-device-only", help: "Include ThisDeviceOnly items.")
-    static let salvageFlag = Flag("--salvage", help: "Export every readable item despite damaged ones.")
+    @Option("--output", shortName: "-o", valueName: "file", help: "Write to a new file (mode 0600).")
+    var output: String?
+    @Flag("--include-device-only", help: "Include ThisDeviceOnly items.") var includeDeviceOnly: Bool
+    @Flag("--salvage", help: "Export every readable item despite damaged ones.") var salvage: Bool
+    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
     /// The top level of the generic JSON layout.
     struct Document: Encodable {
         var format = "vault-items"
         var version = 1
         var items: [ItemRecord]
-    }
-
-    let path: String
-    let output: String?
-    let includeDeviceOnly: Bool
-    let salvage: Bool
-    let selector: ItemSelector
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        output = parsed[Self.outputOption]
-        includeDeviceOnly = parsed[Self.includeDeviceOnlyFlag]
-        salvage = parsed[Self.salvageFlag]
-        selector = try ItemSelector(parsed)
-        credentialOptions = try CredentialOptions(parsed)
     }
 
     func run() throws {

@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool generate [--length <n>] [--alphabet <characters>]`.
-struct Generate: Command {
+struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Print a random password.",
@@ -17,46 +17,34 @@ struct Generate: Command {
             --count above 1 every password is on its own line.
             """
     )
-    static let options = [lengthOption.spec, alphabetOption.spec, countOption.spec, noNewlineFlag.spec]
+    @Option("--length", valueName: "n", help: "The number of characters (1 to 4096).") var lengthText: String?
+    @Option("--alphabet", valueName: "characters", help: "The characters to draw from.") var alphabet: String?
+    @Option("--count", valueName: "n", help: "How many passwords to print (default 1).") var countText: String?
+    @Flag("--no-newline", shortName: "-n", help: "Never end a single password with a newline.") var noNewline: Bool
 
-    static let lengthOption = Option("--length", valueName: "n", help: "The number of characters (1 to 4096).")
-    static let alphabetOption = Option("--alphabet", valueName: "characters", help: "The characters to draw from.")
-    static let countOption = Option("--count", valueName: "n", help: "How many passwords to print (default 1).")
-    static let noNewlineFlag = Flag(
-        "--no-newline",
-        shortName: "-n",
-        help: "Never end a single password with a newline."
-    )
-    static let arguments: [ArgumentSpec] = []
+    private(set) var shape = PasswordGenerator.Shape.grouped
+    private(set) var count = 1
 
-    let shape: PasswordGenerator.Shape
-    let count: Int
-    let noNewline: Bool
-
-    init(_ parsed: ParsedArguments) throws {
-        let length = try parsed[Self.lengthOption].map { text in
+    mutating func validate() throws {
+        let length = try lengthText.map { text in
             guard let value = Int(text), (1...4096).contains(value) else {
                 throw UsageError("'--length' needs a number from 1 to 4096")
             }
             return value
         }
-        let alphabet = parsed[Self.alphabetOption]
         if let alphabet, Swift.Set(alphabet).count < 2 {
             throw UsageError("'--alphabet' needs at least two different characters")
         }
-        if length == nil && alphabet == nil {
-            shape = .grouped
-        } else {
+        if length != nil || alphabet != nil {
             shape = .custom(length: length ?? 20, alphabet: alphabet ?? PasswordGenerator.unambiguousAlphabet)
         }
         count =
-            try parsed[Self.countOption].map { text in
+            try countText.map { text in
                 guard let value = Int(text), (1...1000).contains(value) else {
                     throw UsageError("'--count' needs a number from 1 to 1000")
                 }
                 return value
             } ?? 1
-        noNewline = parsed[Self.noNewlineFlag]
     }
 
     func run() throws {

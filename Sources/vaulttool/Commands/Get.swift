@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool get --password-file <file> --service <service> --account <account> <vault>`.
-struct Get: Command {
+struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print the secret of one item.",
@@ -17,30 +17,17 @@ struct Get: Command {
             put back an older copy of an item or swap its class.
             """
     )
-    static let options =
-        [jsonFlag.spec] + ItemSelector.specs + ItemSelector.filterSpecs + [expectedAccessibilityOption.spec]
-        + CredentialOptions.specs
-    static let jsonFlag = Flag("--json", help: "Print the item and its secret as JSON.")
-    static let expectedAccessibilityOption = Option(
-        "--accessibility",
-        valueName: "class",
-        help: "Refuse the item unless its protection class is <class>."
-    )
-    static let arguments = [Argument.vault.spec]
-
-    let path: String
-    let json: Bool
-    let selector: ItemSelector
-    let credentialOptions: CredentialOptions
+    @Flag("--json", help: "Print the item and its secret as JSON.") var json: Bool
+    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Option("--accessibility", valueName: "class", help: "Refuse the item unless its protection class is <class>.")
+    var accessibilityName: String?
+    @Group var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
     /// The protection class the caller expects (`--accessibility`), checked after the item is found.
-    let expectedAccessibility: ProtectionClass?
+    private(set) var expectedAccessibility: ProtectionClass?
 
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        json = parsed[Self.jsonFlag]
-        selector = try ItemSelector(parsed)
-        credentialOptions = try CredentialOptions(parsed)
-        expectedAccessibility = try parsed[Self.expectedAccessibilityOption].map { name in
+    mutating func validate() throws {
+        expectedAccessibility = try accessibilityName.map { name in
             guard let value = ProtectionClass(name: name) else {
                 throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
             }

@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool inspect [--json] [--items] <path>`.
-struct Inspect: Command {
+struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Inspect a vault file without decrypting it.",
@@ -16,29 +16,14 @@ struct Inspect: Command {
             With --items and a credential, adds one line per item (never a secret).
             """
     )
-    static let options =
-        [jsonFlag.spec, itemsFlag.spec] + CredentialOptions.specs
-    static let arguments = [vault.spec]
+    @Flag("--json", help: "Print machine-readable output.") var json: Bool
+    @Flag("--items", help: "List the items too (needs a credential).") var items: Bool
+    @Group var credentialOptions: CredentialOptions
+    @Argument("path", help: "The vault file to inspect.") var path: String
 
-    static let jsonFlag = Flag("--json", help: "Print machine-readable output.")
-    static let itemsFlag = Flag("--items", help: "List the items too (needs a credential).")
-    static let vault = Argument("path", help: "The vault file to inspect.")
-
-    let path: String
-    let json: Bool
-    let items: Bool
-    let credentialOptions: CredentialOptions
     /// Whether `--device-secret-file` was given: a credential (it opens device keyslots), as for
     /// `backup`. The environment's device secret alone is not one.
-    let deviceSecretNamed: Bool
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.vault]
-        json = parsed[Self.jsonFlag]
-        items = parsed[Self.itemsFlag]
-        credentialOptions = try CredentialOptions(parsed)
-        deviceSecretNamed = parsed[CredentialOptions.deviceSecretFileOption] != nil
-    }
+    private var deviceSecretNamed: Bool { credentialOptions.deviceSecretFileNamed }
 
     /// Whether a credential was named on the command line (then the header MAC is checked).
     private var credentialGiven: Bool {

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool keygen <identity>` and `vaulttool keygen --recipient-of <identity>`.
-struct Keygen: Command {
+struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
         abstract: "Create an identity file for opening vaults as a recipient.",
@@ -17,21 +17,11 @@ struct Keygen: Command {
             names; every command that reads the identity then asks for it the same way.
             """
     )
-    static let options = [recipientOf.spec, passphraseFlag.spec]
-    static let passphraseFlag = Flag("--passphrase", help: "Seal the new identity under a passphrase.")
-    static let arguments = [identity.spec]
+    @Flag("--recipient-of", help: "Print the public key of an existing identity.") var show: Bool
+    @Flag("--passphrase", help: "Seal the new identity under a passphrase.") var sealed: Bool
+    @Argument("identity", help: "The identity file.") var path: String
 
-    static let recipientOf = Flag("--recipient-of", help: "Print the public key of an existing identity.")
-    static let identity = Argument("identity", help: "The identity file.")
-
-    let path: String
-    let show: Bool
-    let sealed: Bool
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.identity]
-        show = parsed[Self.recipientOf]
-        sealed = parsed[Self.passphraseFlag]
+    func validate() throws {
         if show && sealed { throw UsageError("'--passphrase' applies to a new identity, not to '--recipient-of'") }
     }
 

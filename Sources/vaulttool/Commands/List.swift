@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool list --password-file <file> [--json] <vault>`.
-struct List: Command {
+struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the items of a vault, without their secrets.",
@@ -14,32 +14,17 @@ struct List: Command {
             """,
         aliases: ["ls"]
     )
-    static let options =
-        [jsonFlag.spec, salvageFlag.spec] + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs
-    static let arguments = [Argument.vault.spec]
-
-    static let jsonFlag = Flag("--json", help: "Print machine-readable output.")
-    static let salvageFlag = Flag("--salvage", help: "List every readable item despite damaged ones.")
+    @Flag("--json", help: "Print machine-readable output.") var json: Bool
+    @Flag("--salvage", help: "List every readable item despite damaged ones.") var salvage: Bool
+    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
     struct Report: Encodable {
         var items: [ItemRecord]
         var unavailable: Int
         /// With `--salvage`: the damaged items.
         var damaged: [DamageReport.Record]?
-    }
-
-    let path: String
-    let json: Bool
-    let salvage: Bool
-    let selector: ItemSelector
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        json = parsed[Self.jsonFlag]
-        salvage = parsed[Self.salvageFlag]
-        selector = try ItemSelector(parsed)
-        credentialOptions = try CredentialOptions(parsed)
     }
 
     func run() throws {

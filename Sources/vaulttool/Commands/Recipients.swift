@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool recipients ls|add|rm [options] <vault>`.
-struct Recipients: Command {
+struct Recipients: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipients",
         abstract: "List, add or remove the public keys that open a vault.",
@@ -21,49 +21,24 @@ struct Recipients: Command {
             --to 2.0'), and 'ls' prints the group after the name.
             """
     )
-    static let options =
-        [recipientOption.spec, nameOption.spec, accessGroupOption.spec, jsonFlag.spec, unreadableFlag.spec]
-        + RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [actionArgument.spec, Argument.vault.spec]
-
-    static let recipientOption = Option("--recipient", valueName: "key", help: "A public key, VAULT-RECIPIENT-1:...")
-    static let nameOption = Option("--name", valueName: "name", help: "The recipient's name (up to 64 bytes).")
-    static let accessGroupOption = Option(
-        "--access-group",
-        valueName: "group",
-        help: "add: limit the recipient to this access group (format 2.0)."
-    )
-    static let jsonFlag = Flag("--json", help: "ls: print machine-readable output.")
-    static let unreadableFlag = Flag(
-        "--unreadable",
-        help: "rm: remove every recipient whose key and name do not decrypt."
-    )
-    static let actionArgument = Argument("action", help: "ls, add or rm.")
-
-    let action: String
-    let path: String
-    let key: RecipientKey?
-    let name: String?
+    @Option("--recipient", valueName: "key", help: "A public key, VAULT-RECIPIENT-1:...") var keyText: String?
+    @Option("--name", valueName: "name", help: "The recipient's name (up to 64 bytes).") var name: String?
     /// `--access-group`: the one access group an added recipient may read (format 2.0).
-    let accessGroup: String?
-    let json: Bool
-    let unreadable: Bool
-    let flags: RekeyFlags
-    let credentialOptions: CredentialOptions
+    @Option("--access-group", valueName: "group", help: "add: limit the recipient to this access group (format 2.0).")
+    var accessGroup: String?
+    @Flag("--json", help: "ls: print machine-readable output.") var json: Bool
+    @Flag("--unreadable", help: "rm: remove every recipient whose key and name do not decrypt.") var unreadable: Bool
+    @Group var flags: RekeyFlags
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Argument("action", help: "ls, add or rm.") var action: String
+    @Argument(.vault) var path: String
+    private(set) var key: RecipientKey?
 
-    init(_ parsed: ParsedArguments) throws {
-        action = parsed[Self.actionArgument]
-        path = parsed[Argument.vault]
-        name = parsed[Self.nameOption]
-        accessGroup = parsed[Self.accessGroupOption]
+    mutating func validate() throws {
         if accessGroup != nil && action != "add" {
             throw UsageError("'--access-group' applies only to 'add'")
         }
-        json = parsed[Self.jsonFlag]
-        unreadable = parsed[Self.unreadableFlag]
-        flags = RekeyFlags(parsed)
-        credentialOptions = try CredentialOptions(parsed)
-        key = try parsed[Self.recipientOption].map { text in
+        key = try keyText.map { text in
             do {
                 return try RecipientKey(text: text)
             } catch let error as VaultFormatError {

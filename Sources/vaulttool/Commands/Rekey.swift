@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool rekey --password-file <file> [--keep-password-file <file> ...] <vault>`.
-struct Rekey: Command {
+struct Rekey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Replace the master key and seal every item again.",
@@ -22,18 +22,9 @@ struct Rekey: Command {
             the credentials they had and show what they hold: delete them.
             """
     )
-    static let options = RekeyFlags.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [Argument.vault.spec]
-
-    let path: String
-    let flags: RekeyFlags
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        flags = RekeyFlags(parsed)
-        credentialOptions = try CredentialOptions(parsed)
-    }
+    @Group var flags: RekeyFlags
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
     func run() throws {
         let credentials = try credentialOptions.credentials()

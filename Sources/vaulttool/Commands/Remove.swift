@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool rm --password-file <file> --service <service> --account <account> <vault>`.
-struct Remove: Command {
+struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
         abstract: "Remove an item from a vault.",
@@ -14,22 +14,12 @@ struct Remove: Command {
             """,
         aliases: ["remove"]
     )
-    static let options =
-        [allFlag.spec] + ItemSelector.specs + ItemSelector.filterSpecs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [Argument.vault.spec]
+    @Flag("--all", help: "Remove every matching item.") var all: Bool
+    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
-    static let allFlag = Flag("--all", help: "Remove every matching item.")
-
-    let path: String
-    let all: Bool
-    let selector: ItemSelector
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        all = parsed[Self.allFlag]
-        selector = try ItemSelector(parsed)
-        credentialOptions = try CredentialOptions(parsed)
+    func validate() throws {
         if selector.isEmpty {
             throw UsageError("Name the item with '--service', '--account', '--server' or another attribute")
         }

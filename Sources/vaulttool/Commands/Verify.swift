@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool verify --password-file <file> <vault>`.
-struct Verify: Command {
+struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the integrity of every item in a vault.",
@@ -16,22 +16,9 @@ struct Verify: Command {
             --allow-foreign says such items are expected.
             """
     )
-    static let options =
-        [allowForeignFlag.spec] + CredentialOptions.specs
-    static let arguments = [vault.spec]
-
-    static let allowForeignFlag = Flag("--allow-foreign", help: "With a device secret, accept items of other devices.")
-    static let vault = Argument("vault", help: "The vault file to check.")
-
-    let path: String
-    let credentialOptions: CredentialOptions
-    let allowForeign: Bool
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.vault]
-        credentialOptions = try CredentialOptions(parsed)
-        allowForeign = parsed[Self.allowForeignFlag]
-    }
+    @Flag("--allow-foreign", help: "With a device secret, accept items of other devices.") var allowForeign: Bool
+    @Group var credentialOptions: CredentialOptions
+    @Argument("vault", help: "The vault file to check.") var path: String
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentialOptions)

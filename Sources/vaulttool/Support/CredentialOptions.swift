@@ -7,7 +7,7 @@ import VaultIO
 /// The options that supply credentials, shared by every command that opens a vault.
 ///
 /// Spec: Spec/cli.md, "Credentials".
-struct CredentialOptions {
+struct CredentialOptions: OptionGroup {
     static let passwordFileOption = Option(
         "--password-file",
         valueName: "file",
@@ -64,6 +64,8 @@ struct CredentialOptions {
     var identityFile: String?
     /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
     var identityOptionGiven = false
+    /// Whether `--device-secret-file` itself was given (not only `VAULTTOOL_DEVICE_SECRET_FILE`).
+    var deviceSecretFileNamed = false
     /// The options to name when there is no terminal to ask on.
     var promptAlternatives = "--password-file, --password-stdin, --password-env or --password-file-env"
     /// Whether a sealed identity's passphrase may be asked for on the terminal; drivers and
@@ -82,6 +84,7 @@ struct CredentialOptions {
         deviceSecretFile =
             parsed[Self.deviceSecretFileOption] ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
         identityOptionGiven = parsed[Self.identityOption] != nil
+        deviceSecretFileNamed = parsed[Self.deviceSecretFileOption] != nil
         identityFile =
             parsed[Self.identityOption]
             ?? ProcessInfo.processInfo.environment["VAULTTOOL_IDENTITY_FILE"].flatMap { $0.isEmpty ? nil : $0 }

@@ -8,7 +8,7 @@ import VaultIO
 /// Every option given must match exactly; options left out match anything.
 /// Spec: Spec/cli.md, "Selecting items".
 @dynamicMemberLookup
-struct ItemSelector: Sendable {
+struct ItemSelector: OptionGroup, Sendable {
     /// The options, declared once: ``specs`` and ``filterSpecs`` list them, `init(_:)` reads them.
     enum Key {
         static let service = Option("--service", valueName: "service", help: "The service (generic passwords).")

@@ -6,7 +6,7 @@ import VaultIO
 /// `--kdf`, `--kdf-memory`, `--kdf-iterations`, `--kdf-lanes`, `--kdf-target-ms`.
 ///
 /// Spec: Spec/cli.md, "Key-derivation options".
-struct KDFOptions {
+struct KDFOptions: OptionGroup {
     static let presetOption = Option(
         "--kdf",
         valueName: "preset",

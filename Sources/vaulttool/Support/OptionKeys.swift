@@ -1,15 +1,77 @@
-// vaulttool: typed keys that declare an option or argument once and read it back with its type.
+// vaulttool: options and arguments declared once, as the properties that hold their values.
 
-/// A flag (`--json`): declared once, it gives both the ``OptionSpec`` that help, completions
-/// and the parser use, and the `Bool` read back with `parsed[key]`.
+/// A command whose options and arguments are its properties: each `@Flag`, `@Option`,
+/// `@RepeatedOption`, `@Argument`, `@OptionalArgument`, `@RemainingArguments` and `@Group`
+/// property is at once the declaration that help, completions and the parser read (in the
+/// order the properties are written) and the storage of the value parsed for it, as
+/// swift-argument-parser's property wrappers are.
 ///
 /// ```swift
-/// static let json = Flag("--json", help: "Print machine-readable output.")
-/// static let options = [json.spec]
-/// json = parsed[Self.json]
+/// struct Show: ParsableCommand {
+///     static let configuration = CommandConfiguration(commandName: "show", abstract: "…")
+///     @Flag("--json", help: "Print machine-readable output.") var json: Bool
+///     @Group var credentials: CredentialOptions
+///     @Argument(.vault) var path: String
+///     func run() throws { … }
+/// }
 /// ```
-struct Flag {
+///
+/// Checks that involve several options, and values derived from them, go in ``validate()``,
+/// which runs once every property is filled.
+protocol ParsableCommand: Command {
+    /// An instance with every declaration unfilled.
+    init()
+    /// Checks the filled values and derives the rest; throws ``UsageError``.
+    mutating func validate() throws
+}
+
+extension ParsableCommand {
+    static var options: [OptionSpec] { declarations(of: Self()).flatMap(\.optionSpecs) }
+    static var arguments: [ArgumentSpec] { declarations(of: Self()).compactMap(\.argumentSpec) }
+
+    init(_ parsed: ParsedArguments) throws {
+        self.init()
+        for declaration in declarations(of: self) { try declaration.fill(from: parsed) }
+        try validate()
+    }
+
+    mutating func validate() throws {}
+}
+
+/// A set of options that several commands share (`@Group var credentials: CredentialOptions`),
+/// declared once in the group's type, as swift-argument-parser's `@OptionGroup`.
+protocol OptionGroup {
+    /// The group's options, in help order.
+    static var specs: [OptionSpec] { get }
+    /// Reads the group's values.
+    init(_ parsed: ParsedArguments) throws
+}
+
+/// One property's declaration, found by reflection over a command's properties.
+protocol Declaration: AnyObject {
+    var optionSpecs: [OptionSpec] { get }
+    var argumentSpec: ArgumentSpec? { get }
+    func fill(from parsed: ParsedArguments) throws
+}
+
+extension Declaration {
+    var optionSpecs: [OptionSpec] { [] }
+    var argumentSpec: ArgumentSpec? { nil }
+}
+
+/// The declarations among `command`'s stored properties, in the order they are written.
+private func declarations(of command: Any) -> [any Declaration] {
+    Mirror(reflecting: command).children.compactMap { $0.value as? any Declaration }
+}
+
+// The wrappers are classes so that the properties of a value-type command can be filled in
+// place through reflection. Each is filled once, before `validate()`, and only read after:
+// `@unchecked Sendable` holds.
+
+/// A flag (`--json`); `true` when given. Also a key: `parsed[Self.json]` for a `static let`.
+@propertyWrapper final class Flag: Declaration, @unchecked Sendable {
     let spec: OptionSpec
+    private(set) var wrappedValue = false
 
     /// - Parameter shortName: Another spelling, such as `-n`.
     init(_ name: String, shortName: String? = nil, help: String) {
@@ -18,11 +80,14 @@ struct Flag {
 
     /// The long name (`--json`), for messages.
     var name: String { spec.names[0] }
+    var optionSpecs: [OptionSpec] { [spec] }
+    func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
-/// An option that takes a value (`--output <file>`); `parsed[key]` is its last value, or `nil`.
-struct Option {
+/// An option that takes a value (`--output <file>`): its last value, or `nil`.
+@propertyWrapper final class Option: Declaration, @unchecked Sendable {
     let spec: OptionSpec
+    private(set) var wrappedValue: String?
 
     /// - Parameter shortName: Another spelling, such as `-o`.
     init(
@@ -40,13 +105,19 @@ struct Option {
         )
     }
 
+    /// A property declared as the shared option `other` (`@Option(VaultLocation.option)`).
+    init(_ other: Option) { spec = other.spec }
+
     /// The long name (`--output`), for messages.
     var name: String { spec.names[0] }
+    var optionSpecs: [OptionSpec] { [spec] }
+    func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
-/// An option that may repeat (`--keep-password-file <file> ...`); `parsed[key]` is every value in order.
-struct RepeatedOption {
+/// An option that may repeat (`--keep-password-file <file> ...`): every value in order.
+@propertyWrapper final class RepeatedOption: Declaration, @unchecked Sendable {
     let spec: OptionSpec
+    private(set) var wrappedValue: [String] = []
 
     init(_ name: String, valueName: String, help: String, completion: Completion = .automatic) {
         spec = OptionSpec(names: [name], valueName: valueName, help: help, repeats: true, completion: completion)
@@ -54,37 +125,70 @@ struct RepeatedOption {
 
     /// The long name, for messages.
     var name: String { spec.names[0] }
+    var optionSpecs: [OptionSpec] { [spec] }
+    func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
-/// A required positional argument; `parsed[key]` is a `String`, since the parser has already
-/// refused a command line without it.
-struct Argument {
+/// A required positional argument; the parser has already refused a command line without it.
+@propertyWrapper final class Argument: Declaration, @unchecked Sendable {
     let spec: ArgumentSpec
+    private(set) var wrappedValue = ""
 
     init(_ name: String, help: String, completion: Completion = .automatic) {
         spec = ArgumentSpec(name: name, help: help, completion: completion)
     }
 
+    /// A property declared as the shared argument `other` (`@Argument(.vault)`).
+    init(_ other: Argument) { spec = other.spec }
+
     /// The vault path that most commands take first: `<vault>`, "The vault file.".
-    static let vault = Argument("vault", help: "The vault file.")
+    static var vault: Argument { Argument("vault", help: "The vault file.") }
+
+    var argumentSpec: ArgumentSpec? { spec }
+    func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
-/// A positional argument that may be left out; `parsed[key]` is `nil` when it was.
-struct OptionalArgument {
+/// A positional argument that may be left out: `nil` when it was.
+@propertyWrapper final class OptionalArgument: Declaration, @unchecked Sendable {
     let spec: ArgumentSpec
+    private(set) var wrappedValue: String?
 
     init(_ name: String, help: String, completion: Completion = .automatic) {
         spec = ArgumentSpec(name: name, help: help, optional: true, completion: completion)
     }
+
+    var argumentSpec: ArgumentSpec? { spec }
+    func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
-/// The last argument, taking every remaining word (`<name> ...`); `parsed[key]` is the words in order.
-struct RemainingArguments {
+/// The last argument, taking every remaining word (`<name> ...`): the words in order.
+@propertyWrapper final class RemainingArguments: Declaration, @unchecked Sendable {
     let spec: ArgumentSpec
+    private(set) var wrappedValue: [String] = []
 
     init(_ name: String, help: String, optional: Bool = false, completion: Completion = .automatic) {
         spec = ArgumentSpec(name: name, help: help, optional: optional, completion: completion, repeats: true)
     }
+
+    var argumentSpec: ArgumentSpec? { spec }
+    func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
+}
+
+/// A shared group of options (`@Group var credentials: CredentialOptions`), read by the group's
+/// own initialiser; `specs` overrides the group's options (a selector with its filters).
+@propertyWrapper final class Group<Value: OptionGroup>: Declaration, @unchecked Sendable {
+    let optionSpecs: [OptionSpec]
+    private var value: Value?
+
+    init(specs: [OptionSpec] = Value.specs) { optionSpecs = specs }
+
+    /// The group's values; reading them before parsing is a programming error.
+    var wrappedValue: Value {
+        guard let value else { preconditionFailure("\(Value.self) read before the command line was parsed") }
+        return value
+    }
+
+    func fill(from parsed: ParsedArguments) throws { value = try Value(parsed) }
 }
 
 // MARK: - Reading parsed values

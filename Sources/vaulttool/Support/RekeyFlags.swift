@@ -5,7 +5,7 @@ import VaultIO
 /// `--keep-password-file`, `--drop-keyslots` and `--drop-foreign`, shared by `rekey` and `passwd`.
 ///
 /// Spec: Spec/cli.md, "rekey".
-struct RekeyFlags {
+struct RekeyFlags: OptionGroup {
     static let keepPasswordFile = RepeatedOption(
         "--keep-password-file",
         valueName: "file",
