@@ -21,51 +21,31 @@ struct Agent: Command {
             else /tmp/vault-agent-<uid>/agent.sock.
             """
     )
-    static let options = [
-        foregroundFlag.spec, socketOption.spec, idleTimeoutOption.spec, maxLifetimeOption.spec, statusFlag.spec,
-        stopFlag.spec,
-    ]
+    @Flag("--foreground", help: "Serve in the foreground until stopped.") var foreground: Bool
+    @Option("--socket", valueName: "path", help: "The socket (default: see the discussion).") var socketOption: String?
+    @Option("--idle-timeout", valueName: "seconds", help: "Drop keys unused this long (600).") var idleTimeout: String?
+    @Option("--max-lifetime", valueName: "seconds", help: "Drop keys this long after unlock (7200).")
+    var maxLifetime: String?
+    @Flag("--status", help: "List the vaults the running agent holds.") var status: Bool
+    @Flag("--stop", help: "Drop every key and stop the running agent.") var stop: Bool
 
-    static let foregroundFlag = Flag("--foreground", help: "Serve in the foreground until stopped.")
-    static let socketOption = Option("--socket", valueName: "path", help: "The socket (default: see the discussion).")
-    static let idleTimeoutOption = Option(
-        "--idle-timeout",
-        valueName: "seconds",
-        help: "Drop keys unused this long (600)."
-    )
-    static let maxLifetimeOption = Option(
-        "--max-lifetime",
-        valueName: "seconds",
-        help: "Drop keys this long after unlock (7200)."
-    )
-    static let statusFlag = Flag("--status", help: "List the vaults the running agent holds.")
-    static let stopFlag = Flag("--stop", help: "Drop every key and stop the running agent.")
-    static let arguments: [ArgumentSpec] = []
-
-    let foreground, status, stop: Bool
-    let socketPath: String
-    let limits: VaultAgent.Limits
+    private(set) var socketPath = ""
+    private(set) var limits = VaultAgent.Limits(idleTimeout: nil, maximumLifetime: nil)
     /// Whether `--idle-timeout` or `--max-lifetime` was given.
-    let limitsGiven: Bool
+    var limitsGiven: Bool { idleTimeout != nil || maxLifetime != nil }
 
-    init(_ parsed: ParsedArguments) throws {
-        foreground = parsed[Self.foregroundFlag]
-        status = parsed[Self.statusFlag]
-        stop = parsed[Self.stopFlag]
-        socketPath =
-            parsed[Self.socketOption] ?? VaultAgent.fromEnvironment()?.socketPath ?? VaultAgent.defaultSocketPath()
+    mutating func validate() throws {
+        socketPath = socketOption ?? VaultAgent.fromEnvironment()?.socketPath ?? VaultAgent.defaultSocketPath()
         guard socketPath.hasPrefix("/") else { throw UsageError("The agent socket must be an absolute path") }
-        func seconds(_ option: Option, _ fallback: Int) throws -> Duration? {
-            let text = parsed[option] ?? String(fallback)
-            guard let value = Int(text), value >= 0 else {
-                throw UsageError("'\(option.name)' needs a number of seconds")
+        func seconds(_ text: String?, _ name: String, _ fallback: Int) throws -> Duration? {
+            guard let value = Int(text ?? String(fallback)), value >= 0 else {
+                throw UsageError("'\(name)' needs a number of seconds")
             }
             return value == 0 ? nil : .seconds(value)
         }
-        limitsGiven = parsed[Self.idleTimeoutOption] != nil || parsed[Self.maxLifetimeOption] != nil
         limits = VaultAgent.Limits(
-            idleTimeout: try seconds(Self.idleTimeoutOption, 600),
-            maximumLifetime: try seconds(Self.maxLifetimeOption, 7200)
+            idleTimeout: try seconds(idleTimeout, "--idle-timeout", 600),
+            maximumLifetime: try seconds(maxLifetime, "--max-lifetime", 7200)
         )
         guard [foreground, status, stop].filter({ $0 }).count <= 1 else {
             throw UsageError("Give one of '--foreground', '--status' and '--stop'")

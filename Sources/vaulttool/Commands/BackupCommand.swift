@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool backup [<credential options>] <vault> [<destination>]`.
-struct BackupCommand: ParsableCommand {
+struct BackupCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy a vault to a new file, and check the copy.",

@@ -3,7 +3,7 @@
 import Foundation
 
 /// `vaulttool completions bash|zsh`.
-struct Completions: ParsableCommand {
+struct Completions: Command {
     static let configuration = CommandConfiguration(
         commandName: "completions",
         abstract: "Print a shell completion script (bash or zsh).",

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool create [--password-file <file>] [--kdf <preset>] <vault>`.
-struct Create: ParsableCommand {
+struct Create: Command {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create a new, empty vault.",

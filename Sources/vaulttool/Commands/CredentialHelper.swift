@@ -23,40 +23,33 @@ struct CredentialHelper: Command {
             or link vaulttool as git-credential-vault or docker-credential-vault on the PATH.
             """
     )
-    static let options =
-        [vaultOption.spec] + CredentialOptions.specs
-    static let arguments = [helperArgument.spec, actionArgument.spec]
-
-    static let vaultOption = VaultLocation.option
-    static let helperArgument = Argument("helper", help: "git or docker.")
-    static let actionArgument = Argument(
-        "action",
-        help: "git: get, store, erase. docker: get, store, erase, list, version."
-    )
+    @Option(VaultLocation.option) var vault: String?
+    @Group var givenCredentials: CredentialOptions
+    @Argument("helper", help: "git or docker.") var helperName: String
+    @Argument("action", help: "git: get, store, erase. docker: get, store, erase, list, version.") var action: String
 
     /// The two protocols.
     enum Helper: String {
         case git, docker
     }
 
-    let helper: Helper
-    let action: String
-    let vault: String?
-    let credentialOptions: CredentialOptions
+    private(set) var helper = Helper.git
+    /// The credentials given; a helper never prompts (it runs inside another program, R12-TXT-3).
+    var credentialOptions: CredentialOptions {
+        var options = givenCredentials
+        options.mayPrompt = false
+        return options
+    }
 
-    init(_ parsed: ParsedArguments) throws {
-        let name = parsed[Self.helperArgument]
-        guard let helper = Helper(rawValue: name) else {
-            throw UsageError("Unknown credential helper '\(name)'; use git or docker")
+    mutating func validate() throws {
+        guard let helper = Helper(rawValue: helperName) else {
+            throw UsageError("Unknown credential helper '\(helperName)'; use git or docker")
         }
         self.helper = helper
-        action = parsed[Self.actionArgument]
-        vault = parsed[Self.vaultOption]
-        var options = try CredentialOptions(parsed)
-        options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
-        credentialOptions = options
-        if credentialOptions.usesStdin {
-            throw UsageError("Standard input carries the \(name) protocol; give the password with '--password-file'")
+        if givenCredentials.usesStdin {
+            throw UsageError(
+                "Standard input carries the \(helperName) protocol; give the password with '--password-file'"
+            )
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool device-secret init [<file>]` and `vaulttool device-secret path`.
-struct DeviceSecretCommand: ParsableCommand {
+struct DeviceSecretCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "device-secret",
         abstract: "Create this machine's device secret, or print where it is.",

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool export --password-file <file> [--output <file>] <vault>`.
-struct Export: ParsableCommand {
+struct Export: Command {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write items and their secrets as plaintext JSON.",

@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool generate [--length <n>] [--alphabet <characters>]`.
-struct Generate: ParsableCommand {
+struct Generate: Command {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Print a random password.",

@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool get --password-file <file> --service <service> --account <account> <vault>`.
-struct Get: ParsableCommand {
+struct Get: Command {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print the secret of one item.",

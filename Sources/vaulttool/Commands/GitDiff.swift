@@ -27,25 +27,19 @@ struct GitDiff: Command {
     )
     /// The credential options without `--password-stdin`: git gives a textconv driver no input.
     static let credentialSpecs = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
-    static let options = credentialSpecs
-    static let arguments = [fileArgument.spec]
+    @Group(specs: GitDiff.credentialSpecs) var givenCredentials: CredentialOptions
+    @Argument("file", help: "The vault file (git passes a temporary copy).") var path: String
 
-    static let fileArgument = Argument("file", help: "The vault file (git passes a temporary copy).")
-
-    let path: String
-    let credentialOptions: CredentialOptions
+    /// The credentials given; a driver never prompts (it runs inside another program, R12-TXT-3).
+    var credentialOptions: CredentialOptions {
+        var options = givenCredentials
+        options.mayPrompt = false
+        return options
+    }
     /// Whether a credential other than the device secret was named on the command line (any of
     /// the credential options, so that one added later counts too).
-    let explicitCredential: Bool
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.fileArgument]
-        var options = try CredentialOptions(parsed)
-        options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
-        credentialOptions = options
-        explicitCredential = Self.credentialSpecs.contains {
-            $0.names != CredentialOptions.deviceSecretFileOption.spec.names && parsed.isGiven($0)
-        }
+    var explicitCredential: Bool {
+        givenCredentials.given.contains { $0.spec.names != CredentialOptions.deviceSecretFileOption.spec.names }
     }
 
     func run() throws {

@@ -23,43 +23,32 @@ struct GitMerge: Command {
             git-diff does; the device secret comes from VAULTTOOL_DEVICE_SECRET_FILE as usual.
             """
     )
-    static let options = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
-    static let arguments = [
-        ancestorArgument.spec, oursArgument.spec, theirsArgument.spec, pathArgument.spec,
-    ]
-
-    static let ancestorArgument = Argument("ancestor", help: "The common ancestor (git's %O).")
-    static let oursArgument = Argument("ours", help: "Our version (git's %A); the merge is written here.")
-    static let theirsArgument = Argument("theirs", help: "Their version (git's %B).")
-    static let pathArgument = OptionalArgument("path", help: "The file's path in the repository (git's %P).")
+    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
+    var givenCredentials: CredentialOptions
+    @Argument("ancestor", help: "The common ancestor (git's %O).") var ancestor: String
+    @Argument("ours", help: "Our version (git's %A); the merge is written here.") var ours: String
+    @Argument("theirs", help: "Their version (git's %B).") var theirs: String
+    /// git's %P, for messages: git's %A and %B are temporary files a person never saw.
+    @OptionalArgument("path", help: "The file's path in the repository (git's %P).") var name: String?
 
     /// The variables that supply credentials when no option does.
     static let passwordFileVariable = "VAULTTOOL_PASSWORD_FILE"
     static let keyFileVariable = "VAULTTOOL_KEY_FILE"
 
-    let ancestor: String
-    let ours: String
-    let theirs: String
-    /// git's %P, for messages: git's %A and %B are temporary files a person never saw.
-    let name: String?
-    var credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        ancestor = parsed[Self.ancestorArgument]
-        ours = parsed[Self.oursArgument]
-        theirs = parsed[Self.theirsArgument]
-        name = parsed[Self.pathArgument]
-        credentialOptions = try CredentialOptions(parsed)
-        credentialOptions.mayPrompt = false  // it runs inside another program (R12-TXT-3)
+    /// The credentials given, completed from the environment: a driver never prompts.
+    var credentialOptions: CredentialOptions {
+        var options = givenCredentials
+        options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
         let environment = ProcessInfo.processInfo.environment
-        if !credentialOptions.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {
-            credentialOptions.passwordFileEnv = Self.passwordFileVariable
+        if !options.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {
+            options.passwordFileEnv = Self.passwordFileVariable
         }
-        if credentialOptions.keyFile == nil, let keyFile = environment[Self.keyFileVariable], !keyFile.isEmpty {
-            credentialOptions.keyFile = keyFile
+        if options.keyFile == nil, let keyFile = environment[Self.keyFileVariable], !keyFile.isEmpty {
+            options.keyFile = keyFile
         }
-        credentialOptions.promptAlternatives =
+        options.promptAlternatives =
             "\(Self.passwordFileVariable), \(Self.keyFileVariable), --password-file or --password-file-env"
+        return options
     }
 
     func run() throws {

@@ -25,47 +25,38 @@ struct GitSetup: Command {
             The drivers run this program by its absolute path unless --use-path is given.
             """
     )
-    static let options =
-        [repoOption.spec, dryRunFlag.spec, usePathFlag.spec] + GitDiff.credentialSpecs
-    static let arguments = [patternArguments.spec]
-
-    static let repoOption = Option(
+    @Option(
         "--repo",
         valueName: "dir",
         help: "A directory inside the repository (default: the current directory).",
         completion: .files
     )
-    static let dryRunFlag = Flag("--dry-run", help: "Print what would change; change nothing.")
-    static let usePathFlag = Flag(
-        "--use-path",
-        help: "Write plain 'vaulttool' (looked up on PATH) instead of this program's absolute path."
-    )
-    static let patternArguments = RemainingArguments(
+    var repoOption: String?
+    @Flag("--dry-run", help: "Print what would change; change nothing.") var dryRun: Bool
+    @Flag("--use-path", help: "Write plain 'vaulttool' (looked up on PATH) instead of this program's absolute path.")
+    var usePath: Bool
+    /// Refuses two password sources, as every command does; the options given go to the drivers.
+    @Group(specs: GitDiff.credentialSpecs) var credentialOptions: CredentialOptions
+    @RemainingArguments(
         "pattern",
         help: "gitattributes patterns of the vault files (default: *.vault); repeatable.",
         optional: true,
         completion: .none
     )
+    var givenPatterns: [String]
 
-    let repo: String
-    let dryRun: Bool
-    let usePath: Bool
-    let patterns: [String]
-    let driverOptions: [String]
+    var repo: String { repoOption ?? FileManager.default.currentDirectoryPath }
+    var patterns: [String] { givenPatterns.isEmpty ? ["*.vault"] : givenPatterns }
+    var driverOptions: [String] {
+        Self.driverOptions(credentialOptions, base: FileManager.default.currentDirectoryPath)
+    }
 
-    init(_ parsed: ParsedArguments) throws {
-        repo = parsed[Self.repoOption] ?? FileManager.default.currentDirectoryPath
-        dryRun = parsed[Self.dryRunFlag]
-        usePath = parsed[Self.usePathFlag]
-        let given = parsed[Self.patternArguments]
-        patterns = given.isEmpty ? ["*.vault"] : given
+    func validate() throws {
         for pattern in patterns where !Self.isPlainPattern(pattern) {
             throw UsageError(
                 "The pattern '\(pattern)' cannot be written to .gitattributes; use one without spaces, quotes or '#'"
             )
         }
-        _ = try CredentialOptions(parsed)  // refuses two password sources, as every command does
-        driverOptions = Self.driverOptions(parsed, base: FileManager.default.currentDirectoryPath)
     }
 
     // MARK: - What is written
@@ -102,16 +93,13 @@ struct GitSetup: Command {
     /// of their declaration, with `<file>` values made absolute (git runs drivers from the top of
     /// the work tree, not from where git-setup ran). Only options given here count: a device
     /// secret from `VAULTTOOL_DEVICE_SECRET_FILE` is not written.
-    static func driverOptions(_ parsed: ParsedArguments, base: String) -> [String] {
+    static func driverOptions(_ credentials: CredentialOptions, base: String) -> [String] {
         func absolute(_ path: String) -> String {
             path.hasPrefix("/") ? path : URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: base + "/")).path
         }
-        var out = [String]()
-        for spec in GitDiff.credentialSpecs where spec.valueName != nil {
-            guard let value = parsed.occurrences(of: spec).last else { continue }
-            out += [spec.names[0], spec.valueName == "file" ? absolute(value) : value]
+        return credentials.given.filter { $0.spec.valueName != nil }.flatMap { spec, value in
+            [spec.names[0], spec.valueName == "file" ? absolute(value) : value]
         }
-        return out
     }
 
     // MARK: - Running

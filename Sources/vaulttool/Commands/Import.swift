@@ -17,19 +17,16 @@ struct Import: Command {
             credential and KDF options of 'vaulttool create'.
             """
     )
-    static let options = ImportRunner.specs + CredentialOptions.specs + KDFOptions.specs + RollbackOption.specs
-    static let arguments = [fileArgument.spec, vault.spec]
+    @Group var importOptions: ImportRunner.Options
+    @Group var credentialOptions: CredentialOptions
+    /// `--accept-rollback` is declared here, in help order, and read with the credentials.
+    @Group(specs: KDFOptions.specs + RollbackOption.specs) var kdfOptions: KDFOptions
+    @Argument("file", help: "The export to read.") var file: String
+    @Argument("vault", help: "The vault to add the items to (see --create).") var path: String
 
-    static let fileArgument = Argument("file", help: "The export to read.")
-    static let vault = Argument("vault", help: "The vault to add the items to (see --create).")
+    private var runner: ImportRunner { get throws { try ImportRunner(importOptions, source: file, vault: path) } }
 
-    let runner: ImportRunner
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        runner = try ImportRunner(parsed, source: parsed[Self.fileArgument], vault: parsed[Self.vault])
-        credentialOptions = try CredentialOptions(parsed)
-    }
+    func validate() throws { _ = try runner }
 
     func run() throws {
         try runner.run(credentials: credentialOptions)

@@ -26,39 +26,20 @@ struct Inject: Command {
             and a CI job can check it with --dry-run, which needs no credentials.
             """
     )
-    static let options =
-        [inputOption.spec, outputOption.spec, dryRunFlag.spec, VaultLocation.option.spec] + CredentialOptions.specs
-    static let arguments: [ArgumentSpec] = []
-
-    static let inputOption = Option(
-        "--in-file",
-        shortName: "-i",
-        valueName: "file",
-        help: "The template (default: standard input)."
-    )
-    static let outputOption = Option(
+    @Option("--in-file", shortName: "-i", valueName: "file", help: "The template (default: standard input).")
+    var input: String?
+    @Option(
         "--out-file",
         shortName: "-o",
         valueName: "file",
         help: "Write the result here atomically, mode 0600 (default: standard output)."
     )
-    static let dryRunFlag = Flag("--dry-run", help: "List the references; open no vault, write nothing.")
+    var output: String?
+    @Flag("--dry-run", help: "List the references; open no vault, write nothing.") var dryRun: Bool
+    @Option(VaultLocation.option) var vault: String?
+    @Group var credentialOptions: CredentialOptions
     /// The largest template read: a config file, not a data set.
     static let templateLimit = 16 << 20
-
-    let input: String?
-    let output: String?
-    let dryRun: Bool
-    let vault: String?
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        input = parsed[Self.inputOption]
-        output = parsed[Self.outputOption]
-        dryRun = parsed[Self.dryRunFlag]
-        vault = parsed[VaultLocation.option]
-        credentialOptions = try CredentialOptions(parsed)
-    }
 
     func run() throws {
         let why = "a template is at most \(Self.templateLimit >> 20) MiB"

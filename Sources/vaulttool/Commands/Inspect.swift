@@ -4,7 +4,7 @@ import Foundation
 import VaultIO
 
 /// `vaulttool inspect [--json] [--items] <path>`.
-struct Inspect: ParsableCommand {
+struct Inspect: Command {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Inspect a vault file without decrypting it.",

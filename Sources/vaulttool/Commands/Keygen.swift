@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool keygen <identity>` and `vaulttool keygen --recipient-of <identity>`.
-struct Keygen: ParsableCommand {
+struct Keygen: Command {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
         abstract: "Create an identity file for opening vaults as a recipient.",

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool list --password-file <file> [--json] <vault>`.
-struct List: ParsableCommand {
+struct List: Command {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the items of a vault, without their secrets.",

@@ -22,54 +22,34 @@ struct MergeCommand: Command {
             same credentials (or the agent's keys) open every file. See Spec/merge.md.
             """
     )
-    static let options =
-        [baseOption.spec, outputOption.spec, removeMergedFlag.spec, keepKeyOption.spec]
-        + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [vault.spec, otherArguments.spec]
-
-    static let baseOption = Option(
-        "--base",
-        valueName: "file",
-        help: "The common ancestor of <vault> and one <other>: merge three-way."
-    )
-    static let outputOption = Option(
+    @Option("--base", valueName: "file", help: "The common ancestor of <vault> and one <other>: merge three-way.")
+    var base: String?
+    @Option(
         "--output",
         valueName: "file",
         help: "Write the merge of <vault> and one <other> to a new file; both stay as they are."
     )
-    static let removeMergedFlag = Flag("--remove-merged", help: "Delete each <other> once it is merged.")
-    static let keepKeyOption = Option(
+    var output: String?
+    @Flag("--remove-merged", help: "Delete each <other> once it is merged.") var removeMerged: Bool
+    @Option(
         "--keep-key",
         valueName: "side",
         help: "ours or theirs: the master key to keep when one copy was rekeyed.",
         completion: .values(["ours", "theirs"])
     )
-    static let vault = Argument("vault", help: "The vault to merge into (ours).")
-    static let otherArguments = RemainingArguments("other", help: "A copy of the same vault to merge in (theirs).")
+    var keepKeyName: String?
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Argument("vault", help: "The vault to merge into (ours).") var path: String
+    @RemainingArguments("other", help: "A copy of the same vault to merge in (theirs).") var others: [String]
+    private(set) var keepKey: MergeSide?
 
-    let path: String
-    let others: [String]
-    let base: String?
-    let output: String?
-    let removeMerged: Bool
-    let keepKey: MergeSide?
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.vault]
-        others = parsed[Self.otherArguments]
-        base = parsed[Self.baseOption]
-        output = parsed[Self.outputOption]
-        removeMerged = parsed[Self.removeMergedFlag]
-        if let side = parsed[Self.keepKeyOption] {
+    mutating func validate() throws {
+        if let side = keepKeyName {
             guard let chosen = MergeSide(rawValue: side) else {
                 throw UsageError("--keep-key takes 'ours' or 'theirs', not '\(side)'")
             }
             keepKey = chosen
-        } else {
-            keepKey = nil
         }
-        credentialOptions = try CredentialOptions(parsed)
         if others.count > 1 && (base != nil || output != nil) {
             throw UsageError("--base and --output merge one <other> file, not \(others.count)")
         }

@@ -21,50 +21,39 @@ struct Migrate: Command {
             'vaulttool import').
             """
     )
-    static let options =
-        [keepBackupFlag.spec, toOption.spec] + ImportRunner.specs + KDFOptions.specs + CredentialOptions.specs
-        + RollbackOption.specs
-    static let arguments = [sourceArgument.spec, Argument.vault.spec]
-
-    static let keepBackupFlag = Flag("--keep-backup", help: "Keep the backup after a successful migration.")
-    static let toOption = Option(
+    @Flag("--keep-backup", help: "Keep the backup after a successful migration.") var keepBackup: Bool
+    @Option(
         "--to",
         valueName: "format",
         help: "The format to reach: 1.1 (default), 1.2 (recipients) or 2.0 (access-group recipients)."
     )
-    static let sourceArgument = OptionalArgument("source", help: "With --from: the export to import.")
+    var targetName: String?
+    @Group var importOptions: ImportRunner.Options
+    @Group var kdfOptions: KDFOptions
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @OptionalArgument("source", help: "With --from: the export to import.") var source: String?
+    @Argument(.vault) var path: String
 
-    let path: String
     /// `--to`: the version to reach (formats 1.2 and 2.0 only by this explicit choice, R12-MIG-1, R2-MIG-1).
-    let targetVersion: (major: UInt16, minor: UInt16)?
-    let runner: ImportRunner?
-    let keepBackup, dryRun, json: Bool
-    let kdfOptions: KDFOptions
-    let credentialOptions: CredentialOptions
+    private(set) var targetVersion: (major: UInt16, minor: UInt16)?
+    private(set) var runner: ImportRunner?
+    var dryRun: Bool { importOptions.dryRun }
+    var json: Bool { importOptions.json }
 
-    init(_ parsed: ParsedArguments) throws {
-        credentialOptions = try CredentialOptions(parsed)
-        kdfOptions = try KDFOptions(parsed)
-        keepBackup = parsed[Self.keepBackupFlag]
-        dryRun = parsed[ImportRunner.Key.dryRun]
-        json = parsed[ImportRunner.Key.json]
-        switch parsed[Self.toOption] {
+    mutating func validate() throws {
+        switch targetName {
         case nil: targetVersion = nil
         case "1.1": targetVersion = (1, 1)
         case "1.2": targetVersion = (1, 2)
         case "2.0": targetVersion = (2, 0)
         case let other?: throw UsageError("'--to' is 1.1, 1.2 or 2.0, not '\(other)'")
         }
-        path = parsed[Argument.vault]
-        if let source = parsed[Self.sourceArgument] {
-            runner = try ImportRunner(parsed, source: source, vault: path)
+        if let source {
+            runner = try ImportRunner(importOptions, source: source, vault: path)
             if keepBackup { throw UsageError("'--keep-backup' does not apply to imports") }
         } else {
-            runner = nil
-            if parsed[ImportRunner.Key.from] != nil { throw UsageError("Missing expected argument '<source>'") }
-            if parsed[ImportRunner.Key.replace] || parsed[ImportRunner.Key.accessibility] != nil
-                || parsed[ImportRunner.Key.skipDuplicates] || parsed[ImportRunner.Key.create]
-            {
+            if importOptions.formatName != nil { throw UsageError("Missing expected argument '<source>'") }
+            if importOptions.importOnlyGiven {
                 throw UsageError(
                     "'--replace', '--skip-duplicates', '--create' and '--accessibility' apply only to imports ('--from')"
                 )

@@ -27,100 +27,83 @@ struct Passwd: Command {
             32 random bytes.
             """
     )
-    static let options =
-        [
-            Key.newPasswordFile.spec, Key.newPasswordEnv.spec, Key.newPasswordFileEnv.spec, Key.addKeyFile.spec,
-            Key.generateKeyFile.spec, Key.removeKeyFile.spec, Key.addRecovery.spec, Key.removeKeyslot.spec,
-            Key.noRekey.spec,
-        ] + RekeyFlags.specs + KDFOptions.specs + CredentialOptions.specs + RollbackOption.specs
-    static let arguments = [Argument.vault.spec]
-
-    /// The options of `passwd` beyond the shared groups, declared once.
-    enum Key {
-        static let newPasswordFile = Option(
-            "--new-password-file",
-            valueName: "file",
-            help: "Read the new password from a file."
-        )
-        static let newPasswordEnv = Option(
-            "--new-password-env",
-            valueName: "name",
-            help: "The new password is the value of environment variable <name>."
-        )
-        static let newPasswordFileEnv = Option(
-            "--new-password-file-env",
-            valueName: "name",
-            help: "Read the new password from the file named by environment variable <name>."
-        )
-        static let addKeyFile = Option(
-            "--add-key-file",
-            valueName: "file",
-            help: "Add a keyslot that this key file alone opens (a second way in)."
-        )
-        static let generateKeyFile = Option(
-            "--generate-key-file",
-            valueName: "file",
-            help: "Write a new 32-byte random key file and add a keyslot that it alone opens."
-        )
-        static let removeKeyFile = Flag("--remove-key-file", help: "Remove every key-file-only keyslot.")
-        static let addRecovery = Flag(
-            "--add-recovery",
-            help: "Add a keyslot for a generated recovery password (printed once)."
-        )
-        static let removeKeyslot = Option(
-            "--remove-keyslot",
-            valueName: "index",
-            help: "Remove the keyslot at <index>."
-        )
-        static let noRekey = Flag(
-            "--no-rekey",
-            help: "Keep the master key: the old credential still works with an old copy of the vault."
-        )
-    }
+    @Option("--new-password-file", valueName: "file", help: "Read the new password from a file.")
+    var newPasswordFile: String?
+    @Option(
+        "--new-password-env",
+        valueName: "name",
+        help: "The new password is the value of environment variable <name>."
+    )
+    var newPasswordEnv: String?
+    @Option(
+        "--new-password-file-env",
+        valueName: "name",
+        help: "Read the new password from the file named by environment variable <name>."
+    )
+    var newPasswordFileEnv: String?
+    @Option(
+        "--add-key-file",
+        valueName: "file",
+        help: "Add a keyslot that this key file alone opens (a second way in)."
+    )
+    var addKeyFile: String?
+    @Option(
+        "--generate-key-file",
+        valueName: "file",
+        help: "Write a new 32-byte random key file and add a keyslot that it alone opens."
+    )
+    var generateKeyFile: String?
+    @Flag("--remove-key-file", help: "Remove every key-file-only keyslot.") var removeKeyFile: Bool
+    @Flag("--add-recovery", help: "Add a keyslot for a generated recovery password (printed once).")
+    var addRecovery: Bool
+    @Option("--remove-keyslot", valueName: "index", help: "Remove the keyslot at <index>.") var removeKeyslot: String?
+    @Flag("--no-rekey", help: "Keep the master key: the old credential still works with an old copy of the vault.")
+    var noRekey: Bool
+    @Group var rekeyFlags: RekeyFlags
+    @Group var kdfOptions: KDFOptions
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
     enum Action {
         case changePassword, addKeyFile(String), generateKeyFile(String), removeKeyFiles, addRecovery
         case removeKeyslot(Int)
     }
 
-    let path: String
-    let action: Action
-    let newPassword: CredentialOptions
-    let kdfOptions: KDFOptions
-    let credentialOptions: CredentialOptions
+    private(set) var action = Action.changePassword
+    /// The new password's source (`--new-password-…`).
+    private var newPassword: CredentialOptions {
+        get throws {
+            try CredentialOptions(
+                passwordFile: newPasswordFile,
+                passwordEnv: newPasswordEnv,
+                passwordFileEnv: newPasswordFileEnv
+            )
+        }
+    }
     /// Whether the action replaces the master key (L-KS-5): a change or removal, unless `--no-rekey`.
-    let rekeys: Bool
-    let rekeyFlags: RekeyFlags
+    private(set) var rekeys = false
 
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        credentialOptions = try CredentialOptions(parsed)
-        kdfOptions = try KDFOptions(parsed)
+    mutating func validate() throws {
         var actions = [Action]()
-        if let file = parsed[Key.addKeyFile] { actions.append(.addKeyFile(file)) }
-        if let file = parsed[Key.generateKeyFile] { actions.append(.generateKeyFile(file)) }
-        if parsed[Key.removeKeyFile] { actions.append(.removeKeyFiles) }
-        if parsed[Key.addRecovery] { actions.append(.addRecovery) }
-        if let text = parsed[Key.removeKeyslot] {
+        if let file = addKeyFile { actions.append(.addKeyFile(file)) }
+        if let file = generateKeyFile { actions.append(.generateKeyFile(file)) }
+        if removeKeyFile { actions.append(.removeKeyFiles) }
+        if addRecovery { actions.append(.addRecovery) }
+        if let text = removeKeyslot {
             guard let index = Int(text), index >= 0 else { throw UsageError("'--remove-keyslot' needs an index") }
             actions.append(.removeKeyslot(index))
         }
         guard actions.count <= 1 else { throw UsageError("Give one action at a time") }
         action = actions.first ?? .changePassword
-        newPassword = try CredentialOptions(
-            passwordFile: parsed[Key.newPasswordFile],
-            passwordEnv: parsed[Key.newPasswordEnv],
-            passwordFileEnv: parsed[Key.newPasswordFileEnv]
-        )
+        _ = try newPassword  // refuses two new-password sources before anything is opened
         if case .changePassword = action {
-        } else if newPassword.hasPasswordSource {
+        } else if try newPassword.hasPasswordSource {
             throw UsageError("The '--new-password-…' options only go with a password change")
         }
-        rekeyFlags = RekeyFlags(parsed)
         switch action {
-        case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !parsed[Key.noRekey]
+        case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !noRekey
         case .addKeyFile, .generateKeyFile, .addRecovery:
-            if parsed[Key.noRekey] { throw UsageError("'--no-rekey' only goes with a change or removal") }
+            if noRekey { throw UsageError("'--no-rekey' only goes with a change or removal") }
             rekeys = false
         }
         if rekeyFlags.isGiven && !rekeys {

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool recipients ls|add|rm [options] <vault>`.
-struct Recipients: ParsableCommand {
+struct Recipients: Command {
     static let configuration = CommandConfiguration(
         commandName: "recipients",
         abstract: "List, add or remove the public keys that open a vault.",

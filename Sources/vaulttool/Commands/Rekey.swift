@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool rekey --password-file <file> [--keep-password-file <file> ...] <vault>`.
-struct Rekey: ParsableCommand {
+struct Rekey: Command {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Replace the master key and seal every item again.",

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool rm --password-file <file> --service <service> --account <account> <vault>`.
-struct Remove: ParsableCommand {
+struct Remove: Command {
     static let configuration = CommandConfiguration(
         commandName: "rm",
         abstract: "Remove an item from a vault.",

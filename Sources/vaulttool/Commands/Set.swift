@@ -24,60 +24,38 @@ struct SetItem: Command {
             secret (--device-secret-file) to read and are left out of exports.
             """
     )
-    static let options =
-        ItemSelector.specs + [
-            Key.itemClass.spec, Key.label.spec, Key.comment.spec, Key.description.spec, Key.accessibility.spec,
-            Key.synchronizable.spec, Key.secretFile.spec, Key.allowEmpty.spec, Key.trimNewline.spec,
-        ] + CredentialOptions.specs + RollbackOption.specs
+    @Group var selector: ItemSelector
+    @Option(
+        "--class",
+        valueName: "class",
+        help: "generic or internet (default: from the options).",
+        completion: .values(["generic", "internet"])
+    )
+    var itemClassName: String?
+    @Option("--label", valueName: "label", help: "A label for people.") var label: String?
+    @Option("--comment", valueName: "comment", help: "A comment.") var comment: String?
+    @Option("--description", valueName: "text", help: "A description of the kind of item.") var itemDescription: String?
+    @Option(
+        "--accessibility",
+        valueName: "class",
+        help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.",
+        completion: .values(ProtectionClass.allCases.map(\.description))
+    )
+    var accessibilityName: String?
+    @Flag("--synchronizable", help: "Mark the item synchronizable.") var synchronizable: Bool
+    @Option("--secret-file", valueName: "file", help: "Read the secret from a file (every byte, at most 16 MiB).")
+    var secretFile: String?
+    @Flag("--allow-empty", help: "Store an empty secret instead of refusing it.") var allowEmpty: Bool
+    @Flag("--trim-newline", help: "Remove one trailing newline from the secret.") var trimNewline: Bool
+    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
-    /// The options of `set` beyond the selector's, declared once.
-    enum Key {
-        static let itemClass = Option(
-            "--class",
-            valueName: "class",
-            help: "generic or internet (default: from the options).",
-            completion: .values(["generic", "internet"])
-        )
-        static let label = Option("--label", valueName: "label", help: "A label for people.")
-        static let comment = Option("--comment", valueName: "comment", help: "A comment.")
-        static let description = Option(
-            "--description",
-            valueName: "text",
-            help: "A description of the kind of item."
-        )
-        static let accessibility = Option(
-            "--accessibility",
-            valueName: "class",
-            help: "whenUnlocked (default), afterFirstUnlock, always, or a ThisDeviceOnly class.",
-            completion: .values(ProtectionClass.allCases.map(\.description))
-        )
-        static let synchronizable = Flag("--synchronizable", help: "Mark the item synchronizable.")
-        static let secretFile = Option(
-            "--secret-file",
-            valueName: "file",
-            help: "Read the secret from a file (every byte, at most 16 MiB)."
-        )
-        static let allowEmpty = Flag("--allow-empty", help: "Store an empty secret instead of refusing it.")
-        static let trimNewline = Flag("--trim-newline", help: "Remove one trailing newline from the secret.")
-    }
-    static let arguments = [Argument.vault.spec]
+    private(set) var itemClass = ItemClass.genericPassword
+    private(set) var accessibility: ProtectionClass?
 
-    let path: String
-    let selector: ItemSelector
-    let itemClass: ItemClass
-    let label, comment, itemDescription, secretFile: String?
-    let accessibility: ProtectionClass?
-    let synchronizable: Bool
-    let allowEmpty: Bool
-    let trimNewline: Bool
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        selector = try ItemSelector(parsed)
-        credentialOptions = try CredentialOptions(parsed)
+    mutating func validate() throws {
         itemClass =
-            try parsed[Key.itemClass].map(ItemSelector.parseClass)
+            try itemClassName.map(ItemSelector.parseClass)
             ?? (selector.hasInternetFields ? .internetPassword : .genericPassword)
         if itemClass == .genericPassword && selector.hasInternetFields {
             throw UsageError("A generic password has no server, protocol, port, path or security domain")
@@ -88,14 +66,7 @@ struct SetItem: Command {
         if selector.service == nil && selector.account == nil && selector.server == nil {
             throw UsageError("Name the item with '--service' or '--server', and '--account'")
         }
-        label = parsed[Key.label]
-        comment = parsed[Key.comment]
-        itemDescription = parsed[Key.description]
-        secretFile = parsed[Key.secretFile]
-        synchronizable = parsed[Key.synchronizable]
-        allowEmpty = parsed[Key.allowEmpty]
-        trimNewline = parsed[Key.trimNewline]
-        accessibility = try parsed[Key.accessibility].map { name in
+        accessibility = try accessibilityName.map { name in
             guard let value = ProtectionClass(name: name) else {
                 throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
             }

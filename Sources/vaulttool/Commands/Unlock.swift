@@ -15,16 +15,8 @@ struct Unlock: Command {
             at most 1,024 bytes; 'vaulttool lock' one to make room.
             """
     )
-    static let options = CredentialOptions.specs
-    static let arguments = [Argument.vault.spec]
-
-    let path: String
-    let credentialOptions: CredentialOptions
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Argument.vault]
-        credentialOptions = try CredentialOptions(parsed)
-    }
+    @Group var credentialOptions: CredentialOptions
+    @Argument(.vault) var path: String
 
     func run() throws {
         guard let agent = VaultAgent.fromEnvironment() else {
@@ -54,16 +46,7 @@ struct Lock: Command {
             its own after its idle timeout and at the end of their lifetime.
             """
     )
-    static let options: [OptionSpec] = []
-    static let arguments = [vault.spec]
-
-    static let vault = OptionalArgument("vault", help: "The vault file (default: every vault).")
-
-    let path: String?
-
-    init(_ parsed: ParsedArguments) throws {
-        path = parsed[Self.vault]
-    }
+    @OptionalArgument("vault", help: "The vault file (default: every vault).") var path: String?
 
     func run() throws {
         guard let agent = VaultAgent.fromEnvironment() else {

@@ -3,7 +3,7 @@
 import VaultIO
 
 /// `vaulttool verify --password-file <file> <vault>`.
-struct Verify: ParsableCommand {
+struct Verify: Command {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the integrity of every item in a vault.",

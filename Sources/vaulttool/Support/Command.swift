@@ -57,15 +57,33 @@ enum Completion: Equatable {
 }
 
 /// A subcommand of `vaulttool`: one type per command, one file per type.
+///
+/// Its options and arguments are its properties, declared once with the property wrappers of
+/// Support/OptionKeys.swift; checks that involve several of them, and values derived from them,
+/// go in ``validate()``, which runs once every property is filled.
+///
+/// ```swift
+/// struct Show: Command {
+///     static let configuration = CommandConfiguration(commandName: "show", abstract: "…")
+///     @Flag("--json", help: "Print machine-readable output.") var json: Bool
+///     @Group var credentials: CredentialOptions
+///     @Argument(.vault) var path: String
+///     func run() throws { … }
+/// }
+/// ```
 protocol Command {
     /// Names and help text.
     static var configuration: CommandConfiguration { get }
-    /// Options the command accepts (`--help` is added to all).
+    /// Options the command accepts (`--help` is added to all), from its declarations.
     static var options: [OptionSpec] { get }
-    /// Positional arguments, in order.
+    /// Positional arguments, in order, from its declarations.
     static var arguments: [ArgumentSpec] { get }
-    /// Builds the command from parsed arguments; throws ``UsageError`` for bad input.
+    /// An instance with every declaration unfilled.
+    init()
+    /// Fills the declarations from parsed arguments, then validates; throws ``UsageError``.
     init(_ parsed: ParsedArguments) throws
+    /// Checks the filled values and derives the rest; throws ``UsageError`` for bad input.
+    mutating func validate() throws
     /// Does the work; throws ``ToolError`` or library errors, which `main` maps to exit codes.
     mutating func run() throws
 }

@@ -73,8 +73,13 @@ struct CredentialOptions: OptionGroup {
     var mayPrompt = true
     /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
     var acceptRollback = false
+    /// The credential options given on the command line, in the order of their declaration, each
+    /// with its last value (`""` for a flag): what git-setup passes on to the drivers, and how
+    /// git-diff tells a named credential from the environment's device secret.
+    private(set) var given: [(spec: OptionSpec, value: String)] = []
 
     init(_ parsed: ParsedArguments) throws {
+        given = Self.specs.compactMap { spec in parsed.occurrences(of: spec).last.map { (spec, $0) } }
         acceptRollback = parsed[RollbackOption.flag]
         passwordFile = parsed[Self.passwordFileOption]
         passwordStdin = parsed[Self.passwordStdinFlag]

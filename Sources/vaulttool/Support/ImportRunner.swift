@@ -55,6 +55,35 @@ struct ImportRunner {
         var notes: [String] = []
     }
 
+    /// The import options as given (`@Group var importOptions: ImportRunner.Options`); the runner
+    /// is made from them once the source and the vault are known.
+    struct Options: OptionGroup {
+        static let specs = ImportRunner.specs
+        let formatName: String?
+        let accessibility: ProtectionClass?
+        let replace, dryRun, json, skipDuplicates, create: Bool
+        let kdfOptions: KDFOptions
+
+        init(_ parsed: ParsedArguments) throws {
+            formatName = parsed[Key.from]
+            accessibility = try parsed[Key.accessibility].map { name in
+                guard let value = ProtectionClass(name: name) else {
+                    throw UsageError("Unknown accessibility '\(name)'")
+                }
+                return value
+            }
+            replace = parsed[Key.replace]
+            dryRun = parsed[Key.dryRun]
+            json = parsed[Key.json]
+            skipDuplicates = parsed[Key.skipDuplicates]
+            create = parsed[Key.create]
+            kdfOptions = try KDFOptions(parsed)
+        }
+
+        /// Whether an option that only an import takes was given (`migrate` without `--from`).
+        var importOnlyGiven: Bool { formatName != nil || replace || accessibility != nil || skipDuplicates || create }
+    }
+
     let format: ImportFormat
     let source: String
     let vaultPath: String
@@ -66,8 +95,8 @@ struct ImportRunner {
     let create: Bool
     let kdfOptions: KDFOptions
 
-    init(_ parsed: ParsedArguments, source: String, vault: String) throws {
-        guard let name = parsed[Key.from] else { throw UsageError("Missing '--from <format>'") }
+    init(_ options: Options, source: String, vault: String) throws {
+        guard let name = options.formatName else { throw UsageError("Missing '--from <format>'") }
         guard let format = ImportFormat(rawValue: name) else {
             let names = ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")
             throw UsageError("Unknown format '\(name)'; use one of \(names)")
@@ -75,16 +104,8 @@ struct ImportRunner {
         self.format = format
         self.source = source
         vaultPath = vault
-        accessibility = try parsed[Key.accessibility].map { name in
-            guard let value = ProtectionClass(name: name) else { throw UsageError("Unknown accessibility '\(name)'") }
-            return value
-        }
-        replace = parsed[Key.replace]
-        dryRun = parsed[Key.dryRun]
-        json = parsed[Key.json]
-        skipDuplicates = parsed[Key.skipDuplicates]
-        create = parsed[Key.create]
-        kdfOptions = try KDFOptions(parsed)
+        (accessibility, replace, dryRun, json) = (options.accessibility, options.replace, options.dryRun, options.json)
+        (skipDuplicates, create, kdfOptions) = (options.skipDuplicates, options.create, options.kdfOptions)
         if kdfOptions.isGiven && !create {
             throw UsageError("KDF options apply to an import only with '--create'")
         }

@@ -1,31 +1,11 @@
 // vaulttool: options and arguments declared once, as the properties that hold their values.
 
-/// A command whose options and arguments are its properties: each `@Flag`, `@Option`,
+/// A command's options and arguments are its properties: each `@Flag`, `@Option`,
 /// `@RepeatedOption`, `@Argument`, `@OptionalArgument`, `@RemainingArguments` and `@Group`
 /// property is at once the declaration that help, completions and the parser read (in the
 /// order the properties are written) and the storage of the value parsed for it, as
-/// swift-argument-parser's property wrappers are.
-///
-/// ```swift
-/// struct Show: ParsableCommand {
-///     static let configuration = CommandConfiguration(commandName: "show", abstract: "…")
-///     @Flag("--json", help: "Print machine-readable output.") var json: Bool
-///     @Group var credentials: CredentialOptions
-///     @Argument(.vault) var path: String
-///     func run() throws { … }
-/// }
-/// ```
-///
-/// Checks that involve several options, and values derived from them, go in ``validate()``,
-/// which runs once every property is filled.
-protocol ParsableCommand: Command {
-    /// An instance with every declaration unfilled.
-    init()
-    /// Checks the filled values and derives the rest; throws ``UsageError``.
-    mutating func validate() throws
-}
-
-extension ParsableCommand {
+/// swift-argument-parser's property wrappers are. See ``Command``.
+extension Command {
     static var options: [OptionSpec] { declarations(of: Self()).flatMap(\.optionSpecs) }
     static var arguments: [ArgumentSpec] { declarations(of: Self()).compactMap(\.argumentSpec) }
 
