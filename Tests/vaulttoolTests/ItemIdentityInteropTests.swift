@@ -169,6 +169,34 @@ struct ItemIdentityInteropTests {
         #expect(again.status == 2)
     }
 
+    @Test func verify_namesTheStaleSpelling_andStillPasses() throws {
+        let w = try Workspace()
+        let vault = try bugPair(w)
+        let ids = try vault.read { snapshot in try snapshot.itemsSpelledSeveralWays() }
+        #expect(ids.count == 1 && ids.first?.count == 2)
+        let verify = try w.run(["verify", "--password-file", "pw", "v.vault"])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let (current, stale) = try (#require(ids.first?.first), #require(ids.first?.last))
+        #expect(
+            String(
+                decoding: try #require(
+                    try vault.read { try $0.item(matching: ItemQuery(id: current.entry.itemID), includeSecret: true) }
+                        .secret?.copyBytes()
+                ),
+                as: UTF8.self
+            ) == "current"
+        )
+        #expect(
+            verify.stderr.contains(
+                "Warning: items \(current.entry.itemID) and \(stale.entry.itemID) are one internet password"
+            )
+        )
+        let clean = try Workspace()
+        try clean.makeVault()
+        try clean.set("x", ["--server", "github.com", "--account", "a"])
+        #expect(try clean.run(["verify", "--password-file", "pw", "v.vault"]).stderr.isEmpty)
+    }
+
     @Test func aLibraryRemove_leavesNoOlderCopyToAnswer() throws {
         let w = try Workspace()
         let vault = try bugPair(w)

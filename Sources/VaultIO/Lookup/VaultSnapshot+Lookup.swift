@@ -177,3 +177,26 @@ extension VaultSnapshot {
         return try self.item(at: position, includeSecret: true)
     }
 }
+
+extension VaultSnapshot {
+    /// The internet passwords that are one identity written in several spellings (L-KC-15): old
+    /// writers' copies beside the canonical one. Each group is in answer order (the item a lookup
+    /// takes first, then the others); groups are ordered by that item's ID. Items the keys cannot
+    /// open are not read.
+    ///
+    /// A lookup answers with the first of a group and a remove removes the whole group, so the
+    /// others are stale copies (perhaps of a secret rotated since): `verify` reports them.
+    public func itemsSpelledSeveralWays() throws -> [[DecodedItem]] {
+        let scan = try scanItems(into: ItemCollector.self, itemClass: .internetPassword)
+        var groups: [PrimaryKey: [DecodedItem]] = [:]
+        for item in scan.items {
+            let canonical = item.attributes.canonicalIdentity(for: .internetPassword)
+            groups[PrimaryKey(itemClass: .internetPassword, attributes: canonical), default: []].append(item)
+        }
+        return groups.filter { $0.value.count > 1 }
+            .map { key, items in
+                items.sorted { $0.attributes.answers(for: key, before: $1.attributes, itemClass: .internetPassword) }
+            }
+            .sorted { $0[0].entry.itemID < $1[0].entry.itemID }
+    }
+}

@@ -35,6 +35,14 @@ struct Verify: Command {
                 exitCode: .damaged
             )
         }
+        for group in try snapshot.itemsSpelledSeveralWays() {
+            let stale = group.dropFirst().map { "\($0.entry.itemID)" }.joined(separator: ", ")
+            Output.err(
+                "Warning: items \(group[0].entry.itemID) and \(stale) are one internet password in several spellings "
+                    + "(written by older writers); lookups read \(group[0].entry.itemID), the others may hold a "
+                    + "rotated-out secret: 'vaulttool rm --id <id>' removes one\n"
+            )
+        }
         var line = "ok: \(Output.count(result.checked)) items verified, generation \(snapshot.header.generation)"
         if result.skipped > 0 {
             line += "; \(Output.count(result.skipped)) items need another device or credential and were not checked"
