@@ -137,38 +137,15 @@ extension KeyHierarchy {
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom()
     ) throws(VaultFormatError) -> RecipientStanza {
-        try checkRecipientName(recipient.name)
-        let ephemeral = SecretBytes(count: X25519.keyByteCount, protection: .guarded) { random.fill($0) }
-        let ephemeralKey = X25519.publicKey(of: ephemeral)
-        guard let shared = X25519.sharedSecret(ephemeral, recipient.key.bytes) else {
-            throw VaultFormatError(.invalidParameter, "this recipient key is a low-order point and cannot be used")
-        }
-        var stanza = RecipientStanza(
-            scope: 2,
+        try sealStanza(
+            for: recipient,
+            scope: RecipientStanza.limitedScope,
             domain: domain,
-            ephemeralKey: ephemeralKey,
-            nonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
-            wrapped: [],
-            infoNonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
-            info: []
+            wrapping: limitedKeys(domain: domain, name: accessGroup, master: master),
+            master: master,
+            vaultID: vaultID,
+            random: random
         )
-        let kek = recipientKEK(shared: shared, ephemeralKey: stanza.ephemeralKey, recipientKey: recipient.key.bytes)
-        stanza.wrapped = XChaCha20Poly1305.seal(
-            limitedKeys(domain: domain, name: accessGroup, master: master),
-            using: kek,
-            nonce: stanza.nonce,
-            authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
-        )
-        var plain = recipient.key.bytes + [UInt8(recipient.name.utf8.count)] + Array(recipient.name.utf8)
-        plain += [UInt8](repeating: 0, count: RecipientStanza.infoPlaintextByteCount - plain.count)
-        defer { Sodium.wipe(&plain) }
-        stanza.info = XChaCha20Poly1305.seal(
-            plain,
-            using: recipientInfoKey(master),
-            nonce: stanza.infoNonce,
-            authenticating: recipientInfoAssociatedData(stanza, vaultID: vaultID)
-        )
-        return stanza
     }
 
     /// `HK || IK || LK || GK` from a limited stanza when `identity` is its recipient, else `nil`

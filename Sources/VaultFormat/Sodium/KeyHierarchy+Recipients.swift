@@ -14,6 +14,24 @@ extension KeyHierarchy {
         vaultID: [UInt8],
         random: some RandomSource = SystemRandom()
     ) throws(VaultFormatError) -> RecipientStanza {
+        try sealStanza(for: recipient, wrapping: master.secret, master: master, vaultID: vaultID, random: random)
+    }
+
+    /// The one sealing of a stanza, full or limited: checks the name, draws the ephemeral key,
+    /// then the two nonces (in this order, so seeded fixtures stay byte for byte), seals `payload`
+    /// under `KEK = BLAKE2b(32, X25519(e, R), "VLT12rcp" || E || R)` and the recipient's key and
+    /// name under `RIK`. A limited stanza passes `scope` 2 and its `domain`.
+    ///
+    /// Spec: Spec/format-v1.2.md (R12-RCP-1, R12-RCP-2); Spec/format-v2.md (R2-RCP-2).
+    static func sealStanza(
+        for recipient: Recipient,
+        scope: UInt8 = 0,
+        domain: UInt8 = 0,
+        wrapping payload: SecretBytes,
+        master: MasterKey,
+        vaultID: [UInt8],
+        random: some RandomSource
+    ) throws(VaultFormatError) -> RecipientStanza {
         try checkRecipientName(recipient.name)
         let ephemeral = SecretBytes(count: X25519.keyByteCount, protection: .guarded) { random.fill($0) }
         let ephemeralKey = X25519.publicKey(of: ephemeral)
@@ -21,6 +39,8 @@ extension KeyHierarchy {
             throw VaultFormatError(.invalidParameter, "this recipient key is a low-order point and cannot be used")
         }
         var stanza = RecipientStanza(
+            scope: scope,
+            domain: domain,
             ephemeralKey: ephemeralKey,
             nonce: random.bytes(XChaCha20Poly1305.nonceByteCount),
             wrapped: [],
@@ -29,7 +49,7 @@ extension KeyHierarchy {
         )
         let kek = recipientKEK(shared: shared, ephemeralKey: ephemeralKey, recipientKey: recipient.key.bytes)
         stanza.wrapped = XChaCha20Poly1305.seal(
-            master.secret,
+            payload,
             using: kek,
             nonce: stanza.nonce,
             authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
