@@ -8,14 +8,7 @@ extension VaultSnapshot {
     ///
     /// Spec: Spec/format-v1.2.md, "Recipient stanzas".
     public func recipients() throws(VaultFormatError) -> [Recipient] {
-        guard let master = keys.master else {
-            throw VaultFormatError(.keyUnavailable, "the recipients are readable only with the master key")
-        }
-        var out = [Recipient]()
-        for stanza in header.recipientStanzas {
-            out.append(try KeyHierarchy.recipient(of: stanza, master: master, vaultID: header.vaultID))
-        }
-        return out
+        try KeyHierarchy.recipients(of: header, keys: keys)
     }
 
     /// Whether a recipient stanza, not a keyslot, opened this snapshot.

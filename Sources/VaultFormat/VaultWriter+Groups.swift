@@ -76,15 +76,7 @@ extension VaultWriter {
                     + "\(header.major).\(header.minor)"
             )
         }
-        guard let master = keys.master else {
-            throw VaultFormatError(.keyUnavailable, "adding a recipient needs the master key")
-        }
-        if try recipients().contains(where: { $0.key == recipient.key }) {
-            throw VaultFormatError(.invalidParameter, "this key is already a recipient of the vault")
-        }
-        guard header.recipientStanzas.count < RecipientStanza.maximumCount else {
-            throw VaultFormatError(.limit, "a vault has at most \(RecipientStanza.maximumCount) recipients")
-        }
+        let master = try masterKeyForNewRecipient(recipient)
         let saved = self
         do throws(VaultFormatError) {
             let domain = try ensureKeyDomain(for: accessGroup, master: master, random: random)

@@ -27,14 +27,25 @@ extension VaultWriter {
     /// - Throws: `keyUnavailable` without the master key; `headerAuthentication` or `structure`
     ///   for a stanza whose info does not open or is malformed (R12-RCP-4).
     package func recipients() throws(VaultFormatError) -> [Recipient] {
+        try KeyHierarchy.recipients(of: header, keys: keys)
+    }
+
+    /// The master key, once `recipient` may be added: the checks every stanza added (full or
+    /// limited) passes after its format check (R12-RCP-5).
+    ///
+    /// - Throws: `keyUnavailable` without the master key; `invalidParameter` when the key is
+    ///   already a recipient; `limit` at 32 recipients.
+    func masterKeyForNewRecipient(_ recipient: Recipient) throws(VaultFormatError) -> MasterKey {
         guard let master = keys.master else {
-            throw VaultFormatError(.keyUnavailable, "the recipients are readable only with the master key")
+            throw VaultFormatError(.keyUnavailable, "adding a recipient needs the master key")
         }
-        var out = [Recipient]()
-        for stanza in header.recipientStanzas {
-            out.append(try KeyHierarchy.recipient(of: stanza, master: master, vaultID: header.vaultID))
+        if try recipients().contains(where: { $0.key == recipient.key }) {
+            throw VaultFormatError(.invalidParameter, "this key is already a recipient of the vault")
         }
-        return out
+        guard header.recipientStanzas.count < RecipientStanza.maximumCount else {
+            throw VaultFormatError(.limit, "a vault has at most \(RecipientStanza.maximumCount) recipients")
+        }
+        return master
     }
 
     /// Adds a stanza wrapping the master key to `recipient` (R12-RCP-2, R12-RCP-5). Records and
@@ -52,15 +63,7 @@ extension VaultWriter {
                 "recipients need vault format 1.2; this vault is \(header.major).\(header.minor)"
             )
         }
-        guard let master = keys.master else {
-            throw VaultFormatError(.keyUnavailable, "adding a recipient needs the master key")
-        }
-        if try recipients().contains(where: { $0.key == recipient.key }) {
-            throw VaultFormatError(.invalidParameter, "this key is already a recipient of the vault")
-        }
-        guard header.recipientStanzas.count < RecipientStanza.maximumCount else {
-            throw VaultFormatError(.limit, "a vault has at most \(RecipientStanza.maximumCount) recipients")
-        }
+        let master = try masterKeyForNewRecipient(recipient)
         let stanza = try KeyHierarchy.makeRecipientStanza(
             for: recipient,
             master: master,

@@ -96,6 +96,22 @@ extension KeyHierarchy {
         return SecretBytes(bytes: plain, protection: .guarded)
     }
 
+    /// The recipients `header` names, in stanza order, decrypted with the master key: what a
+    /// snapshot and a writer list (R12-RCP-4).
+    ///
+    /// - Throws: `keyUnavailable` when `keys` hold no master key (a base-scope keyslot);
+    ///   `headerAuthentication` or `structure` for a damaged stanza.
+    static func recipients(of header: VaultHeader, keys: VaultKeys) throws(VaultFormatError) -> [Recipient] {
+        guard let master = keys.master else {
+            throw VaultFormatError(.keyUnavailable, "the recipients are readable only with the master key")
+        }
+        var out = [Recipient]()
+        for stanza in header.recipientStanzas {
+            out.append(try recipient(of: stanza, master: master, vaultID: header.vaultID))
+        }
+        return out
+    }
+
     /// The recipient a stanza names, decrypted with the master key (R12-RCP-4).
     ///
     /// - Throws: `headerAuthentication` when the info does not open under this master key;
