@@ -151,34 +151,21 @@ public enum DeviceSecretFile {
     ///   belongs to another user, is readable or writable by group or others, or is not 32 bytes;
     ///   a ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
     public static func load(at path: String) throws -> DeviceSecret {
-        // No symbolic link, no FIFO that blocks, and only a file of ours that nobody else can
-        // read: a secret planted by another user (say in a shared directory) must not be trusted.
-        let descriptor = try step("open", path) { () throws(Errno) in
-            try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        var bytes = try OwnerOnlyFile.read(
+            at: path,
+            maximumByteCount: DeviceSecret.byteCount,
+            failing: .invalidDeviceSecret,
+            reason: "a device secret must be a regular file owned by this user with mode 0600"
+        )
+        defer { wipe(&bytes) }
+        guard bytes.count == DeviceSecret.byteCount else {
+            throw VaultIOError(
+                .invalidDeviceSecret,
+                operation: "read",
+                path: path,
+                reason: "a device secret is exactly \(DeviceSecret.byteCount) bytes"
+            )
         }
-        return try descriptor.closeAfter {
-            let status = try step("fstat", path) { () throws(Errno) in try descriptor.status() }
-            guard status.isRegularFile, status.user == geteuid(), status.permissions & 0o077 == 0 else {
-                throw VaultIOError(
-                    .invalidDeviceSecret,
-                    operation: "open",
-                    path: path,
-                    reason: "a device secret must be a regular file owned by this user with mode 0600"
-                )
-            }
-            var bytes = try step("read", path) { () throws(Errno) in
-                try descriptor.read(count: DeviceSecret.byteCount + 1, at: 0)
-            }
-            defer { wipe(&bytes) }
-            guard bytes.count == DeviceSecret.byteCount else {
-                throw VaultIOError(
-                    .invalidDeviceSecret,
-                    operation: "read",
-                    path: path,
-                    reason: "a device secret is exactly \(DeviceSecret.byteCount) bytes"
-                )
-            }
-            return DeviceSecret(secret: SecretBytes(bytes: bytes))
-        }
+        return DeviceSecret(secret: SecretBytes(bytes: bytes))
     }
 }

@@ -30,7 +30,12 @@ public enum IdentityFile {
         var bytes = identity.fileContents.copyBytes()
         defer { wipe(&bytes) }
         try makeParentDirectories(of: path)
-        try create(at: path, bytes)
+        try OwnerOnlyFile.create(
+            at: path,
+            bytes,
+            operation: "create identity file",
+            reason: "an identity file is never overwritten"
+        )
         return identity
     }
 
@@ -52,23 +57,12 @@ public enum IdentityFile {
     /// - Throws: As ``load(at:)``; ``VaultIOError/Code/invalidIdentity`` for a sealed file and no
     ///   passphrase; ``VaultFormatError`` `wrongCredential` for a wrong passphrase; `passphrase`'s error.
     public static func load(at path: String, passphrase: () throws -> SecretBytes?) throws -> RecipientIdentity {
-        let descriptor = try step("open", path) { () throws(Errno) in
-            try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-        }
-        var bytes = try descriptor.closeAfter { () throws -> [UInt8] in
-            let status = try step("fstat", path) { () throws(Errno) in try descriptor.status() }
-            guard status.isRegularFile, status.user == geteuid(), status.permissions & 0o077 == 0 else {
-                throw VaultIOError(
-                    .invalidIdentity,
-                    operation: "open",
-                    path: path,
-                    reason: "an identity file must be a regular file owned by this user with mode 0600"
-                )
-            }
-            return try step("read", path) { () throws(Errno) in
-                try descriptor.read(count: maximumByteCount + 1, at: 0)
-            }
-        }
+        var bytes = try OwnerOnlyFile.read(
+            at: path,
+            maximumByteCount: maximumByteCount,
+            failing: .invalidIdentity,
+            reason: "an identity file must be a regular file owned by this user with mode 0600"
+        )
         defer { wipe(&bytes) }
         guard bytes.count <= maximumByteCount else {
             throw VaultIOError(.invalidIdentity, operation: "read", path: path, reason: "the file is too large")
@@ -100,7 +94,12 @@ public enum IdentityFile {
         var bytes = try identity.sealedFileContents(passphrase: passphrase, kdf: kdf).copyBytes()
         defer { wipe(&bytes) }
         try makeParentDirectories(of: path)
-        try create(at: path, bytes)
+        try OwnerOnlyFile.create(
+            at: path,
+            bytes,
+            operation: "create identity file",
+            reason: "an identity file is never overwritten"
+        )
         return identity
     }
 
@@ -108,21 +107,6 @@ public enum IdentityFile {
     private static func makeParentDirectories(of path: String) throws {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try DeviceSecretFile.makeDirectories(String(path[..<slash]))
-        }
-    }
-
-    /// ``DurableFile/create(at:contents:mode:)``, with the message for an existing file.
-    private static func create(at path: String, _ bytes: [UInt8]) throws {
-        do {
-            try DurableFile.create(at: path, contents: bytes, mode: 0o600)
-        } catch  where error.code == .alreadyExists {
-            throw VaultIOError(
-                .alreadyExists,
-                operation: "create identity file",
-                errno: error.errno,
-                path: path,
-                reason: "an identity file is never overwritten"
-            )
         }
     }
 

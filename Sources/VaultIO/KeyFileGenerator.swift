@@ -29,23 +29,13 @@ public enum KeyFileGenerator {
         let secret = SecretBytes.random(count: byteCount)
         var bytes = secret.copyBytes()
         defer { wipe(&bytes) }
-        try create(at: path, bytes)
+        try OwnerOnlyFile.create(
+            at: path,
+            bytes,
+            operation: "create key file",
+            reason: "a key file is never overwritten"
+        )
         return KeyFileDigest(contents: secret)
-    }
-
-    /// ``DurableFile/create(at:contents:mode:)``, with the message for an existing file.
-    private static func create(at path: String, _ bytes: [UInt8]) throws {
-        do {
-            try DurableFile.create(at: path, contents: bytes, mode: 0o600)
-        } catch  where error.code == .alreadyExists {
-            throw VaultIOError(
-                .alreadyExists,
-                operation: "create key file",
-                errno: error.errno,
-                path: path,
-                reason: "a key file is never overwritten"
-            )
-        }
     }
 
 }
