@@ -63,19 +63,7 @@ extension Keychain {
     public func removeAll() throws(KeychainError) {
         let unattributed = try call {
             try vault.write { txn in
-                var unattributed: [KeychainDamagedItem] = []
-                for entry in txn.entries {
-                    let attributes: ItemAttributes?
-                    do {
-                        attributes = try txn.scannedAttributes(of: entry)
-                    } catch let damage as ItemDamage {
-                        if concerns(damage) { unattributed.append(KeychainDamagedItem(damage)) }
-                        continue
-                    }
-                    guard let attributes, contains(entry.itemClass, attributes) else { continue }
-                    try txn.remove(id: entry.itemID)
-                }
-                return unattributed
+                try txn.removeItems(reportingDamage: concerns, where: { contains($0.itemClass, $1) }).unattributed
             }
         }
         unattributed.forEach(reportDamage)

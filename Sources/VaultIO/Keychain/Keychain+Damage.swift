@@ -150,4 +150,30 @@ extension VaultTransaction {
             throw ItemDamage(entry: entry, attributes: nil, error: error)
         }
     }
+    /// Removes every item whose attributes open here and satisfy `isRemoved`, the one scan of the
+    /// keychain removals: another device's item is never removed (L-PC-4), and a record whose
+    /// attributes are damaged is left and returned when `isReported` claims it (L-KC-17).
+    ///
+    /// - Returns: How many items were removed, and the damaged records left to report.
+    /// - Throws: Any error but damage (``VaultIOError/Code/locked`` for a locked class); nothing
+    ///   is removed then, since the caller's write does not commit.
+    mutating func removeItems(
+        reportingDamage isReported: (ItemDamage) -> Bool,
+        where isRemoved: (IndexEntry, ItemAttributes) -> Bool
+    ) throws -> (removed: Int, unattributed: [KeychainDamagedItem]) {
+        var removed = 0
+        var unattributed: [KeychainDamagedItem] = []
+        for entry in entries {
+            let attributes: ItemAttributes?
+            do {
+                attributes = try scannedAttributes(of: entry)  // nil: another device's (L-PC-4)
+            } catch let damage as ItemDamage {
+                if isReported(damage) { unattributed.append(KeychainDamagedItem(damage)) }
+                continue
+            }
+            guard let attributes, isRemoved(entry, attributes) else { continue }
+            if try remove(id: entry.itemID) { removed += 1 }
+        }
+        return (removed, unattributed)
+    }
 }

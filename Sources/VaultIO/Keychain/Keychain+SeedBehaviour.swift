@@ -41,27 +41,15 @@ extension Keychain {
         let account = try account(for: key)
         let (removed, unattributed) = try call {
             try vault.write { txn in
-                var removed = 0
-                var unattributed: [KeychainDamagedItem] = []
-                for entry in txn.entries {
-                    let attributes: ItemAttributes?
-                    do {
-                        attributes = try txn.scannedAttributes(of: entry)  // nil: another device's (L-PC-4)
-                    } catch let damage as ItemDamage {
-                        // Whose it is cannot be told: left, and reported (L-KC-17).
-                        if damage.entry.itemClass == itemClass.itemClass {
-                            unattributed.append(KeychainDamagedItem(damage))
-                        }
-                        continue
+                try txn.removeItems(
+                    // Whose it is cannot be told: left, and reported (L-KC-17).
+                    reportingDamage: { $0.entry.itemClass == itemClass.itemClass },
+                    where: { entry, attributes in
+                        itemClass.matches(entry.itemClass, attributes) && attributes.account == account
+                            && (scope.contains(.anyAccessGroup) || attributes.accessGroup == (accessGroup ?? ""))
+                            && (scope.contains(.anySynchronizable) || attributes.synchronizable == isSynchronizable)
                     }
-                    guard let attributes, itemClass.matches(entry.itemClass, attributes),
-                        attributes.account == account,
-                        scope.contains(.anyAccessGroup) || attributes.accessGroup == (accessGroup ?? ""),
-                        scope.contains(.anySynchronizable) || attributes.synchronizable == isSynchronizable
-                    else { continue }
-                    if try txn.remove(id: entry.itemID) { removed += 1 }
-                }
-                return (removed, unattributed)
+                )
             }
         }
         unattributed.forEach(reportDamage)

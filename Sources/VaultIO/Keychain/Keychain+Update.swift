@@ -97,23 +97,13 @@ extension Keychain {
     ) throws(KeychainError) -> Int {
         let (removed, unattributed) = try keychainCall {
             try vault.write { txn in
-                var removed = 0
-                var unattributed: [KeychainDamagedItem] = []
-                for entry in txn.entries {
-                    let attributes: ItemAttributes?
-                    do {
-                        // nil: another device's item, not readable here, not removed (L-PC-4)
-                        attributes = try txn.scannedAttributes(of: entry)
-                    } catch let damage as ItemDamage {
-                        unattributed.append(KeychainDamagedItem(damage))
-                        continue
+                try txn.removeItems(
+                    reportingDamage: { _ in true },
+                    where: { _, attributes in
+                        attributes.accessGroup == (accessGroup ?? "")
+                            && (keyPrefix.map({ attributes.account.hasPrefix($0 + ".") }) ?? true)
                     }
-                    guard let attributes, attributes.accessGroup == (accessGroup ?? ""),
-                        keyPrefix.map({ attributes.account.hasPrefix($0 + ".") }) ?? true
-                    else { continue }
-                    if try txn.remove(id: entry.itemID) { removed += 1 }
-                }
-                return (removed, unattributed)
+                )
             }
         }
         let group = String(reflecting: accessGroup ?? "")
