@@ -40,10 +40,7 @@ public final class CredentialSession {
         credentials: Credentials,
         configuration: VaultConfiguration = VaultConfiguration()
     ) throws {
-        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before the path is touched
-        let location = try VaultPath.resolvingExisting(path)
-        try configuration.refuseTestingConfiguration(at: location.path)
-        let credentials = try Vault.addingDeviceSecret(to: credentials, configuration)
+        let (location, credentials) = try Vault.resolvingExisting(path, credentials, configuration)
         let reader = try VaultFileReader(path: location.path)
         let headerBytes = try reader.headerBytes()
         let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)

@@ -110,10 +110,7 @@ public final class Vault: Sendable {
         credentials: Credentials,
         configuration: VaultConfiguration = VaultConfiguration()
     ) throws {
-        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before the path is touched
-        let location = try VaultPath.resolvingExisting(path)
-        try configuration.refuseTestingConfiguration(at: location.path)  // and through symbolic links
-        let credentials = try Self.addingDeviceSecret(to: credentials, configuration)
+        let (location, credentials) = try Self.resolvingExisting(path, credentials, configuration)
         let opened = try VaultFileReader(path: location.path).open(with: credentials)
         // Checked only now that the header MAC is verified (L-RB-3).
         try self.init(location: location, screening: opened, configuration: configuration)
@@ -351,6 +348,20 @@ public final class Vault: Sendable {
             path: path,
             reason: "the vault was opened with VaultConfiguration.readOnly; open it without to change it"
         )
+    }
+
+    /// The first steps of every open of an existing vault (a ``Vault``, a ``CredentialSession``):
+    /// the testing configuration refused before the path is touched and again through symbolic
+    /// links (L-TEST-1), the path resolved once, and the device secret added.
+    static func resolvingExisting(
+        _ path: String,
+        _ credentials: Credentials,
+        _ configuration: VaultConfiguration
+    ) throws -> (location: VaultPath, credentials: Credentials) {
+        try configuration.refuseTestingConfiguration(at: path)  // L-TEST-1, before the path is touched
+        let location = try VaultPath.resolvingExisting(path)
+        try configuration.refuseTestingConfiguration(at: location.path)  // and through symbolic links
+        return (location, try addingDeviceSecret(to: credentials, configuration))
     }
 
     /// Adds the device secret from ``VaultConfiguration/deviceSecretPath`` when the credentials have none,
