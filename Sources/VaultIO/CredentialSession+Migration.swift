@@ -127,14 +127,7 @@ extension CredentialSession {
     }
 
     private func migrateHoldingLock(_ options: MigrationOptions, credentials: Credentials) throws -> MigrationReport {
-        let (reader, snapshot) = try vault.openNewest()
-        let accepted = try Vault.screen(
-            snapshot,
-            path: vault.path,
-            rollbackGuard: vault.rollbackGuard,
-            policy: vault.configuration.rollbackPolicy,
-            forWriting: true
-        ).accepted
+        let (reader, snapshot, accepted) = try vault.openNewestForWriting()
         var report = MigrationReport(plan: try plan(snapshot.header, options, credentials))
         var transaction = VaultTransaction(
             writer: try VaultWriter(updating: snapshot),

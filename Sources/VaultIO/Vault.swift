@@ -230,15 +230,7 @@ public final class Vault: Sendable {
     @discardableResult
     public func write<T>(_ body: (inout VaultTransaction) throws -> T) throws -> T {
         try withWriteLock {
-            let (reader, snapshot) = try openNewest()
-            // A write never builds on a copy put back unless the caller accepts it (L-RB-5).
-            let accepted = try Self.screen(
-                snapshot,
-                path: location.path,
-                rollbackGuard: rollbackGuard,
-                policy: configuration.rollbackPolicy,
-                forWriting: true
-            ).accepted
+            let (reader, snapshot, accepted) = try openNewestForWriting()
             var transaction = VaultTransaction(
                 writer: try VaultWriter(updating: snapshot),
                 now: Self.currentTime(),
@@ -264,6 +256,23 @@ public final class Vault: Sendable {
             }
             return result
         }
+    }
+
+    /// Opens the file now at the vault's path for a write (the caller holds the write lock), and
+    /// screens it for rollback: a write never builds on a copy put back unless the policy accepts
+    /// it (L-RB-5).
+    ///
+    /// - Returns: As ``openNewest()``, and whether a rolled-back file was accepted.
+    func openNewestForWriting() throws -> (reader: VaultFileReader, snapshot: VaultSnapshot, accepted: Bool) {
+        let (reader, snapshot) = try openNewest()
+        let accepted = try Self.screen(
+            snapshot,
+            path: location.path,
+            rollbackGuard: rollbackGuard,
+            policy: configuration.rollbackPolicy,
+            forWriting: true
+        ).accepted
+        return (reader, snapshot, accepted)
     }
 
     /// Opens the file now at the vault's path with the keys held in memory.

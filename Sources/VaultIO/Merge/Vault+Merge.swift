@@ -40,14 +40,7 @@ extension Vault {
         }
         try rollbackGuard.refuseRemovedCredentials(in: theirs, side: "theirs")
         return try withWriteLock {
-            let (reader, ours) = try openNewest()
-            let accepted = try Self.screen(
-                ours,
-                path: location.path,
-                rollbackGuard: rollbackGuard,
-                policy: configuration.rollbackPolicy,
-                forWriting: true
-            ).accepted
+            let (reader, ours, accepted) = try openNewestForWriting()
             let result = try translatingLocked {
                 try VaultMerge.merge(ours: ours, theirs: theirs, base: base, options: options)
             }
