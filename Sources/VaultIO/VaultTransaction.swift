@@ -108,13 +108,7 @@ public struct VaultTransaction: Sendable {
     ///
     /// - Throws: ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`, `recordCorrupt`).
     public func attributes(for id: ItemID) throws -> ItemAttributes? {
-        guard let record = writer.record(for: id) else { return nil }
-        return try RecordCodec.openCheckedAttributes(
-            record.bytes[...],
-            entry: record.entry,
-            vaultID: writer.header.vaultID,
-            keys: writer.keys
-        )
+        try openRecord(id, RecordCodec.openCheckedAttributes)
     }
 
     /// The device secret the vault was opened with, if any.
@@ -124,13 +118,17 @@ public struct VaultTransaction: Sendable {
     ///
     /// - Throws: ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`, `recordCorrupt`).
     public func secret(for id: ItemID) throws -> SecretBytes? {
+        try openRecord(id, RecordCodec.openSecret)
+    }
+
+    /// Item `id`'s record opened by `open` (a ``RecordCodec`` reader) with this generation's
+    /// vault ID and keys, or `nil` when there is no such item.
+    private func openRecord<T>(
+        _ id: ItemID,
+        _ open: (ArraySlice<UInt8>, IndexEntry, [UInt8], VaultKeys) throws(VaultFormatError) -> T
+    ) throws(VaultFormatError) -> T? {
         guard let record = writer.record(for: id) else { return nil }
-        return try RecordCodec.openSecret(
-            record.bytes[...],
-            entry: record.entry,
-            vaultID: writer.header.vaultID,
-            keys: writer.keys
-        )
+        return try open(record.bytes[...], record.entry, writer.header.vaultID, writer.keys)
     }
 
     // MARK: - Changing

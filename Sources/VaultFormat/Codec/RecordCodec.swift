@@ -197,17 +197,7 @@ package enum RecordCodec {
         vaultID: [UInt8],
         keys: VaultKeys
     ) throws(VaultFormatError) -> ItemAttributes {
-        let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
-        let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
-        let ad = context(vaultID: vaultID, entry: entry, label: "VLT1attr", trailing: parts.secret.suffix(16))
-        var plain = try openPadded(
-            parts.attributes,
-            using: recordKeys.attributes,
-            nonce: parts.nonce,
-            authenticating: ad,
-            length: entry.attributesLength,
-            what: "attributes"
-        )
+        var plain = try open(.attributes, of: record, entry: entry, vaultID: vaultID, keys: keys)
         defer { Sodium.wipe(&plain) }
         let attributes = try AttributesCodec.decode(plain[...], itemClass: entry.itemClass)
         guard keys.lookupTag(PrimaryKey(itemClass: entry.itemClass, attributes: attributes)) == entry.tag else {
@@ -278,17 +268,7 @@ package enum RecordCodec {
         vaultID: [UInt8],
         keys: VaultKeys
     ) throws(VaultFormatError) -> SecretBytes {
-        let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
-        let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
-        let ad = context(vaultID: vaultID, entry: entry, label: "VLT1secr")
-        var plain = try openPadded(
-            parts.secret,
-            using: recordKeys.secret,
-            nonce: parts.nonce,
-            authenticating: ad,
-            length: entry.secretLength,
-            what: "secret"
-        )
+        var plain = try open(.secret, of: record, entry: entry, vaultID: vaultID, keys: keys)
         defer { Sodium.wipe(&plain) }
         return SecretBytes(bytes: plain)
     }
@@ -311,18 +291,42 @@ package enum RecordCodec {
         )
     }
 
-    /// Opens one of a record's two ciphertexts and strips its padding, which must be zero (R-REC-1).
+    /// One of a record's two ciphertexts.
+    private enum Ciphertext {
+        case secret, attributes
+    }
+
+    /// Splits `record`, opens one of its ciphertexts under its class key and strips the padding,
+    /// which must be zero (R-REC-1): the one decryption behind ``openSecret(_:entry:vaultID:keys:)``
+    /// and ``openAttributes(_:entry:vaultID:keys:)``. The attributes' associated data ends with
+    /// the secret's tag.
     ///
-    /// - Returns: The first `length` bytes of the plaintext; the caller wipes them.
-    private static func openPadded(
-        _ ciphertext: ArraySlice<UInt8>,
-        using key: some ReadableBytes,
-        nonce: ArraySlice<UInt8>,
-        authenticating ad: [UInt8],
-        length: Int,
-        what: String
+    /// - Returns: The first `secretLength` or `attributesLength` bytes of the plaintext; the
+    ///   caller wipes them.
+    private static func open(
+        _ which: Ciphertext,
+        of record: ArraySlice<UInt8>,
+        entry: IndexEntry,
+        vaultID: [UInt8],
+        keys: VaultKeys
     ) throws(VaultFormatError) -> [UInt8] {
-        guard var plain = XChaCha20Poly1305.open(ciphertext, using: key, nonce: nonce, authenticating: ad) else {
+        let parts = try split(record, entry: entry, vaultID: vaultID, keys: keys)
+        let recordKeys = try keys.recordKeys(for: entry.protectionClass, domain: entry.domain)
+        let (ciphertext, key, ad, length, what) =
+            switch which {
+            case .secret:
+                (
+                    parts.secret, recordKeys.secret, context(vaultID: vaultID, entry: entry, label: "VLT1secr"),
+                    entry.secretLength, "secret"
+                )
+            case .attributes:
+                (
+                    parts.attributes, recordKeys.attributes,
+                    context(vaultID: vaultID, entry: entry, label: "VLT1attr", trailing: parts.secret.suffix(16)),
+                    entry.attributesLength, "attributes"
+                )
+            }
+        guard var plain = XChaCha20Poly1305.open(ciphertext, using: key, nonce: parts.nonce, authenticating: ad) else {
             throw VaultFormatError(.recordCorrupt, "an item's \(what) failed authentication")
         }
         guard plain[length...].allSatisfy({ $0 == 0 }) else {
