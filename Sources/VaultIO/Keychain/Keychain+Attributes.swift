@@ -11,18 +11,14 @@ extension Keychain {
     ///
     /// `nil` leaves an existing item's description as it is; the empty string removes it.
     public func attributeDescription(_ text: String?) -> Keychain {
-        var copy = self
-        copy.itemDescription = text
-        return copy
+        with(\.itemDescription, text)
     }
 
     /// A copy that writes `code` as the items' creator (`kSecAttrCreator`).
     ///
     /// `nil` leaves an existing item's creator as it is; `FourCharacterCode(rawValue: 0)` removes it.
     public func creator(_ code: FourCharacterCode?) -> Keychain {
-        var copy = self
-        copy.itemCreator = code
-        return copy
+        with(\.itemCreator, code)
     }
 
     /// A copy that writes `code` as the items' type (`kSecAttrType`) instead of the value's type code.
@@ -31,42 +27,32 @@ extension Keychain {
     /// the app's own is read by length: `get(_:as: Int.self)` accepts any 8 bytes. `nil` writes
     /// the value's type code, unless the existing item carries a code of the app's own, which is kept.
     public func type(_ code: FourCharacterCode?) -> Keychain {
-        var copy = self
-        copy.itemType = code
-        return copy
+        with(\.itemType, code)
     }
 
     /// A copy that marks the items invisible (`kSecAttrIsInvisible`), or not; `nil` leaves the flag as stored.
     ///
     /// The flag is stored for the app and for tools; the library lists invisible items like any other.
     public func invisible(_ isInvisible: Bool? = true) -> Keychain {
-        var copy = self
-        copy.itemIsInvisible = isInvisible
-        return copy
+        with(\.itemIsInvisible, isInvisible)
     }
 
     /// A copy that marks the items negative (`kSecAttrIsNegative`: "no password is stored for this
     /// account"), or not; `nil` leaves the flag as stored.
     public func negative(_ isNegative: Bool? = true) -> Keychain {
-        var copy = self
-        copy.itemIsNegative = isNegative
-        return copy
+        with(\.itemIsNegative, isNegative)
     }
 
     /// A copy that writes `data` as the items' application data (`kSecAttrGeneric`, at most 32,768 bytes).
     ///
     /// `nil` leaves an existing item's data as it is; empty data removes it.
     public func generic(_ data: Data?) -> Keychain {
-        var copy = self
-        copy.itemGeneric = data.map { Array($0) }
-        return copy
+        with(\.itemGeneric, data.map { Array($0) })
     }
 
     /// A copy that stores empty values, or refuses them (the default): see ``EmptyValuePolicy``.
     public func emptyValues(_ policy: EmptyValuePolicy) -> Keychain {
-        var copy = self
-        copy.emptyValuePolicy = policy
-        return copy
+        with(\.emptyValuePolicy, policy)
     }
 
     // MARK: - Applying

@@ -71,9 +71,7 @@ extension Keychain {
     ///
     /// - Parameter handler: Gets each damaged record's report.
     public func onDamagedItem(_ handler: DamagedItemHandler?) -> Keychain {
-        var copy = self
-        copy.damagedItemHandler = handler
-        return copy
+        with(\.damagedItemHandler, handler)
     }
 
     /// Every damaged record of this keychain's scope, secrets checked: in-scope items whose secret

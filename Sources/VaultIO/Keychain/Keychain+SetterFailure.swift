@@ -27,9 +27,7 @@ extension Keychain {
     ///
     /// - Parameter handler: Gets the error and the key.
     public func onSetterFailure(_ handler: SetterFailureHandler?) -> Keychain {
-        var copy = self
-        copy.setterFailureHandler = handler
-        return copy
+        with(\.setterFailureHandler, handler)
     }
 
     /// Reports a setter's failed write to the handler, or as one line on standard error.

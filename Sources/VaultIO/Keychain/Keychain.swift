@@ -137,11 +137,16 @@ public struct Keychain: Sendable {
 
     // MARK: - Fluent configuration
 
+    /// A copy with `value` at `property`: what every fluent setter returns.
+    func with<Value>(_ property: WritableKeyPath<Keychain, Value>, _ value: Value) -> Keychain {
+        var copy = self
+        copy[keyPath: property] = value
+        return copy
+    }
+
     /// A copy that writes items with `accessibility`.
     public func accessibility(_ accessibility: Accessibility) -> Keychain {
-        var copy = self
-        copy.accessibility = accessibility
-        return copy
+        with(\.accessibility, accessibility)
     }
 
     /// A copy that reads and writes the synchronizable (or the non-synchronizable) items.
@@ -150,27 +155,21 @@ public struct Keychain: Sendable {
     /// uniqueness as in Apple's keychain, and honoured by tools that merge vaults.
     /// A synchronizable item cannot be `…ThisDeviceOnly` (``KeychainError/invalidParameter(_:)``).
     public func synchronizable(_ synchronizable: Bool) -> Keychain {
-        var copy = self
-        copy.isSynchronizable = synchronizable
-        return copy
+        with(\.isSynchronizable, synchronizable)
     }
 
     /// A copy that writes `label` with new or updated items.
     ///
     /// `nil` (the default) leaves an existing item's label as it is; the empty string removes it.
     public func label(_ label: String?) -> Keychain {
-        var copy = self
-        copy.itemLabel = label
-        return copy
+        with(\.itemLabel, label)
     }
 
     /// A copy that writes `comment` with new or updated items.
     ///
     /// `nil` (the default) leaves an existing item's comment as it is; the empty string removes it.
     public func comment(_ comment: String?) -> Keychain {
-        var copy = self
-        copy.itemComment = comment
-        return copy
+        with(\.itemComment, comment)
     }
 
     // MARK: - Scope
