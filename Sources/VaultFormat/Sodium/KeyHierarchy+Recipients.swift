@@ -84,16 +84,13 @@ extension KeyHierarchy {
             ephemeralKey: stanza.ephemeralKey,
             recipientKey: identity.recipient.bytes
         )
-        guard
-            var plain = XChaCha20Poly1305.open(
-                stanza.wrapped,
-                using: kek,
-                nonce: stanza.nonce,
-                authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
-            )
-        else { return nil }
-        defer { Sodium.wipe(&plain) }
-        return SecretBytes(bytes: plain, protection: .guarded)
+        return XChaCha20Poly1305.openKey(
+            stanza.wrapped,
+            using: kek,
+            nonce: stanza.nonce,
+            authenticating: recipientAssociatedData(stanza, vaultID: vaultID),
+            protection: .guarded
+        )
     }
 
     /// The recipients `header` names, in stanza order, decrypted with the master key: what a

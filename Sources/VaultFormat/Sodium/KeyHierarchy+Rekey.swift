@@ -26,16 +26,7 @@ extension KeyHierarchy {
                 normalizingPassword: normalizingPassword
             )
         else { return nil }
-        guard
-            var plain = XChaCha20Poly1305.open(
-                slot.wrapped,
-                using: kek,
-                nonce: slot.nonce,
-                authenticating: slotAssociatedData(slot, vaultID: vaultID)
-            )
-        else { return nil }
-        Sodium.wipe(&plain)
-        return kek
+        return unwrap(slot, with: kek, vaultID: vaultID) == nil ? nil : kek
     }
 
     /// `slot` with `key` wrapped under `kek` and a fresh nonce: the same kind, scope, KDF

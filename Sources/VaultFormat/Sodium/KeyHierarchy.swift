@@ -320,6 +320,18 @@ package enum KeyHierarchy {
         Array("VLT1slot".utf8) + vaultID + slot.parameterBytes
     }
 
+    /// The key `slot` wraps (the master or base key) when `kek` opens it, else `nil`: the one
+    /// unwrap of a keyslot, for unlocking and for checking a credential (format section 5).
+    static func unwrap(_ slot: Keyslot, with kek: KeyEncryptionKey, vaultID: [UInt8]) -> SecretBytes? {
+        XChaCha20Poly1305.openKey(
+            slot.wrapped,
+            using: kek,
+            nonce: slot.nonce,
+            authenticating: slotAssociatedData(slot, vaultID: vaultID),
+            protection: .guarded
+        )
+    }
+
     /// Builds a keyslot that wraps `key` (the master or base key) for `credentials`.
     ///
     /// - Parameters:
@@ -497,16 +509,7 @@ package enum KeyHierarchy {
                     normalizingPassword: header.followsVersion11Rules
                 )
             else { continue }
-            guard
-                var unwrapped = XChaCha20Poly1305.open(
-                    slot.wrapped,
-                    using: kek,
-                    nonce: slot.nonce,
-                    authenticating: slotAssociatedData(slot, vaultID: header.vaultID)
-                )
-            else { continue }
-            defer { Sodium.wipe(&unwrapped) }
-            let secret = SecretBytes(bytes: unwrapped, protection: .guarded)
+            guard let secret = unwrap(slot, with: kek, vaultID: header.vaultID) else { continue }
             let master = slot.scope == .masterKey ? MasterKey(secret: secret) : nil
             let base = master.map(baseKey(from:)) ?? BaseKey(secret: secret)
             let keys = VaultKeys(

@@ -80,6 +80,24 @@ package enum XChaCha20Poly1305 {
         open(ciphertext, using: key.secret, nonce: nonce, authenticating: associatedData)
     }
 
+    /// Verifies and decrypts a wrapped key (`ciphertext || tag`) into ``SecretBytes``; the
+    /// plaintext array is wiped, so no other copy of the key is left behind.
+    ///
+    /// - Returns: The plaintext, or `nil` when the tag does not verify.
+    static func openKey(
+        _ ciphertext: some ReadableBytes,
+        using key: some VaultKey,
+        nonce: some ReadableBytes,
+        authenticating associatedData: some ReadableBytes,
+        protection: SecretBytes.Protection = .zeroed
+    ) -> SecretBytes? {
+        guard var plain = open(ciphertext, using: key, nonce: nonce, authenticating: associatedData) else {
+            return nil
+        }
+        defer { Sodium.wipe(&plain) }
+        return SecretBytes(bytes: plain, protection: protection)
+    }
+
     static func open(
         _ ciphertext: some ReadableBytes,
         using key: some ReadableBytes,
