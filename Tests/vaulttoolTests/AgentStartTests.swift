@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 import VaultIO
+import VaultTestSupport
 
 @Suite("Agent start and hints")
 struct AgentStartTests {
@@ -66,7 +67,7 @@ struct AgentStartTests {
         let running = try AgentCommandTests.RunningAgent(in: w)
         let agent = VaultAgent(socketPath: running.socket)
         do {
-            let slow = try (0..<10).map { _ in try peer(agent, sending: [0, 0, 0, 40, 1]) }
+            let slow = try (0..<10).map { _ in try connectedPeer(to: agent.socketPath, sending: [0, 0, 0, 40, 1]) }
             defer { slow.forEach { close($0) } }
             let start = ContinuousClock.now
             var answered = 0
@@ -90,21 +91,5 @@ struct AgentStartTests {
             let failure = errno
             #expect(got == 0 || (got < 0 && failure == ECONNRESET), "recv \(got), errno \(failure)")
         }
-    }
-
-    /// A connected socket to the agent that has sent `prefix` and then nothing.
-    private func peer(_ agent: VaultAgent, sending prefix: [UInt8] = []) throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(agent.socketPath.utf8)) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(connected == 0)
-        if !prefix.isEmpty { _ = prefix.withUnsafeBytes { send(descriptor, $0.baseAddress!, $0.count, 0) } }
-        return descriptor
     }
 }

@@ -6,6 +6,7 @@ import Glibc
 import Testing
 import VaultFormat
 import VaultIO
+import VaultTestSupport
 
 @Suite("Agent peers")
 struct AgentPeerTests {
@@ -28,27 +29,11 @@ struct AgentPeerTests {
         }
     }
 
-    /// A connected socket to the agent that has sent `prefix` and then nothing.
-    private func peer(_ agent: VaultAgent, sending prefix: [UInt8] = []) throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(agent.socketPath.utf8)) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(connected == 0)
-        if !prefix.isEmpty { _ = prefix.withUnsafeBytes { send(descriptor, $0.baseAddress!, $0.count, 0) } }
-        return descriptor
-    }
-
     /// 300 peers connect and send nothing; before, the agent served one connection at a time and
     /// waited 2 s on each, so `status` (whose client gives up after 5 s) failed behind them.
     @Test func statusAnswers_while300IdlePeersAreConnected() throws {
         try withRunningAgent { agent in
-            let idle = try (0..<300).map { _ in try peer(agent) }
+            let idle = try (0..<300).map { _ in try connectedPeer(to: agent.socketPath) }
             defer { idle.forEach { close($0) } }
             #expect(try agent.status().isEmpty)
             #expect(try agent.lock(path: nil) == 0)
@@ -59,7 +44,7 @@ struct AgentPeerTests {
     @Test func aRequestSentInPieces_isAnswered() throws {
         try withRunningAgent { agent in
             let frame: [UInt8] = [0, 0, 0, 2, 1, 0x04]  // status
-            let descriptor = try peer(agent)
+            let descriptor = try connectedPeer(to: agent.socketPath)
             defer { close(descriptor) }
             for byte in frame {
                 _ = [byte].withUnsafeBytes { send(descriptor, $0.baseAddress!, 1, 0) }
@@ -76,7 +61,7 @@ struct AgentPeerTests {
 
     /// Sends `request` on a new connection and returns the reply's type.
     private func exchange(_ agent: VaultAgent, _ request: AgentMessage) throws -> AgentMessage.MessageType {
-        let descriptor = try peer(agent, sending: request.encodeFrame())
+        let descriptor = try connectedPeer(to: agent.socketPath, sending: request.encodeFrame())
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -101,7 +86,9 @@ struct AgentPeerTests {
             #expect(try exchange(agent, add("/one-too-many")) == .refused)
             #expect(try exchange(agent, add("/0/\(long)")) == .ok)  // replacing a held vault is fine
             // Peers that ask for the largest status and never read it do not hold up the others.
-            let silent = try (0..<8).map { _ in try peer(agent, sending: AgentMessage(.status).encodeFrame()) }
+            let silent = try (0..<8).map { _ in
+                try connectedPeer(to: agent.socketPath, sending: AgentMessage(.status).encodeFrame())
+            }
             defer { silent.forEach { close($0) } }
             #expect(try agent.status().count == 32)
             #expect(try agent.lock(path: nil) == 32)
