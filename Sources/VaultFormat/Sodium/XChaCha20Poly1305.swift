@@ -43,24 +43,19 @@ package enum XChaCha20Poly1305 {
         output.append(contentsOf: repeatElement(0, count: length + tagByteCount))
         output.withUnsafeMutableBytes { out in
             plaintext.withUnsafeBytes { m in
-                nonce.withUnsafeBytes { n in
-                    associatedData.withUnsafeBytes { ad in
-                        key.withUnsafeBytes { k in
-                            precondition(n.count == nonceByteCount && k.count == keyByteCount)
-                            var written: UInt64 = 0
-                            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
-                                out.baseAddress! + start,
-                                &written,
-                                m.bindMemory(to: UInt8.self).baseAddress,
-                                UInt64(m.count),
-                                ad.bindMemory(to: UInt8.self).baseAddress,
-                                UInt64(ad.count),
-                                nil,
-                                n.bindMemory(to: UInt8.self).baseAddress!,
-                                k.bindMemory(to: UInt8.self).baseAddress!
-                            )
-                        }
-                    }
+                withParameters(nonce: nonce, associatedData: associatedData, key: key) { n, ad, k in
+                    var written: UInt64 = 0
+                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                        out.baseAddress! + start,
+                        &written,
+                        m.bindMemory(to: UInt8.self).baseAddress,
+                        UInt64(m.count),
+                        ad.bindMemory(to: UInt8.self).baseAddress,
+                        UInt64(ad.count),
+                        nil,
+                        n.bindMemory(to: UInt8.self).baseAddress!,
+                        k.bindMemory(to: UInt8.self).baseAddress!
+                    )
                 }
             }
         }
@@ -110,27 +105,41 @@ package enum XChaCha20Poly1305 {
         var out = [UInt8](repeating: 0, count: length - tagByteCount)
         let ok = out.withUnsafeMutableBytes { o in
             ciphertext.withUnsafeBytes { c in
-                nonce.withUnsafeBytes { n in
-                    associatedData.withUnsafeBytes { ad in
-                        key.withUnsafeBytes { k in
-                            precondition(n.count == nonceByteCount && k.count == keyByteCount)
-                            var written: UInt64 = 0
-                            return crypto_aead_xchacha20poly1305_ietf_decrypt(
-                                o.bindMemory(to: UInt8.self).baseAddress,
-                                &written,
-                                nil,
-                                c.bindMemory(to: UInt8.self).baseAddress!,
-                                UInt64(c.count),
-                                ad.bindMemory(to: UInt8.self).baseAddress,
-                                UInt64(ad.count),
-                                n.bindMemory(to: UInt8.self).baseAddress!,
-                                k.bindMemory(to: UInt8.self).baseAddress!
-                            ) == 0
-                        }
-                    }
+                withParameters(nonce: nonce, associatedData: associatedData, key: key) { n, ad, k in
+                    var written: UInt64 = 0
+                    return crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        o.bindMemory(to: UInt8.self).baseAddress,
+                        &written,
+                        nil,
+                        c.bindMemory(to: UInt8.self).baseAddress!,
+                        UInt64(c.count),
+                        ad.bindMemory(to: UInt8.self).baseAddress,
+                        UInt64(ad.count),
+                        n.bindMemory(to: UInt8.self).baseAddress!,
+                        k.bindMemory(to: UInt8.self).baseAddress!
+                    ) == 0
                 }
             }
         }
         return ok ? out : nil
+    }
+
+    /// Runs `body` with the bytes of the nonce, the associated data and the key, after the one
+    /// size check that sealing and opening share (a wrong nonce or key size is a programming
+    /// error, never a ciphertext's fault).
+    private static func withParameters<R>(
+        nonce: some ReadableBytes,
+        associatedData: some ReadableBytes,
+        key: some ReadableBytes,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R
+    ) -> R {
+        nonce.withUnsafeBytes { n in
+            associatedData.withUnsafeBytes { ad in
+                key.withUnsafeBytes { k in
+                    precondition(n.count == nonceByteCount && k.count == keyByteCount)
+                    return body(n, ad, k)
+                }
+            }
+        }
     }
 }
