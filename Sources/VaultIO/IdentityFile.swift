@@ -27,15 +27,7 @@ public enum IdentityFile {
     ///   naming the failed step otherwise.
     public static func generate(at path: String) throws -> RecipientIdentity {
         let identity = RecipientIdentity.generate()
-        var bytes = identity.fileContents.copyBytes()
-        defer { wipe(&bytes) }
-        try makeParentDirectories(of: path)
-        try OwnerOnlyFile.create(
-            at: path,
-            bytes,
-            operation: "create identity file",
-            reason: "an identity file is never overwritten"
-        )
+        try write(identity.fileContents, at: path)
         return identity
     }
 
@@ -91,23 +83,24 @@ public enum IdentityFile {
         kdf: KDFParameters = .interactive
     ) throws -> RecipientIdentity {
         let identity = RecipientIdentity.generate()
-        var bytes = try identity.sealedFileContents(passphrase: passphrase, kdf: kdf).copyBytes()
+        try write(try identity.sealedFileContents(passphrase: passphrase, kdf: kdf), at: path)
+        return identity
+    }
+
+    /// Writes a new identity file holding `contents`, plain or sealed. Missing folders on the way
+    /// (`~/.config/vault` on a new machine) are made private (0700).
+    private static func write(_ contents: SecretBytes, at path: String) throws {
+        var bytes = contents.copyBytes()
         defer { wipe(&bytes) }
-        try makeParentDirectories(of: path)
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try DeviceSecretFile.makeDirectories(String(path[..<slash]))
+        }
         try OwnerOnlyFile.create(
             at: path,
             bytes,
             operation: "create identity file",
             reason: "an identity file is never overwritten"
         )
-        return identity
-    }
-
-    /// Missing folders on the way (`~/.config/vault` on a new machine) are made private (0700).
-    private static func makeParentDirectories(of path: String) throws {
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try DeviceSecretFile.makeDirectories(String(path[..<slash]))
-        }
     }
 
 }
