@@ -88,16 +88,13 @@ extension KeyHierarchy {
     package static func accessGroupName(of entry: AccessGroupEntry, master: MasterKey, vaultID: [UInt8])
         throws(VaultFormatError) -> String
     {
-        guard
-            var plain = XChaCha20Poly1305.open(
-                entry.sealedName,
-                using: groupNameKey(master),
-                nonce: entry.nonce,
-                authenticating: groupAssociatedData(domain: entry.domain, vaultID: vaultID)
-            )
-        else {
-            throw VaultFormatError(.headerAuthentication, "an access group's name does not open with the master key")
-        }
+        var plain = try openSealedHeaderField(
+            entry.sealedName,
+            using: groupNameKey(master),
+            nonce: entry.nonce,
+            authenticating: groupAssociatedData(domain: entry.domain, vaultID: vaultID),
+            what: "an access group's name"
+        )
         defer { Sodium.wipe(&plain) }
         let length = Int(plain[0])
         guard (1...AccessGroupEntry.maximumNameByteCount).contains(length),

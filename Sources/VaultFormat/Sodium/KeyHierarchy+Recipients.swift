@@ -109,6 +109,24 @@ extension KeyHierarchy {
         return out
     }
 
+    /// Opens a header field sealed under a key derived from the master key (a recipient's info,
+    /// an access group's name): a tag that does not verify is `headerAuthentication`, since only
+    /// a holder of the master key writes these fields.
+    ///
+    /// - Returns: The plaintext; the caller wipes it.
+    static func openSealedHeaderField(
+        _ sealed: [UInt8],
+        using key: KeyEncryptionKey,
+        nonce: [UInt8],
+        authenticating ad: [UInt8],
+        what: String
+    ) throws(VaultFormatError) -> [UInt8] {
+        guard let plain = XChaCha20Poly1305.open(sealed, using: key, nonce: nonce, authenticating: ad) else {
+            throw VaultFormatError(.headerAuthentication, "\(what) does not open with the master key")
+        }
+        return plain
+    }
+
     /// The recipient a stanza names, decrypted with the master key (R12-RCP-4).
     ///
     /// - Throws: `headerAuthentication` when the info does not open under this master key;
@@ -116,16 +134,13 @@ extension KeyHierarchy {
     package static func recipient(of stanza: RecipientStanza, master: MasterKey, vaultID: [UInt8])
         throws(VaultFormatError) -> Recipient
     {
-        guard
-            var plain = XChaCha20Poly1305.open(
-                stanza.info,
-                using: recipientInfoKey(master),
-                nonce: stanza.infoNonce,
-                authenticating: recipientInfoAssociatedData(stanza, vaultID: vaultID)
-            )
-        else {
-            throw VaultFormatError(.headerAuthentication, "a recipient stanza does not open with the master key")
-        }
+        var plain = try openSealedHeaderField(
+            stanza.info,
+            using: recipientInfoKey(master),
+            nonce: stanza.infoNonce,
+            authenticating: recipientInfoAssociatedData(stanza, vaultID: vaultID),
+            what: "a recipient stanza"
+        )
         defer { Sodium.wipe(&plain) }
         let length = Int(plain[32])
         guard length <= RecipientStanza.maximumNameByteCount,
