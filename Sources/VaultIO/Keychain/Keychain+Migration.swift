@@ -89,35 +89,52 @@ extension Keychain {
         return try call {
             if source.vault.path == vault.path {
                 return try vault.write { txn in
-                    var result = KeychainMigrationResult()
-                    unattributed = []
-                    let items = try source.collect(
-                        in: txn,
-                        destinationSecret: txn.deviceSecret,
-                        into: &result,
-                        unattributed: &unattributed
-                    )
-                    let moved = try transformed(items, transform, into: &result)
-                    if removingFromSource { for (id, _) in items { try txn.remove(id: id) } }
-                    try insert(moved, into: &txn, result: &result)
-                    return result
+                    var read = try read(source, in: txn, for: txn.deviceSecret, transform, &unattributed)
+                    if removingFromSource { for (id, _) in read.items { try txn.remove(id: id) } }
+                    try insert(read.moved, into: &txn, result: &read.result)
+                    return read.result
                 }
             }
             return try source.vault.write { sourceTxn in
-                var result = KeychainMigrationResult()
-                unattributed = []
-                let items = try source.collect(
-                    in: sourceTxn,
-                    destinationSecret: vault.deviceSecret,
-                    into: &result,
-                    unattributed: &unattributed
-                )
-                let moved = try transformed(items, transform, into: &result)
-                try vault.write { try insert(moved, into: &$0, result: &result) }
-                if removingFromSource { for (id, _) in items { try sourceTxn.remove(id: id) } }
-                return result
+                var read = try read(source, in: sourceTxn, for: vault.deviceSecret, transform, &unattributed)
+                try vault.write { try insert(read.moved, into: &$0, result: &read.result) }
+                if removingFromSource { for (id, _) in read.items { try sourceTxn.remove(id: id) } }
+                return read.result
             }
         }
+    }
+
+    /// What the first half of a migration read from the source.
+    private struct Read {
+        /// The source's items of its scope, with their IDs.
+        var items: [(ItemID, KeychainMigrationItem)]
+        /// What the transform made of them.
+        var moved: [KeychainMigrationItem]
+        /// What was skipped so far.
+        var result: KeychainMigrationResult
+    }
+
+    /// The first half of every migration, in the source's transaction: `source`'s items (a
+    /// `…ThisDeviceOnly` one only when `destinationSecret`, the destination's device secret, is
+    /// the source's) and what `transform` makes of them. `unattributed` starts afresh, since a
+    /// write may run its body more than once.
+    private func read(
+        _ source: Keychain,
+        in txn: VaultTransaction,
+        for destinationSecret: DeviceSecret?,
+        _ transform: (KeychainMigrationItem) throws -> KeychainMigrationItem?,
+        _ unattributed: inout [KeychainDamagedItem]
+    ) throws -> Read {
+        var result = KeychainMigrationResult()
+        unattributed = []
+        let items = try source.collect(
+            in: txn,
+            destinationSecret: destinationSecret,
+            into: &result,
+            unattributed: &unattributed
+        )
+        let moved = try transformed(items, transform, into: &result)
+        return Read(items: items, moved: moved, result: result)
     }
 
     /// The readable items of this keychain's scope in `txn`, with their IDs.
