@@ -46,12 +46,7 @@ enum BitwardenJSON {
     }
 
     static func read(_ bytes: [UInt8]) throws -> ImportBatch {
-        let export: Export
-        do {
-            export = try JSONDecoder().decode(Export.self, from: Data(bytes))
-        } catch {
-            throw DecodingProblem.problem(error) { "not a Bitwarden JSON export (\($0))" }
-        }
+        let export = try DecodingProblem.decode(Export.self, from: bytes) { "not a Bitwarden JSON export (\($0))" }
         if export.encrypted == true {
             throw ImportProblem(
                 "the export is encrypted; export it again as unencrypted JSON",

@@ -1,5 +1,7 @@
 // vault: what a JSON export's decoding error says, without quoting a value.
 
+import Foundation
+
 /// A `DecodingError` as an ``ImportProblem``: the key or the path at fault, never the value there.
 enum DecodingProblem {
     /// - Parameters:
@@ -20,6 +22,20 @@ enum DecodingProblem {
             )
         default:
             ImportProblem(wording("not valid JSON"))
+        }
+    }
+
+    /// `bytes` decoded as JSON into `type`, or the ``ImportProblem`` that says why not, in the
+    /// caller's `wording`: the one JSON read of the JSON importers.
+    static func decode<T: Decodable>(
+        _ type: T.Type,
+        from bytes: [UInt8],
+        _ wording: (String) -> String
+    ) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(bytes))
+        } catch {
+            throw problem(error, wording)
         }
     }
 

@@ -25,12 +25,7 @@ enum GenericJSON {
     }
 
     static func read(_ bytes: [UInt8]) throws -> ImportBatch {
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: Data(bytes))
-        } catch {
-            throw DecodingProblem.problem(error) { "not the generic JSON layout (\($0))" }
-        }
+        let document = try DecodingProblem.decode(Document.self, from: bytes) { "not the generic JSON layout (\($0))" }
         if let format = document.format, format != "vault-items" {
             throw ImportProblem(
                 "the format is '\(format)', not 'vault-items'",
