@@ -56,22 +56,11 @@ struct GenericItem: Decodable {
 
     // MARK: - Decodable
 
-    enum Key: String, CodingKey {
-        case id, secret, secretBase64, accessibility, preserved
-        case itemClass = "class"
-        case service, account, accessGroup, label, comment, description, creator, type, generic
-        case created, modified, synchronizable, invisible, negative
-        case server, `protocol`, authenticationType, port, path, securityDomain
-    }
-
-    struct Preserved: Decodable {
-        var tag: UInt8
-        var value: String
-    }
-
     init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
-        func text(_ key: Key) throws -> String { try c.decodeIfPresent(String.self, forKey: key) ?? "" }
+        let c = try decoder.container(keyedBy: GenericJSONLayout.ItemKey.self)
+        func text(_ key: GenericJSONLayout.ItemKey) throws -> String {
+            try c.decodeIfPresent(String.self, forKey: key) ?? ""
+        }
         id = try c.decodeIfPresent(String.self, forKey: .id)
         itemClass = try Self.itemClass(try c.decodeIfPresent(String.self, forKey: .itemClass))
         accessibility = try Self.accessibility(try c.decodeIfPresent(String.self, forKey: .accessibility))
@@ -99,7 +88,7 @@ struct GenericItem: Decodable {
         a.port = try c.decodeIfPresent(UInt16.self, forKey: .port) ?? 0
         a.path = try text(.path)
         a.securityDomain = try text(.securityDomain)
-        for item in try c.decodeIfPresent([Preserved].self, forKey: .preserved) ?? [] {
+        for item in try c.decodeIfPresent([GenericJSONLayout.Preserved].self, forKey: .preserved) ?? [] {
             guard let data = Data(base64Encoded: item.value) else {
                 throw ImportProblem("preserved is not base64", field: "preserved")
             }

@@ -2,11 +2,12 @@
 
 import Foundation
 import VaultIO
+import VaultImport
 
 /// An item as the generic layout writes it. Spec: Spec/cli.md, "Generic JSON layout".
 ///
-/// Every key is always written, in sorted order. VaultImport reads the layout back
-/// (`ImportFormat.json`).
+/// Every key is always written, in sorted order. The keys are VaultImport's
+/// `GenericJSONLayout.ItemKey`, the ones it reads the layout back with (`ImportFormat.json`).
 struct ItemRecord: Encodable {
     var id: String?
     var itemClass: ItemClass = .genericPassword
@@ -50,21 +51,8 @@ struct ItemRecord: Encodable {
 
     // MARK: - Encodable
 
-    enum Key: String, CodingKey {
-        case id, version, secret, secretBase64, secretLength, accessibility, preserved
-        case itemClass = "class"
-        case service, account, accessGroup, label, comment, description, creator, type, generic
-        case created, modified, synchronizable, invisible, negative
-        case server, `protocol`, authenticationType, port, path, securityDomain
-    }
-
-    struct Preserved: Encodable {
-        var tag: UInt8
-        var value: String
-    }
-
     func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
+        var c = encoder.container(keyedBy: GenericJSONLayout.ItemKey.self)
         let a = attributes
         try c.encode(id, forKey: .id)
         try c.encode(itemClass.description, forKey: .itemClass)
@@ -89,7 +77,9 @@ struct ItemRecord: Encodable {
         try c.encode(a.port, forKey: .port)
         try c.encode(a.path, forKey: .path)
         try c.encode(a.securityDomain, forKey: .securityDomain)
-        let preserved = a.preserved.map { Preserved(tag: $0.tag, value: Data($0.value).base64EncodedString()) }
+        let preserved = a.preserved.map {
+            GenericJSONLayout.Preserved(tag: $0.tag, value: Data($0.value).base64EncodedString())
+        }
         try c.encode(preserved, forKey: .preserved)
         if let version { try c.encode(version, forKey: .version) }
         if let secretLength { try c.encode(secretLength, forKey: .secretLength) }
