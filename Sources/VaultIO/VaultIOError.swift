@@ -79,6 +79,8 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The item a reference names was found with another protection class than the one the
         /// reference expects (`accessibility=`): it was changed, possibly by a holder of the base key alone.
         public static let accessibilityMismatch = Code("accessibilityMismatch")
+        /// An input holds more bytes than the caller's limit (``SecretInput``); ``reason`` gives the limit.
+        public static let tooLarge = Code("tooLarge")
         /// A reference (``ItemReference``) is not in the grammar of Spec/cli.md, "References".
         public static let invalidReference = Code("invalidReference")
     }

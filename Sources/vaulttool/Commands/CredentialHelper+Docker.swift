@@ -86,7 +86,7 @@ struct DockerCredentialProtocol {
         switch action {
         case "store":
             var bytes = try input()
-            defer { CredentialOptions.wipe(&bytes) }
+            defer { SecretMemory.wipe(&bytes) }
             try storeCredentials(bytes)
         case "get": try get(try Self.serverURL(input()))
         case "erase": try erase(try Self.serverURL(input()))
@@ -100,7 +100,7 @@ struct DockerCredentialProtocol {
         // The reference helper joins the input's lines, then decodes one JSON object whose
         // member names match case-insensitively (Go's encoding/json). The secret stays in bytes.
         var joined = Array(Self.lines(bytes).joined())
-        defer { CredentialOptions.wipe(&joined) }
+        defer { SecretMemory.wipe(&joined) }
         var members: JSONStringMembers
         do {
             members = try JSONStringMembers(joined, wanted: ["serverurl", "username", "secret"])
@@ -134,7 +134,7 @@ struct DockerCredentialProtocol {
             throw Failure.notFound
         }
         var out = Array(#"{"ServerURL":"#.utf8)
-        defer { CredentialOptions.wipe(&out) }
+        defer { SecretMemory.wipe(&out) }
         Self.appendJSONString(Array(serverURL.utf8), to: &out)
         out += Array(#","Username":"#.utf8)
         Self.appendJSONString(Array(item.attributes.account.utf8), to: &out)

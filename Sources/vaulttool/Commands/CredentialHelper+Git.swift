@@ -123,7 +123,7 @@ struct GitCredentialProtocol {
 
     func run(_ action: String, input: () throws -> [UInt8]) throws {
         var bytes = try input()
-        defer { CredentialOptions.wipe(&bytes) }
+        defer { SecretMemory.wipe(&bytes) }
         let request = try GitCredential(parsing: bytes)
         switch action {
         case "get": try get(request)
@@ -139,7 +139,7 @@ struct GitCredentialProtocol {
         for item in try keychain.find(withSecrets: true, exact: exact, request.matches) {
             guard let secret = item.secret, secret.count > 0, Self.isSendable(item.attributes.account) else { continue }
             var out = [UInt8]()
-            defer { CredentialOptions.wipe(&out) }
+            defer { SecretMemory.wipe(&out) }
             let sendable = secret.withUnsafeBytes { bytes in
                 guard !bytes.contains(0x0A), !bytes.contains(0) else { return false }
                 if !item.attributes.account.isEmpty { out += Array("username=\(item.attributes.account)\n".utf8) }

@@ -1,6 +1,7 @@
 // vaulttool credential-helper docker: reading docker's `store` payload without copying the secret into a String.
 
 import Glibc
+import VaultIO
 
 /// The string members of one JSON object, as bytes, read the way Go's `encoding/json` decodes
 /// docker's `Credentials` struct into it: member names match case-insensitively (ASCII), the last
@@ -28,18 +29,18 @@ struct JSONStringMembers {
             parser.skipSpace()
             var name = try parser.string()
             let key = String(decoding: name, as: UTF8.self).lowercased()
-            Self.wipe(&name)
+            SecretMemory.wipe(&name)
             parser.skipSpace()
             try parser.expect(UInt8(ascii: ":"))
             parser.skipSpace()
             if wanted.contains(key) {
                 if parser.peek == UInt8(ascii: "n") {
                     try parser.literal("null")
-                    if var old = values.removeValue(forKey: key) { Self.wipe(&old) }
+                    if var old = values.removeValue(forKey: key) { SecretMemory.wipe(&old) }
                 } else {
                     guard parser.peek == UInt8(ascii: "\"") else { throw Invalid() }
                     let value = try parser.string()
-                    if var old = values.updateValue(value, forKey: key) { Self.wipe(&old) }
+                    if var old = values.updateValue(value, forKey: key) { SecretMemory.wipe(&old) }
                 }
             } else {
                 try parser.skipValue(depth: 0)
@@ -58,11 +59,9 @@ struct JSONStringMembers {
     mutating func wipe() {
         for key in Array(values.keys) {
             var value = values.removeValue(forKey: key)!
-            Self.wipe(&value)
+            SecretMemory.wipe(&value)
         }
     }
-
-    private static func wipe(_ bytes: inout [UInt8]) { CredentialOptions.wipe(&bytes) }
 
     // MARK: - Parser
 
@@ -160,7 +159,7 @@ struct JSONStringMembers {
             switch byte {
             case UInt8(ascii: "\""):
                 var skipped = try string()
-                CredentialOptions.wipe(&skipped)
+                SecretMemory.wipe(&skipped)
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let close = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 index += 1

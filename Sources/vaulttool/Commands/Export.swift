@@ -37,7 +37,7 @@ struct Export: Command {
         let kept = items.filter { includeDeviceOnly || !$0.entry.protectionClass.isDeviceBound }
         let records = kept.map { ItemRecord($0, includeSecret: true) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
         var text = Array(try Output.json(Document(items: records)).utf8)
-        defer { CredentialOptions.wipe(&text) }
+        defer { SecretMemory.wipe(&text) }
         Output.err("Warning: the export is plaintext; anyone who can read it can read every secret in it.\n")
         if items.count > kept.count {
             Output.err(

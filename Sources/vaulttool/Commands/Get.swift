@@ -50,7 +50,7 @@ struct Get: Command {
             )
         }
         guard var bytes = item.secret?.copyBytes() else { throw ToolError("the item has no secret") }
-        defer { CredentialOptions.wipe(&bytes) }
+        defer { SecretMemory.wipe(&bytes) }
         if json {
             var record = ItemRecord(item, includeSecret: false)
             record.setSecret(bytes)

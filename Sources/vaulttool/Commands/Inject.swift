@@ -66,9 +66,9 @@ struct Inject: Command {
             return
         }
         var secrets = try resolve(references, template.placeholders)
-        defer { for index in secrets.indices { CredentialOptions.wipe(&secrets[index]) } }
+        defer { for index in secrets.indices { SecretMemory.wipe(&secrets[index]) } }
         var rendered = template.rendered(secrets)
-        defer { CredentialOptions.wipe(&rendered) }
+        defer { SecretMemory.wipe(&rendered) }
         if let output {
             try DurableFile.write(at: output, contents: rendered)
             return
@@ -95,7 +95,7 @@ struct Inject: Command {
             do {
                 secrets.append(try snapshot.secret(for: reference).copyBytes())
             } catch {
-                for index in secrets.indices { CredentialOptions.wipe(&secrets[index]) }
+                for index in secrets.indices { SecretMemory.wipe(&secrets[index]) }
                 let (message, exitCode) = describe(error)
                 throw ToolError(
                     "line \(placeholder.line), reference '\(TerminalText.escaped(reference.description))': \(message)",

@@ -93,8 +93,8 @@ struct SetItem: Command {
         // then the key derivation.
         let opener = try VaultAccess.opener(path, credentialOptions)
         var secret = try readSecret()
-        defer { CredentialOptions.wipe(&secret) }
-        if trimNewline { Self.trimTrailingNewline(&secret) }
+        defer { SecretMemory.wipe(&secret) }
+        if trimNewline { SecretMemory.trimNewline(&secret) }
         if secret.isEmpty && !allowEmpty {
             throw ToolError(
                 "the secret is empty (an empty pipe or an unset variable?); nothing was changed. "
@@ -122,17 +122,6 @@ struct SetItem: Command {
         }
         let (id, added) = (result.id, result == .added(result.id))
         Output.out("\(added ? "Added" : "Updated") item \(id).\n")
-    }
-
-    /// Removes one trailing `\n` or `\r\n`, overwriting the removed bytes first.
-    static func trimTrailingNewline(_ secret: inout [UInt8]) {
-        guard secret.last == 0x0A else { return }
-        secret[secret.count - 1] = 0
-        secret.removeLast()
-        if secret.last == 0x0D {
-            secret[secret.count - 1] = 0
-            secret.removeLast()
-        }
     }
 
     /// The secret from `--secret-file`, standard input, or a prompt.

@@ -203,8 +203,8 @@ struct CredentialOptions: OptionGroup {
                 otherwise: "\(identityPassphraseVariable) (a file holding the passphrase)"
             )
         }
-        defer { wipe(&bytes) }
-        trimNewline(&bytes)
+        defer { SecretMemory.wipe(&bytes) }
+        SecretMemory.trimNewline(&bytes)
         guard !bytes.isEmpty else { throw ToolError("the identity passphrase is empty", exitCode: .usage) }
         return SecretBytes(bytes: bytes, protection: .guarded)
     }
@@ -257,8 +257,8 @@ struct CredentialOptions: OptionGroup {
         } else {
             bytes = try Self.prompt(prompt, confirm: confirm, otherwise: promptAlternatives)
         }
-        defer { Self.wipe(&bytes) }
-        Self.trimNewline(&bytes)
+        defer { SecretMemory.wipe(&bytes) }
+        SecretMemory.trimNewline(&bytes)
         guard !bytes.isEmpty else { throw ToolError("the password is empty", exitCode: .usage) }
         return SecretBytes(bytes: bytes, protection: .guarded)
     }
@@ -282,7 +282,7 @@ struct CredentialOptions: OptionGroup {
         var bytes = [UInt8](repeating: 0, count: length)
         bytes.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: pointer, byteCount: length) }
         if pointer.pointee == CChar(UInt8(ascii: "/")) && access(pointer, F_OK) == 0 {
-            wipe(&bytes)
+            SecretMemory.wipe(&bytes)
             throw ToolError(
                 "environment variable \(name) names a file, but '--password-env' takes the password itself; "
                     + "use '--password-file-env \(name)' to read the password from that file",
@@ -308,9 +308,9 @@ struct CredentialOptions: OptionGroup {
         }
         if confirm {
             var second = try Terminal.readHidden(prompt: "Retype \(label.lowercased()): ") ?? []
-            defer { wipe(&second) }
-            guard first.count == second.count, Self.constantTimeEqual(first, second) else {
-                wipe(&first)
+            defer { SecretMemory.wipe(&second) }
+            guard SecretMemory.equal(first, second) else {
+                SecretMemory.wipe(&first)
                 throw ToolError("the two entries differ; nothing was changed", exitCode: .usage)
             }
         }
@@ -328,76 +328,39 @@ struct CredentialOptions: OptionGroup {
     ///     message gives the limit and never the content.
     static func readFile(_ path: String, what: String, showPath: Bool = true, limit: Int? = nil) throws -> [UInt8] {
         let name = showPath ? "\(what) '\(path)'" : what
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ToolError("cannot read the \(name): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
+        do {
+            return try SecretInput.read(path: path, limit: limit ?? .max)
+        } catch {
+            throw readFailure(error, what: name, limit: limit, why: nil)
         }
-        defer { close(descriptor) }
-        return try readDescriptor(descriptor, what: name, limit: limit)
     }
 
-    /// Reads to the end of `descriptor` into one buffer that is wiped whenever it must grow,
-    /// so that no copy of a secret is left behind in freed memory.
+    /// Reads to the end of `descriptor` (``SecretInput``: no copy of a secret is left behind).
     static func readDescriptor(
         _ descriptor: Int32,
         what: String,
         limit: Int? = nil,
         why: String? = nil
     ) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 4096)
-        var used = 0
-        while true {
-            if let limit, used > limit {
-                wipe(&out)
-                throw ToolError(
-                    "the \(what) is larger than \(limit >> 10) KiB; "
-                        + (why ?? "a password is at most \(limit >> 10) KiB"),
-                    exitCode: .usage
-                )
-            }
-            if used == out.count {
-                var bigger = [UInt8](repeating: 0, count: out.count * 2)
-                bigger.withUnsafeMutableBytes { target in
-                    out.withUnsafeBytes { source in target.copyMemory(from: source) }
-                }
-                wipe(&out)
-                out = bigger
-            }
-            let count = out.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + used, $0.count - used) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 {
-                wipe(&out)
-                throw ToolError("cannot read the \(what): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
-            }
-            if count == 0 { break }
-            used += count
-        }
-        // Shrink in place: zero the tail, then drop it (removeLast never reallocates).
-        out.withUnsafeMutableBytes { buffer in
-            if buffer.count > used { explicit_bzero(buffer.baseAddress! + used, buffer.count - used) }
-        }
-        out.removeLast(out.count - used)
-        return out
-    }
-
-    /// Drops one trailing `\n` or `\r\n` in place, as editors and `echo` add one.
-    static func trimNewline(_ bytes: inout [UInt8]) {
-        if bytes.last == 0x0A {
-            bytes.removeLast()
-            if bytes.last == 0x0D { bytes.removeLast() }
+        do {
+            return try SecretInput.read(descriptor: descriptor, limit: limit ?? .max)
+        } catch {
+            throw readFailure(error, what: what, limit: limit, why: why)
         }
     }
 
-    /// Compares two secrets of the same length without an early exit.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    /// The sentence for a read that failed: too large (exit 64), or the system's reason (exit 7).
+    private static func readFailure(_ error: VaultIOError, what: String, limit: Int?, why: String?) -> ToolError {
+        if error.code == .tooLarge, let limit {
+            return ToolError(
+                "the \(what) is larger than \(limit >> 10) KiB; " + (why ?? "a password is at most \(limit >> 10) KiB"),
+                exitCode: .usage
+            )
+        }
+        return ToolError(
+            "cannot read the \(what): \(error.errno.map(\.description) ?? error.reason)",
+            exitCode: .ioFailure
+        )
     }
 
-    /// Overwrites a buffer that held a secret.
-    static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
-        }
-        bytes.removeAll()
-    }
 }

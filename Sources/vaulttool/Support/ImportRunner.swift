@@ -151,7 +151,7 @@ struct ImportRunner {
         var password = [UInt8](repeating: 0, count: 32)
         password.withUnsafeMutableBytes { SystemRandom().fill($0) }
         let credentials = Credentials(password: SecretBytes(bytes: password, protection: .guarded))
-        CredentialOptions.wipe(&password)
+        SecretMemory.wipe(&password)
         let floor = KDFParameters(
             memoryKiB: KDFParameters.minimumMemoryKiB,
             iterations: KDFParameters.minimumIterations,
@@ -165,7 +165,7 @@ struct ImportRunner {
 
     func run(credentials: CredentialOptions) throws {
         var bytes = try CredentialOptions.readFile(source, what: "export")
-        defer { CredentialOptions.wipe(&bytes) }
+        defer { SecretMemory.wipe(&bytes) }
         let importer = VaultImporter(format: format)
         let batch = try Progress.run("Reading \(source)") {
             do { return try importer.read(bytes) } catch let error as ImportError {

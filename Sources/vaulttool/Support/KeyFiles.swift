@@ -26,38 +26,20 @@ enum KeyFiles {
     /// - Throws: A ``ToolError`` (exit 7) when the file cannot be read; (exit 64) when it is
     ///   empty or larger than ``maximumByteCount``.
     static func read(_ path: String) throws -> KeyFileDigest {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        let hasher = KeyFileDigest.Hasher()
+        do {
+            try SecretInput.forEachPiece(ofFileAt: path, limit: maximumByteCount) { hasher.update($0) }
+        } catch  where error.code == .tooLarge {
             throw ToolError(
-                "cannot read the key file '\(path)': \(String(cString: strerror(errno)))",
+                "the key file '\(path)' is larger than \(maximumByteCount >> 20) MiB; "
+                    + "a key file is read to its end, so it must be a file, not an endless stream",
+                exitCode: .usage
+            )
+        } catch {
+            throw ToolError(
+                "cannot read the key file '\(path)': \(error.errno.map(\.description) ?? error.reason)",
                 exitCode: .ioFailure
             )
-        }
-        defer { close(descriptor) }
-        let hasher = KeyFileDigest.Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        defer {
-            explicit_bzero(buffer.baseAddress!, buffer.count)
-            buffer.deallocate()
-        }
-        while true {
-            let count = Glibc.read(descriptor, buffer.baseAddress!, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 {
-                throw ToolError(
-                    "cannot read the key file '\(path)': \(String(cString: strerror(errno)))",
-                    exitCode: .ioFailure
-                )
-            }
-            if count == 0 { break }
-            guard hasher.byteCount + count <= maximumByteCount else {
-                throw ToolError(
-                    "the key file '\(path)' is larger than \(maximumByteCount >> 20) MiB; "
-                        + "a key file is read to its end, so it must be a file, not an endless stream",
-                    exitCode: .usage
-                )
-            }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
         guard hasher.byteCount > 0 else { throw ToolError("the key file '\(path)' is empty", exitCode: .usage) }
         return hasher.finalize()

@@ -2,6 +2,7 @@
 
 import Foundation
 import Glibc
+import VaultIO
 
 /// The terminal, for prompts that must not echo and for deciding when to show progress.
 enum Terminal {
@@ -46,7 +47,7 @@ enum Terminal {
             let count = read(descriptor, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             if count < 0 || line.count == 4096 {
-                CredentialOptions.wipe(&line)
+                SecretMemory.wipe(&line)
                 throw ToolError(
                     "cannot read from the terminal: \(count < 0 ? String(cString: strerror(errno)) : "line too long")"
                 )
