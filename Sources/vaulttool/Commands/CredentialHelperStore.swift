@@ -63,6 +63,14 @@ struct VaultFileStore: HelperStore {
             && options.identityFile == nil
     }
 
+    /// Whether there is no credential at all: no option, and no device secret of this user.
+    /// Then only the agent's keys open the vault.
+    var hasNoCredential: Bool {
+        guard usesDefaultCredentials else { return false }
+        guard let device = DeviceSecretFile.defaultPath else { return true }
+        return !FileManager.default.fileExists(atPath: device)
+    }
+
     /// Whether a missing vault file means "no credentials" rather than an error.
     var missingMeansEmpty: Bool { isStandard && !FileManager.default.fileExists(atPath: path) }
 
@@ -71,7 +79,7 @@ struct VaultFileStore: HelperStore {
     func credentials() throws -> Credentials {
         var options = options
         if usesDefaultCredentials {
-            guard let device = DeviceSecretFile.defaultPath, FileManager.default.fileExists(atPath: device) else {
+            guard !hasNoCredential, let device = DeviceSecretFile.defaultPath else {
                 throw ToolError(
                     "no credential for the vault, and a credential helper cannot prompt; "
                         + "pass --password-file, --key-file or --device-secret-file in the helper's command",
@@ -91,10 +99,16 @@ struct VaultFileStore: HelperStore {
 
     /// The newest generation, read-only (one key derivation, or none with the agent or the device secret).
     private func openSnapshot() throws -> VaultSnapshot {
+        try openSnapshot(otherwise: credentials)
+    }
+
+    /// The newest generation, read-only: with the agent's keys when it holds the vault, else with
+    /// the credentials `otherwise` returns (`credential-server` reads them once, at start).
+    func openSnapshot(otherwise: () throws -> Credentials) throws -> VaultSnapshot {
         if case .agent(_, let snapshot) = VaultAccess.agentOpener(path, options) {
             return try VaultAccess.observed(snapshot, at: path)
         }
-        return try VaultAccess.snapshot(path, credentials: try credentials())
+        return try VaultAccess.snapshot(path, credentials: try otherwise())
     }
 
     /// The vault, for a write.
