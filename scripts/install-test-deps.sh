@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the programs the tests drive when they are missing: git (credential helper tests),
 # zsh (completion test), python3 (a local HTTP server), script(1) from bsdutils (terminal
-# tests) and /usr/bin/time (benchmark smoke). Debian/Ubuntu only; needs root or sudo.
+# tests), /usr/bin/time (benchmark smoke) and systemd-analyze from systemd (the example units of
+# Examples/systemd, scripts/verify-systemd-units.sh). Debian/Ubuntu only; needs root or sudo.
 set -euo pipefail
 "$(dirname "$0")/install-deps.sh"
 need=()
@@ -10,6 +11,7 @@ command -v zsh >/dev/null || need+=(zsh)
 command -v python3 >/dev/null || need+=(python3)
 command -v script >/dev/null || need+=(bsdutils)
 [ -x /usr/bin/time ] || need+=(time)
+command -v systemd-analyze >/dev/null || need+=(systemd)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi
