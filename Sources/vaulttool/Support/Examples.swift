@@ -84,6 +84,10 @@ enum Examples {
             "git config --global credential.helper '!vaulttool credential-helper git --vault ~/app.vault --password-file ~/pw'",
             "printf '%s' https://registry.example.com | vaulttool credential-helper docker get",
         ],
+        "credential-server": [
+            "vaulttool credential-server --config /etc/vault/credentials.conf --vault /etc/vault/host.vault --key-file /etc/vault/host.key",
+            "vaulttool credential-server --config creds.conf --socket /run/vault-credentials/creds.sock --password-file pw",
+        ],
         "agent": [
             "eval \"$(vaulttool agent)\"",
             "vaulttool agent --foreground --socket /run/vault/agent.sock",

@@ -15,9 +15,9 @@ enum VaultTool {
     static var commands: [any Command.Type] {
         [
             Create.self, Inspect.self, Verify.self, List.self, Get.self, SetItem.self, Remove.self, Passwd.self,
-            Rekey.self, Migrate.self, Import.self, Export.self, Generate.self, CredentialHelper.self, Completions.self,
-            BackupCommand.self, DeviceSecretCommand.self, Keygen.self, Recipients.self, Agent.self, Unlock.self,
-            Lock.self,
+            Rekey.self, Migrate.self, Import.self, Export.self, Generate.self, CredentialHelper.self,
+            CredentialServer.self, Completions.self, BackupCommand.self, DeviceSecretCommand.self, Keygen.self,
+            Recipients.self, Agent.self, Unlock.self, Lock.self,
             MergeCommand.self, GitMerge.self, GitDiff.self, GitSetup.self,
             Inject.self,
         ]

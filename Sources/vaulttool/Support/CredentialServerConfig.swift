@@ -1,0 +1,179 @@
+// vaulttool credential-server: the config file that maps a unit's credential to a vault item.
+
+import Foundation
+import Glibc
+import VaultIO
+
+/// Which item answers which unit's credential: one `UNIT CREDENTIAL-ID REFERENCE` line each.
+///
+/// ```
+/// # unit            credential    reference
+/// myapp.service     db-password   vault://db/app
+/// ```
+///
+/// Names are exact (no globs): a unit not listed gets nothing, so a renamed or new unit never
+/// receives a secret by accident.
+///
+/// Spec: Spec/agent.md, section 7.2 (R-CS-1 to R-CS-4).
+struct CredentialServerConfig {
+    /// One line: what a unit asks for, and the item that answers.
+    struct Entry {
+        let unit: String
+        let credential: String
+        let reference: ItemReference
+        let line: Int
+    }
+
+    /// The entries by unit and credential ID.
+    let entries: [Key: Entry]
+
+    struct Key: Hashable {
+        let unit: String
+        let credential: String
+    }
+
+    /// A config file is far smaller than this.
+    static let maximumByteCount = 1 << 20
+    /// The unit types `LoadCredential=` is a setting of (systemd.exec(5)).
+    static let unitSuffixes = [".service", ".socket", ".mount", ".swap"]
+    /// `sun_path` holds 108 bytes; systemd binds NUL, up to 16 hex digits and `/unit/`, then
+    /// UNIT `/` ID (R-CS-5), so a longer pair could never be asked for.
+    static let maximumNameBytes = 108 - 1 - 16 - "/unit/".count - 1
+
+    /// The entry for `unit` and `credential`, if the config names them.
+    subscript(unit: String, credential: String) -> Entry? { entries[Key(unit: unit, credential: credential)] }
+
+    // MARK: - Reading
+
+    /// Reads and checks the config file at `path`.
+    ///
+    /// - Throws: ``ToolError``: exit 1 when the file's owner or mode is refused (R-CS-1), 7 when
+    ///   it cannot be read, 64 naming the line of the first mistake (R-CS-2).
+    static func load(_ path: String) throws -> CredentialServerConfig {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw ToolError("cannot read the config file '\(path)': \(reason)", exitCode: .ioFailure)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw ToolError("cannot read the config file '\(path)': \(String(cString: strerror(errno)))")
+        }
+        try checkOwnerAndMode(status, path: path)
+        let bytes = try CredentialOptions.readDescriptor(
+            descriptor,
+            what: "config file '\(path)'",
+            limit: maximumByteCount,
+            why: "a config file is at most 1024 KiB"
+        )
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ToolError("the config file '\(path)' is not UTF-8 text", exitCode: .usage)
+        }
+        return try parse(text, path: path)
+    }
+
+    /// R-CS-1: a regular file owned by this user or by root, that neither its group nor other
+    /// users can write. Whoever can change the file chooses which unit gets which secret.
+    static func checkOwnerAndMode(_ status: stat, path: String) throws {
+        let mode = String(status.st_mode & 0o7777, radix: 8)
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw ToolError("the config file '\(path)' is refused: it is not a regular file")
+        }
+        guard status.st_uid == getuid() || status.st_uid == 0 else {
+            throw ToolError(
+                "the config file '\(path)' is refused: it belongs to user \(status.st_uid), "
+                    + "not to this user (\(getuid())) or root; whoever owns it chooses which unit gets which secret"
+            )
+        }
+        guard status.st_mode & 0o022 == 0 else {
+            throw ToolError(
+                "the config file '\(path)' is refused: mode \(mode) lets "
+                    + "\(status.st_mode & 0o002 != 0 ? "every user" : "its group") change it; chmod go-w it"
+            )
+        }
+    }
+
+    /// Parses the text of a config file (R-CS-2); `path` only names it in errors.
+    static func parse(_ text: String, path: String) throws -> CredentialServerConfig {
+        var entries: [Key: Entry] = [:]
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            func refuse(_ why: String) -> ToolError {
+                ToolError("the config file '\(path)', line \(number): \(why)", exitCode: .usage)
+            }
+            var line = Substring(raw)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if fields.isEmpty || fields[0].hasPrefix("#") { continue }
+            guard fields.count == 3 else {
+                throw refuse(
+                    "expected UNIT CREDENTIAL-ID REFERENCE separated by spaces, found \(fields.count) field(s)"
+                )
+            }
+            let unit = String(fields[0])
+            let credential = String(fields[1])
+            if let problem = unitProblem(unit) { throw refuse(problem) }
+            if let problem = credentialProblem(credential) { throw refuse(problem) }
+            guard unit.utf8.count + credential.utf8.count <= maximumNameBytes else {
+                throw refuse(
+                    "the unit and credential ID have \(unit.utf8.count + credential.utf8.count) bytes together; "
+                        + "systemd's socket address leaves room for \(maximumNameBytes)"
+                )
+            }
+            let reference: ItemReference
+            do {
+                reference = try ItemReference(parsing: String(fields[2]))
+            } catch {
+                throw refuse("the reference is invalid: \(error.reason)")
+            }
+            let key = Key(unit: unit, credential: credential)
+            if let earlier = entries[key] {
+                throw refuse("\(unit) \(credential) is already given on line \(earlier.line)")
+            }
+            entries[key] = Entry(unit: unit, credential: credential, reference: reference, line: number)
+        }
+        return CredentialServerConfig(entries: entries)
+    }
+
+    // MARK: - Names
+
+    /// Why `unit` is not a unit name `LoadCredential=` can come from, or `nil`: ASCII letters,
+    /// digits and `:-_.\@`, at most 255 bytes, ending in a unit type that has the setting.
+    static func unitProblem(_ unit: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@".utf8)
+        guard unit.utf8.count <= 255, unit.utf8.allSatisfy(allowed.contains) else {
+            return "'\(printable(unit))' is not a unit name (letters, digits and :-_.\\@ only)"
+        }
+        guard let suffix = unitSuffixes.first(where: { unit.hasSuffix($0) }), unit.count > suffix.count else {
+            return "'\(unit)' is not a unit that takes LoadCredential= (\(unitSuffixes.joined(separator: ", ")))"
+        }
+        return nil
+    }
+
+    /// Why `credential` is not a credential ID, or `nil`: printable ASCII without `/`, at most
+    /// 255 bytes, neither `.` nor `..` (systemd's `credential_name_valid`, a file name).
+    static func credentialProblem(_ credential: String) -> String? {
+        guard !credential.isEmpty, credential.utf8.count <= 255, credential != ".", credential != "..",
+            credential.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") })
+        else {
+            return "'\(printable(credential))' is not a credential ID (printable ASCII without '/', a file name)"
+        }
+        return nil
+    }
+
+    /// `text` with every byte outside printable ASCII written `\xNN`, for messages and the log.
+    static func printable(_ text: some Sequence<UInt8>) -> String {
+        var out = ""
+        for byte in text {
+            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }
+        }
+        return out
+    }
+
+    static func printable(_ text: String) -> String { printable(text.utf8) }
+}
