@@ -173,6 +173,7 @@ struct CredentialServerTests {
 
     // MARK: - Serving
 
+    /// Spec/agent.md 7.1 and R-CS-3, R-CS-8: the secret byte for byte, binary included; logged without it.
     @Test func servesTheSecretByteForByte_toTheUnitAndCredentialOfTheConfig() throws {
         let secret: [UInt8] = [0x00, 0xFF, 0x0A, 0x0D, 0x80] + Array("binary-s3cret".utf8) + [0x00, 0x7F]
         let w = try Self.workspace(secret: secret)
@@ -183,6 +184,7 @@ struct CredentialServerTests {
         #expect(!server.log.contains("binary-s3cret"))
     }
 
+    /// R-CS-3: exact names only; R-CS-8: each refusal is logged.
     @Test func unknownUnitOrCredential_getsNothing_andIsLogged() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w)
@@ -198,6 +200,7 @@ struct CredentialServerTests {
         #expect(try Self.fetch(server.socket, boundTo: Self.systemdName("myapp.service", "db-password")) != [])
     }
 
+    /// R-CS-5: an unbound peer or another shape of abstract name gets nothing.
     @Test func peerWithoutSystemdAddress_getsNothing() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w)
@@ -211,6 +214,7 @@ struct CredentialServerTests {
         #expect(!log.contains("served"))
     }
 
+    /// R-CS-9: the newest generation is read for every request.
     @Test func rotatedSecret_isServedAtTheNextConnection() throws {
         let w = try Self.workspace(secret: Array("old-s3cret".utf8))
         let server = try RunningServer(in: w)
@@ -222,6 +226,7 @@ struct CredentialServerTests {
         #expect(!log.contains("old-s3cret") && !log.contains("new-s3cret"))
     }
 
+    /// R-CS-2 parses references only; R-CS-8 logs why an unresolved one got nothing.
     @Test func missingItem_getsNothing_andTheLogSaysWhy() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w)
@@ -229,6 +234,7 @@ struct CredentialServerTests {
         #expect(server.log.contains("failed other.service api-token vault://api/other: "))
     }
 
+    /// Spec/cli.md 4.22 (socket activation) and R-CS-6: a user neither root nor the server's gets nothing.
     @Test func socketActivation_servesThePassedSocket_andRefusesOtherUsers() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w, activated: true)
@@ -270,6 +276,7 @@ struct CredentialServerTests {
 
     // MARK: - Stopping
 
+    /// Spec/agent.md 7.3: SIGTERM ends the server with status 0 and removes the socket it made.
     @Test func sigterm_stopsWithStatusZero_andRemovesTheSocket() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w)
@@ -279,6 +286,7 @@ struct CredentialServerTests {
         #expect(server.log.contains("stopped"))
     }
 
+    /// R-CS-7: a peer that never reads is dropped after 5 seconds, and the next one is answered.
     @Test func peerThatNeverReads_doesNotStopTheServer() throws {
         // 4 MiB is too large to send; 900 KiB fills the socket buffers of a peer that never reads.
         let secret = [UInt8](repeating: 0x61, count: 900 << 10)
@@ -314,7 +322,8 @@ struct CredentialServerTests {
 
     // MARK: - The socket
 
-    @Test func staleSocketFile_isReplaced_aLiveServer_isNot_andAnOpenDirectory_isRefused() throws {
+    /// Spec/cli.md 4.22 (socket): the agent's socket rules (Spec/agent.md, section 2).
+    @Test func staleSocketFile_isReplaced_aLiveServerOrAFile_isNot_andAnOpenDirectory_isRefused() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         // A socket file that nobody listens on, as a killed server leaves it.
         mkdir(w.file("run"), 0o700)
@@ -337,6 +346,12 @@ struct CredentialServerTests {
         #expect(second.status == 7)
         #expect(second.stderr.contains("another server answers there"), "\(second.stderr)")
         #expect(try Self.fetch(server.socket, boundTo: name) == Array("s3cret-db".utf8))
+        // A path that is not a socket is never removed.
+        try w.write("run/notes", "keep me")
+        let notSocket = try w.run(arguments + ["--socket", w.file("run/notes")])
+        #expect(notSocket.status == 7)
+        #expect(notSocket.stderr.contains("exists and is not a socket"), "\(notSocket.stderr)")
+        #expect(try String(contentsOfFile: w.file("run/notes"), encoding: .utf8) == "keep me")
         // A directory that others can enter is refused (Spec/agent.md, section 2).
         chmod(w.path, 0o755)
         let open = try w.run(arguments + ["--socket", w.file("creds.sock")])
@@ -347,6 +362,7 @@ struct CredentialServerTests {
 
     // MARK: - The config
 
+    /// R-CS-1: a config that its group or other users can change is refused at start.
     @Test func configWritableByOthers_orGroup_isRefused() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         for mode: mode_t in [0o666, 0o620] {
@@ -360,6 +376,7 @@ struct CredentialServerTests {
         }
     }
 
+    /// R-CS-2 and R-CS-4: mistakes stop the start with exit 64 and the line number.
     @Test func configMistakes_areRefusedAtStart_naming_theLine() throws {
         let w = try Workspace()
         let cases: [(String, String)] = [
@@ -368,6 +385,10 @@ struct CredentialServerTests {
             ("myapp.target x vault://db/app\n", "line 1: 'myapp.target' is not a unit that takes LoadCredential="),
             ("my/app.service x vault://db/app\n", "line 1: 'my/app.service' is not a unit name"),
             ("a.service x vault://a/b\na.service x vault://a/c\n", "line 2: a.service x is already given on line 1"),
+            (
+                String(repeating: "a", count: 70) + ".service 12345678 vault://a/b\n",
+                "line 1: the unit and credential ID have 86 bytes together; systemd's socket address leaves room for 84",
+            ),
         ]
         for (text, expected) in cases {
             try w.write("bad.conf", text)
