@@ -139,6 +139,11 @@ struct CredentialServerTests {
         }
     }
 
+    /// ``fetch(_:boundTo:)`` as systemd asks for `credential` of `unit`: a new random name each time.
+    static func fetch(_ socket: String, unit: String, credential: String) throws -> [UInt8] {
+        try fetch(socket, boundTo: systemdName(unit, credential))
+    }
+
     /// systemd's address for `unit` and `credential`: NUL, a random 64-bit number in hex, `/unit/`…
     static func systemdName(_ unit: String, _ credential: String) -> [UInt8] {
         [0] + Array("\(String(UInt64.random(in: 1...UInt64.max), radix: 16))/unit/\(unit)/\(credential)".utf8)
@@ -178,7 +183,7 @@ struct CredentialServerTests {
         let secret: [UInt8] = [0x00, 0xFF, 0x0A, 0x0D, 0x80] + Array("binary-s3cret".utf8) + [0x00, 0x7F]
         let w = try Self.workspace(secret: secret)
         let server = try RunningServer(in: w)
-        let got = try Self.fetch(server.socket, boundTo: Self.systemdName("myapp.service", "db-password"))
+        let got = try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password")
         #expect(got == secret)
         #expect(server.log.contains("served myapp.service db-password vault://db/app (\(secret.count) bytes)"))
         #expect(!server.log.contains("binary-s3cret"))
@@ -197,7 +202,7 @@ struct CredentialServerTests {
         #expect(log.contains("refused myapp.service api-token: not in the config"))
         #expect(log.contains("refused other.service db-password: not in the config"))
         // Still serving afterwards.
-        #expect(try Self.fetch(server.socket, boundTo: Self.systemdName("myapp.service", "db-password")) != [])
+        #expect(try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") != [])
     }
 
     /// R-CS-5: an unbound peer or another shape of abstract name gets nothing.
@@ -218,10 +223,15 @@ struct CredentialServerTests {
     @Test func rotatedSecret_isServedAtTheNextConnection() throws {
         let w = try Self.workspace(secret: Array("old-s3cret".utf8))
         let server = try RunningServer(in: w)
-        let name = Self.systemdName("myapp.service", "db-password")
-        #expect(try Self.fetch(server.socket, boundTo: name) == Array("old-s3cret".utf8))
+        // A new random part for each connection, as systemd binds: a name is free again only
+        // once the server has closed its end too.
+        #expect(
+            try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") == Array("old-s3cret".utf8)
+        )
         try Self.setSecret(Array("new-s3cret".utf8), in: w)
-        #expect(try Self.fetch(server.socket, boundTo: name) == Array("new-s3cret".utf8))
+        #expect(
+            try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") == Array("new-s3cret".utf8)
+        )
         let log = server.log
         #expect(!log.contains("old-s3cret") && !log.contains("new-s3cret"))
     }
@@ -238,8 +248,9 @@ struct CredentialServerTests {
     @Test func socketActivation_servesThePassedSocket_andRefusesOtherUsers() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w, activated: true)
-        let name = Self.systemdName("myapp.service", "db-password")
-        #expect(try Self.fetch(server.socket, boundTo: name) == Array("s3cret-db".utf8))
+        #expect(
+            try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") == Array("s3cret-db".utf8)
+        )
         #expect(server.log.contains("serving 2 credential(s) of \(w.file("v.vault")) on the socket systemd passed"))
         // A user that is neither root nor the server's gets nothing, whatever name it binds.
         let python = "/usr/bin/python3"
@@ -314,7 +325,7 @@ struct CredentialServerTests {
         }
         #expect(connected == 0)
         let start = ContinuousClock.now
-        let got = try Self.fetch(server.socket, boundTo: Self.systemdName("myapp.service", "db-password"))
+        let got = try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password")
         #expect(got == secret)
         #expect(ContinuousClock.now - start < .seconds(9))
         #expect(server.log.contains("the peer did not read it within 5 seconds"))
@@ -339,13 +350,16 @@ struct CredentialServerTests {
         close(stale)
         #expect(bound == 0)
         let server = try RunningServer(in: w)
-        let name = Self.systemdName("myapp.service", "db-password")
-        #expect(try Self.fetch(server.socket, boundTo: name) == Array("s3cret-db".utf8))
+        #expect(
+            try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") == Array("s3cret-db".utf8)
+        )
         let arguments = ["credential-server", "--config", "creds.conf", "--vault", "v.vault", "--password-file", "pw"]
         let second = try w.run(arguments + ["--socket", server.socket])
         #expect(second.status == 7)
         #expect(second.stderr.contains("another server answers there"), "\(second.stderr)")
-        #expect(try Self.fetch(server.socket, boundTo: name) == Array("s3cret-db".utf8))
+        #expect(
+            try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") == Array("s3cret-db".utf8)
+        )
         // A path that is not a socket is never removed.
         try w.write("run/notes", "keep me")
         let notSocket = try w.run(arguments + ["--socket", w.file("run/notes")])
