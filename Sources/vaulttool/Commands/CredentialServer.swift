@@ -68,6 +68,8 @@ struct CredentialServer: Command {
         let config = try CredentialServerConfig.load(configPath)
         // Read once: a password from --password-env is removed from the environment when read.
         let held: Credentials? = store.hasNoCredential ? nil : try store.credentials()
+        // Before the socket listens: a stop asked for from then on ends the loop, never kills it.
+        let stop = try StopSignals()
         let environment = ProcessInfo.processInfo.environment
         let listener: CredentialSocket
         let created: String?
@@ -87,7 +89,6 @@ struct CredentialServer: Command {
         } else {
             throw UsageError("Give '--socket', or start it by systemd socket activation (LISTEN_FDS)")
         }
-        let stop = try StopSignals()
         Self.log(
             "serving \(config.entries.count) credential(s) of \(store.path) on "
                 + "\(created ?? "the socket systemd passed")"

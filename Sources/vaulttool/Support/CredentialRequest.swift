@@ -3,7 +3,7 @@
 /// The unit and credential ID systemd names in the abstract address it binds before connecting:
 /// `NUL RANDOM "/unit/" UNIT "/" ID`, RANDOM a random number in hex.
 ///
-/// Spec: Spec/agent.md, section 7.1 (R-CS-5).
+/// Spec: Spec/agent.md, sections 7.1 and 7.3 (R-CS-5).
 struct CredentialRequest: Equatable {
     let unit: String
     let credential: String
