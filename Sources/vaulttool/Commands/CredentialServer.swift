@@ -149,7 +149,7 @@ extension CredentialServer {
                 let snapshot = try store.openSnapshot(otherwise: credentials)
                 let secret = try snapshot.secret(for: entry.reference)
                 var bytes = secret.copyBytes()
-                defer { CredentialOptions.wipe(&bytes) }
+                defer { SecretMemory.wipe(&bytes) }
                 guard bytes.count <= CredentialServer.maximumSecretByteCount else {
                     return log("refused \(served): the secret has \(bytes.count) bytes; systemd takes at most 1 MiB")
                 }
