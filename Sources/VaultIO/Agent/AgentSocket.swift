@@ -84,16 +84,11 @@ package final class AgentSocket {
     ///
     /// - Throws: When descriptor 3 is not a socket.
     package static func inherited(environment: [String: String]) throws -> AgentSocket? {
-        guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
-            let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count >= 1
-        else { return nil }
-        let descriptor: Int32 = 3  // SD_LISTEN_FDS_START
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
+        do {
+            return try SocketActivation.inheritedListener(environment: environment).map { AgentSocket(descriptor: $0) }
+        } catch {
             throw Failure(step: "LISTEN_FDS: descriptor 3 is not a socket", code: ENOTSOCK)
         }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        return AgentSocket(descriptor: descriptor)
     }
 
     /// Connects to the agent at `path` and checks that it runs as this user.

@@ -36,16 +36,13 @@ final class CredentialSocket {
     /// The listening socket systemd passed (socket activation: `LISTEN_PID` is this process and
     /// `LISTEN_FDS` at least 1; the socket is descriptor 3), or `nil`.
     static func inherited(environment: [String: String]) throws -> CredentialSocket? {
-        guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
-            let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count >= 1
-        else { return nil }
-        let descriptor: Int32 = 3  // SD_LISTEN_FDS_START
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
+        do {
+            return try SocketActivation.inheritedListener(environment: environment).map {
+                CredentialSocket(descriptor: $0)
+            }
+        } catch {
             throw Failure(step: "LISTEN_FDS: descriptor 3 is not a socket", code: ENOTSOCK)
         }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        return CredentialSocket(descriptor: descriptor)
     }
 
     /// Listens on `path` as the agent does (Spec/agent.md, section 2): in a directory of this
