@@ -24,8 +24,11 @@ struct ParsedArguments {
         self.command = command
         var optionsDone = false
         var rest = arguments[...]
+        let passthroughStart = command.arguments.last?.passthrough == true ? command.arguments.count - 1 : nil
         while let word = rest.popFirst() {
             if optionsDone || !word.hasPrefix("-") || word == "-" {
+                // The first word of a passthrough argument ends the options: the rest is another program's.
+                if positionals.count == passthroughStart { optionsDone = true }
                 positionals.append(word)
                 continue
             }
@@ -63,5 +66,30 @@ struct ParsedArguments {
         if positionals.count > command.arguments.count && command.arguments.last?.repeats != true {
             throw UsageError("Unexpected argument '\(positionals[command.arguments.count])'")
         }
+    }
+
+    /// The words of `arguments` that may be vaulttool's options (where `--help` is looked for):
+    /// those before `--`, and for a command with a passthrough argument, before its first word.
+    static func optionWords(_ arguments: [String], for command: any Command.Type) -> ArraySlice<String> {
+        guard command.arguments.last?.passthrough == true else {
+            return arguments.prefix { $0 != "--" }
+        }
+        let before = command.arguments.count - 1
+        var positionals = 0
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--" { break }
+            if !word.hasPrefix("-") || word == "-" {
+                if positionals == before { break }
+                positionals += 1
+            } else if !word.contains("="),
+                command.options.first(where: { $0.names.contains(word) })?.valueName != nil
+            {
+                index += 1  // the option's value
+            }
+            index += 1
+        }
+        return arguments[..<min(index, arguments.count)]
     }
 }

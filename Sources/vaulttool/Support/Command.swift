@@ -39,6 +39,10 @@ struct ArgumentSpec {
     /// Whether it takes every remaining word (the last argument only): `<name> ...`, or
     /// `[<name> ...]` when it is also optional.
     var repeats = false
+    /// Whether the options end at its first word (the last argument only, with `repeats`): the
+    /// words that follow belong to another program (`vaulttool run -- <command> ...`), as for
+    /// swift-argument-parser's `.captureForPassthrough`.
+    var passthrough = false
 }
 
 /// What a shell completes for an option's value or an argument. `completions` derives its

@@ -15,8 +15,10 @@ enum Help {
             options.append(option.repeats ? "[\(shown) ...]" : "[\(shown)]")
         }
         let arguments = command.arguments.map {
-            $0.repeats && $0.optional
-                ? "[<\($0.name)> ...]" : ($0.optional ? "[<\($0.name)>]" : "<\($0.name)>") + ($0.repeats ? " ..." : "")
+            ($0.passthrough ? "-- " : "")
+                + ($0.repeats && $0.optional
+                    ? "[<\($0.name)> ...]"
+                    : ($0.optional ? "[<\($0.name)>]" : "<\($0.name)>") + ($0.repeats ? " ..." : ""))
         }
         let full = (head + options + arguments).joined(separator: " ")
         if full.count <= 80 { return full }

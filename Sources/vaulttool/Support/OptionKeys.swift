@@ -146,8 +146,21 @@ private func declarations(of command: Any) -> [any Declaration] {
     let spec: ArgumentSpec
     private(set) var wrappedValue: [String] = []
 
-    init(_ name: String, help: String, optional: Bool = false, completion: Completion = .automatic) {
-        spec = ArgumentSpec(name: name, help: help, optional: optional, completion: completion, repeats: true)
+    init(
+        _ name: String,
+        help: String,
+        optional: Bool = false,
+        passthrough: Bool = false,
+        completion: Completion = .automatic
+    ) {
+        spec = ArgumentSpec(
+            name: name,
+            help: help,
+            optional: optional,
+            completion: completion,
+            repeats: true,
+            passthrough: passthrough
+        )
     }
 
     var argumentSpec: ArgumentSpec? { spec }

@@ -57,7 +57,8 @@ enum VaultTool {
         }
         guard let command = lookup(first) else { return usageError("Unknown subcommand '\(first)'", nil) }
         let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        let optionWords = ParsedArguments.optionWords(rest, for: command)
+        if optionWords.contains("--help") || optionWords.contains("-h") {
             Output.out(Help.text(command))
             return 0
         }
