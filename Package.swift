@@ -16,8 +16,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .target(name: "CVaultSys", cSettings: [.define("_GNU_SOURCE")]),
-        // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's.
-        .target(name: "CVaultTool"),
+        // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's;
+        // and `vaulttool run`'s fork/exec, memfd and pseudo-terminal calls (GNU extensions).
+        .target(name: "CVaultTool", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
         // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts): Foundation and

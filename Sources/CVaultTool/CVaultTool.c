@@ -1,6 +1,7 @@
 // vaulttool: process hardening, owned by the command-line tool (libraries leave a host
 // process's signal handlers and dump settings alone).
 #include "CVaultTool.h"
+#include "CVaultRun.h"
 
 #include <signal.h>
 #include <string.h>
@@ -18,6 +19,8 @@ static void vault_fatal_signal(int signal) {
     static const char message[] = "vaulttool: fatal signal; exiting without a core dump or backtrace\n";
     ssize_t ignored = write(2, message, sizeof message - 1);
     (void)ignored;
+    // `vaulttool run` may have put the terminal in raw mode: give it back as it was.
+    vault_run_tty_restore();
     _exit(128 + signal);
 }
 

@@ -2,6 +2,8 @@
 #ifndef CVAULTTOOL_H
 #define CVAULTTOOL_H
 
+#include "CVaultRun.h"
+
 /// Makes the process non-dumpable (prctl PR_SET_DUMPABLE 0) and sets RLIMIT_CORE to 0.
 /// Returns 0 on success or -1 with errno set.
 int vault_disable_core_dumps(void);
