@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,15 @@ int vault_run_signals_install(const int *signals, int count, int write_fd, int *
     sigemptyset(&ignore.sa_mask);
     if (sigaction(SIGPIPE, &ignore, &sigpipe_before) != 0) return -1;
     sigpipe_recorded = 1;
-    return 0;
+    // A parent may have started us with these signals blocked (a test runner's thread blocks
+    // nearly all, and posix_spawn passes its mask on): unblock them here.
+    sigset_t handled;
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGCHLD);
+    for (int i = 0; i < count; i++) {
+        if (!ignored[i]) sigaddset(&handled, signals[i]);
+    }
+    return pthread_sigmask(SIG_UNBLOCK, &handled, NULL) == 0 ? 0 : -1;
 }
 
 static void restore_sigpipe(void) {
@@ -77,8 +86,13 @@ static void exec_program(const char *path, char *const *argv, char *const *envp)
 
 int vault_run_exec(const char *path, char *const *argv, char *const *envp) {
     restore_sigpipe();
+    sigset_t none, before;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, &before);
     exec_program(path, argv, envp);
-    return errno;
+    int error = errno;
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    return error;
 }
 
 static void child_fail(int report_fd) {
@@ -114,6 +128,10 @@ pid_t vault_run_spawn(const struct vault_run_child *child, int *exec_errno) {
         sigaction(SIGCHLD, &fallback, NULL);
         relay_fd = -1;
         restore_sigpipe();
+        // No signal blocked: a child that blocks what is forwarded to it could not be stopped.
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         if (child->controlling_tty >= 0) {
             if (setsid() < 0) child_fail(report[1]);
             if (ioctl(child->controlling_tty, TIOCSCTTY, 0) != 0) child_fail(report[1]);

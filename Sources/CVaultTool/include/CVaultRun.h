@@ -25,19 +25,22 @@ struct vault_run_child {
 /// Forks and executes `child`. Returns the child's pid, or -1 with `*exec_errno` set: the errno of
 /// fork, or of execve in the child (read back through a close-on-exec pipe, so a command that
 /// cannot be executed is reported by the parent, and no child is left).
-/// The child restores the SIGPIPE disposition recorded by `vault_run_signals_install`.
+/// The child gets back the SIGPIPE disposition recorded by `vault_run_signals_install`, and starts
+/// with no signal blocked.
 /// The corresponding C functions are `fork` and `execve`; ENOEXEC runs the file with /bin/sh, as
 /// `execvp` does.
 pid_t vault_run_spawn(const struct vault_run_child *child, int *exec_errno);
 
-/// Executes `path` in place of this process (restoring SIGPIPE first). Returns only on failure,
+/// Executes `path` in place of this process (restoring SIGPIPE first, no signal blocked). Returns
+/// only on failure,
 /// with the errno. The corresponding C function is `execve`.
 int vault_run_exec(const char *path, char *const *argv, char *const *envp);
 
 /// Installs a handler for each of `signals` (and SIGCHLD) that writes, for each delivery, two ints
 /// (the signal number and `si_code`) to `write_fd`, a non-blocking pipe. A signal whose
 /// disposition was SIG_IGN is left ignored (nohup keeps working) and `ignored[i]` is set to 1.
-/// Ignores SIGPIPE (a closed output is seen as EPIPE), recording the old disposition for children.
+/// Ignores SIGPIPE (a closed output is seen as EPIPE), recording the old disposition for children,
+/// and unblocks the handled signals in the calling thread.
 /// Returns 0, or -1 with errno set.
 int vault_run_signals_install(const int *signals, int count, int write_fd, int *ignored);
 

@@ -111,5 +111,10 @@ enum Examples {
             "vaulttool inject --dry-run -i config.yml.tmpl",
             "printf 'DB_PASSWORD={{ vault://db/app }}\\n' | vaulttool inject --password-file pw > app.env",
         ],
+        "run": [
+            "vaulttool run --vault ci.vault --identity \"$RUNNER_IDENTITY\" --env NPM_TOKEN=vault://registry/ci -- npm publish",
+            "DB_PASSWORD=vault://db/app vaulttool run --vault prod.vault -- ./server --port 8080",
+            "vaulttool run --env-file app.env --file TLS_KEY=vault://tls/app -- sh -c 'exec ./server --key \"$TLS_KEY\"'",
+        ],
     ]
 }

@@ -1,6 +1,7 @@
 // vaulttool run: replacing secrets, and the ways programs commonly encode them, in a byte stream.
 
 import Glibc
+import VaultIO
 
 /// Replaces every occurrence of a set of secrets in a stream of bytes with ``replacement``.
 ///
@@ -61,10 +62,10 @@ struct OutputMasker {
         if patterns.isEmpty { return Array(bytes) }
         var data = pending
         data.append(contentsOf: bytes)
-        Self.wipe(&pending)
+        SecretMemory.wipe(&pending)
         let (out, kept) = scan(data, final: false)
         pending = Array(data[kept...])
-        Self.wipe(&data)
+        SecretMemory.wipe(&data)
         return out
     }
 
@@ -76,17 +77,17 @@ struct OutputMasker {
     /// Ends the stream: returns the bytes kept back, masked.
     mutating func finish() -> [UInt8] {
         var data = pending
-        Self.wipe(&pending)
+        SecretMemory.wipe(&pending)
         let (out, _) = scan(data, final: true)
-        Self.wipe(&data)
+        SecretMemory.wipe(&data)
         return out
     }
 
     /// Overwrites the forms and the tail kept back (the masker is empty afterwards).
     mutating func wipe() {
-        for index in patterns.indices { Self.wipe(&patterns[index]) }
+        for index in patterns.indices { SecretMemory.wipe(&patterns[index]) }
         patterns = []
-        Self.wipe(&pending)
+        SecretMemory.wipe(&pending)
         byFirstByte = Array(repeating: [], count: 256)
         starts = Array(repeating: false, count: 256)
     }
@@ -150,11 +151,12 @@ struct OutputMasker {
         }
     }
 
-    private static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+    /// Overwrites the buffer of `bytes` in place, without the copy that mutating a shared array
+    /// makes, so every array sharing it reads zeros afterwards. Only for the end of a secret's life.
+    static func wipeShared(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { explicit_bzero(UnsafeMutableRawPointer(mutating: base), buffer.count) }
         }
-        bytes.removeAll()
     }
 }
 

@@ -1,0 +1,159 @@
+// vaulttool run: which variables the child gets, and which of them are references to resolve.
+
+import Foundation
+import Glibc
+import VaultIO
+
+/// One variable the child is to get, before references are resolved.
+///
+/// Spec: Spec/cli.md, "run" (Environment).
+struct RunAssignment {
+    /// Where the value is given.
+    enum Value {
+        /// A plain value, passed as is (an `--env-file` line that is no reference, or an inherited variable).
+        case plain(String)
+        /// A reference whose secret becomes the value.
+        case secret(ItemReference)
+        /// A reference whose secret goes into a sealed memfd; the value is its `/proc/self/fd/N` path.
+        case file(ItemReference)
+    }
+
+    var name: String
+    var value: Value
+
+    /// The reference, for those values that have one.
+    var reference: ItemReference? {
+        switch value {
+        case .plain: return nil
+        case .secret(let reference), .file(let reference): return reference
+        }
+    }
+}
+
+/// Reading the sources of the child's variables: the inherited environment, `--env-file` files,
+/// `--env NAME=REF` and `--file NAME=REF`.
+enum RunEnvironment {
+    /// An env file larger than this is refused: it is a list of names and references.
+    static let envFileLimit = 1 << 20
+
+    /// Whether `name` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+    static func isValidName(_ name: Substring) -> Bool {
+        guard let first = name.utf8.first, first == UInt8(ascii: "_") || isalpha(Int32(first)) != 0 else {
+            return false
+        }
+        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || isalnum(Int32($0)) != 0 }
+    }
+
+    /// Splits `NAME=REF` given to `option`, and parses the reference.
+    ///
+    /// - Throws: ``UsageError`` when there is no `=`, the name is not a variable name, or the value
+    ///   is not a reference; ``ToolError`` (64) when the reference is malformed.
+    static func assignment(_ text: String, option: String, asFile: Bool) throws -> RunAssignment {
+        guard let equals = text.firstIndex(of: "="), isValidName(text[..<equals]) else {
+            throw UsageError("'\(option)' takes NAME=REF, with a variable name of letters, digits and '_'")
+        }
+        let name = String(text[..<equals])
+        let value = String(text[text.index(after: equals)...])
+        guard ItemReference.isReference(value) else {
+            throw UsageError(
+                "'\(option) \(name)=…' takes a reference (vault://…); set plain variables with an env file or env(1)"
+            )
+        }
+        let reference = try parse(value, name: name)
+        return RunAssignment(name: name, value: asFile ? .file(reference) : .secret(reference))
+    }
+
+    /// Parses `value`, a reference for the variable `name`; a malformed one is exit 64, naming both.
+    static func parse(_ value: String, name: String) throws -> ItemReference {
+        do {
+            return try ItemReference(parsing: value)
+        } catch {
+            throw ToolError(
+                "the variable \(name) holds a reference that is not valid, '\(TerminalText.escaped(value))': \(error.reason)",
+                exitCode: .usage
+            )
+        }
+    }
+
+    /// The variables of an env file, in order (Spec/cli.md, "run", "Env files"): `NAME=VALUE` lines
+    /// (blanks around the name and the value ignored), an optional `export ` before the name, blank lines and `#` comment lines ignored, one pair of
+    /// matching quotes around a value removed (nothing inside is special), a reference resolved,
+    /// any other value kept as is.
+    ///
+    /// - Throws: ``ToolError`` 7 when the file cannot be read, 64 for a line that is not an
+    ///   assignment (named by its number, never quoted: it may hold a secret).
+    static func envFile(_ path: String) throws -> [RunAssignment] {
+        let text = try readEnvFile(path)
+        var assignments = [RunAssignment]()
+        // Lines end at LF or CR LF (one Character in Swift, so split on newlines, not on "\n").
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (offset, rawLine) in lines.enumerated() {
+            let line = rawLine.drop { $0 == " " || $0 == "\t" }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let assignment =
+                line.hasPrefix("export ") || line.hasPrefix("export\t")
+                ? line.dropFirst("export".count).drop { $0 == " " || $0 == "\t" } : line
+            let equals = assignment.firstIndex(of: "=")
+            var name = equals.map { assignment[..<$0] } ?? ""
+            while let last = name.last, last == " " || last == "\t" { name.removeLast() }
+            guard let equals, isValidName(name) else {
+                throw ToolError(
+                    "the env file '\(path)', line \(offset + 1), is not NAME=VALUE (a name of letters, digits and '_')",
+                    exitCode: .usage
+                )
+            }
+            var value = assignment[assignment.index(after: equals)...]
+            while let last = value.last, last == " " || last == "\t" { value.removeLast() }
+            value = value.drop { $0 == " " || $0 == "\t" }
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = value.dropFirst().dropLast()
+            }
+            let text = String(value)
+            if ItemReference.isReference(text) {
+                let name = String(name)
+                assignments.append(RunAssignment(name: name, value: .secret(try parse(text, name: name))))
+            } else {
+                assignments.append(RunAssignment(name: String(name), value: .plain(text)))
+            }
+        }
+        return assignments
+    }
+
+    private static func readEnvFile(_ path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ToolError(
+                "cannot read the env file '\(path)': \(String(cString: strerror(errno)))",
+                exitCode: .ioFailure
+            )
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: envFileLimit + 1) ?? Data()
+        } catch {
+            throw ToolError("cannot read the env file '\(path)': \(error.localizedDescription)", exitCode: .ioFailure)
+        }
+        guard data.count <= envFileLimit else {
+            throw ToolError("the env file '\(path)' is larger than 1 MiB", exitCode: .usage)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ToolError("the env file '\(path)' is not UTF-8 text", exitCode: .usage)
+        }
+        return text
+    }
+
+    /// This process's environment now, in order (`environ`, so a variable `--password-env` removed
+    /// is gone).
+    static func inherited() -> [(name: String, value: String)] {
+        var result = [(name: String, value: String)]()
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+            }
+            pointer += 1
+        }
+        return result
+    }
+}
