@@ -43,6 +43,7 @@ struct RunCommandTests {
     static let db = vaultReference("db", "app")
     static let api = vaultReference("api", "ci")
 
+    /// Spec: Spec/cli.md, "run", R-RUN-1, R-RUN-2.
     @Test func inheritedReference_isReplacedBySecret() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -55,6 +56,7 @@ struct RunCommandTests {
         #expect(w.contents("plain") == "just text")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-1.
     @Test func envOption_setsSecret_andOverridesInherited() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -66,6 +68,7 @@ struct RunCommandTests {
         #expect(w.contents("value") == Self.apiSecret)
     }
 
+    /// Spec: Spec/cli.md, "run", "Env files".
     @Test func envFile_commentsBlankLinesQuotesAndPlainValues() throws {
         let w = try runWorkspace()
         try w.write(
@@ -91,6 +94,7 @@ struct RunCommandTests {
         #expect(w.contents("value") == "\(Self.dbSecret)|\(Self.apiSecret)|release mode||a#b")
     }
 
+    /// Spec: Spec/cli.md, "run", "Env files".
     @Test func envFile_badLine_isNamedByNumber_notQuoted() throws {
         let w = try runWorkspace()
         try w.write("bad.env", "A=1\nthis line holds s3cr3t-text\n")
@@ -101,6 +105,7 @@ struct RunCommandTests {
         #expect(w.contents("started") == nil)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-3.
     @Test func missingItem_childNeverStarts_errorNamesVariableAndReference() throws {
         let w = try runWorkspace()
         let missing = vaultReference("db", "nobody")
@@ -117,6 +122,7 @@ struct RunCommandTests {
         #expect(w.contents("started") == nil)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-3.
     @Test func wrongPassword_childNeverStarts_exit3() throws {
         let w = try runWorkspace()
         try w.write("wrong", "not the password\n")
@@ -131,6 +137,7 @@ struct RunCommandTests {
         #expect(w.contents("started") == nil)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-2, R-RUN-3.
     @Test func malformedInheritedReference_exit64_childNeverStarts() throws {
         let w = try runWorkspace()
         let result = try w.runChild([], ["/bin/sh", "-c", "touch started"], environment: ["BROKEN": "vault://"])
@@ -139,6 +146,7 @@ struct RunCommandTests {
         #expect(w.contents("started") == nil)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-2.
     @Test func envOptionWithoutReference_isUsageError() throws {
         let w = try runWorkspace()
         let result = try w.runChild(["--env", "X=plain"], ["/bin/sh", "-c", "touch started"])
@@ -147,12 +155,14 @@ struct RunCommandTests {
         #expect(w.contents("started") == nil)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-1.
     @Test func sameVariableTwice_isUsageError() throws {
         let w = try runWorkspace()
         let result = try w.runChild(["--env", "X=\(Self.db)", "--file", "X=\(Self.api)"], ["/bin/true"])
         #expect(result.status == 64)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-4, R-RUN-6.
     @Test func secretWithNUL_refusedAsVariable_butFineAsFile() throws {
         let w = try runWorkspace()
         try w.write("nul", "ab\u{0}cd")
@@ -172,6 +182,7 @@ struct RunCommandTests {
         #expect(FileManager.default.contents(atPath: w.file("copy")).map(Array.init) == Array("ab\u{0}cd".utf8))
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-5.
     @Test func pristine_childSeesOnlyResolvedVariablesAndPath() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -200,6 +211,7 @@ struct RunCommandTests {
         #expect(!file.contains { $0.hasPrefix("UNRELATED=") || $0.hasPrefix("HOME=") || $0.hasPrefix("TERM=") })
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-1.
     @Test func passwordEnvVariable_isNotPassedToChild() throws {
         let w = try runWorkspace()
         let result = try w.run(
@@ -213,6 +225,7 @@ struct RunCommandTests {
         #expect(w.contents("value") == "unset")
     }
 
+    /// Spec: Spec/cli.md, "run", 4.21 (the options end at the command).
     @Test func commandAfterDashes_keepsItsOwnHelpOption() throws {
         let w = try runWorkspace()
         let result = try w.runChild(["--env", "X=\(Self.db)"], ["/usr/bin/printf", "%s\\n", "--help"])
@@ -223,6 +236,7 @@ struct RunCommandTests {
         #expect(bare.stdout == "-h\n", "\(bare.stderr)")
     }
 
+    /// Spec: Spec/cli.md, "run", 4.21 (Vault).
     @Test func worksThroughTheAgent_withoutCredentials() throws {
         let w = try runWorkspace()
         let agent = try AgentCommandTests.RunningAgent(in: w)
@@ -235,6 +249,7 @@ struct RunCommandTests {
         #expect(w.contents("value") == Self.dbSecret)
     }
 
+    /// Spec: Spec/cli.md, "run", 4.21 (Vault).
     @Test func vaultFromEnvironmentVariable() throws {
         let w = try runWorkspace()
         let result = try w.run(

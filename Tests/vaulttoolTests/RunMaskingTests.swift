@@ -16,6 +16,7 @@ struct RunMaskingTests {
         return (w, secret, vaultReference("odd", "one"))
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-13.
     @Test func secretOnStdoutAndStderr_isMasked() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -26,6 +27,7 @@ struct RunMaskingTests {
         #expect(result.stderr == "err \(Self.concealed) end\n")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-14.
     @Test func secretSplitAcrossWrites_isMasked() throws {
         let w = try runWorkspace()
         // "hunter2-db" in two writes with a pause between, so they reach vaulttool as two reads.
@@ -40,6 +42,7 @@ struct RunMaskingTests {
         #expect(result.stdout == "a \(Self.concealed) b\nhunter2-dx\n")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-14.
     @Test func trailingPartialMatch_isWrittenAtTheEnd() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -49,6 +52,7 @@ struct RunMaskingTests {
         #expect(result.stdout == "ends with hunter2-")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-13.
     @Test func encodedForms_areMasked() throws {
         let (w, secret, reference) = try oddWorkspace()
         let script = """
@@ -82,6 +86,7 @@ struct RunMaskingTests {
         #expect(!result.stdout.contains(secret))
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-13.
     @Test func goStyleJSON_isMasked() throws {
         let (w, _, reference) = try oddWorkspace()
         // Go's encoding/json escapes <, > and & as \u003c, \u003e, \u0026.
@@ -95,6 +100,7 @@ struct RunMaskingTests {
         #expect(result.stdout == "\"\(Self.concealed)\"\n", "\(result.stderr)")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-13.
     @Test func noMasking_leavesOutputAsIs() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -104,6 +110,7 @@ struct RunMaskingTests {
         #expect(result.stdout == RunCommandTests.dbSecret + "\n")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-12, R-RUN-14.
     @Test func largeOutput_isRelayedWhole() throws {
         let w = try runWorkspace()
         // 8 MiB of output with the secret every 64 KiB or so, across many pipe reads.
@@ -119,6 +126,7 @@ struct RunMaskingTests {
         #expect(!result.stdout.contains(RunCommandTests.dbSecret))
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-11.
     @Test func terminal_childGetsPseudoTerminal_outputMasked() throws {
         let w = try runWorkspace()
         // A script file: script(1) takes one command line, and its quoting would eat "$X".
@@ -137,6 +145,7 @@ struct RunMaskingTests {
         #expect(!result.stdout.contains(RunCommandTests.dbSecret))
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-11.
     @Test func terminal_inputIsRelayed_andTerminalRestored() throws {
         let w = try runWorkspace()
         // The child reads a line from its pseudo-terminal; afterwards stty shows the outer

@@ -9,18 +9,21 @@ struct RunProcessTests {
     let db = RunCommandTests.db
     let secret = RunCommandTests.dbSecret
 
+    /// Spec: Spec/cli.md, "run", 4.21.5.
     @Test func childExitStatus_isReturned() throws {
         let w = try runWorkspace()
         #expect(try w.runChild(["--env", "X=\(db)"], ["/bin/sh", "-c", "exit 42"]).status == 42)
         #expect(try w.runChild(["--env", "X=\(db)", "--no-masking"], ["/bin/sh", "-c", "exit 43"]).status == 43)
     }
 
+    /// Spec: Spec/cli.md, "run", 4.21.5.
     @Test func childKilledBySignal_is128PlusN() throws {
         let w = try runWorkspace()
         #expect(try w.runChild(["--env", "X=\(db)"], ["/bin/sh", "-c", "kill -KILL $$"]).status == 137)
         #expect(try w.runChild(["--env", "X=\(db)"], ["/bin/sh", "-c", "kill -USR1 $$"]).status == 128 + SIGUSR1)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-7.
     @Test func commandNotFound_127_notExecutable_126() throws {
         let w = try runWorkspace()
         let missing = try w.runChild(["--env", "X=\(db)"], ["no-such-command-\(UUID().uuidString)"])
@@ -33,6 +36,7 @@ struct RunProcessTests {
         #expect(directory.status == 126)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-7.
     @Test func scriptWithoutShebang_runsWithSh_asExecvp() throws {
         let w = try runWorkspace()
         try w.write("plain", "printf %s \"$X\" > value\n")
@@ -66,6 +70,7 @@ struct RunProcessTests {
         return process.terminationStatus
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-15.
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGUSR1])
     func signalToVaulttool_isForwardedToChild(signal: Int32) throws {
         let w = try runWorkspace()
@@ -78,12 +83,14 @@ struct RunProcessTests {
         #expect(status == 7)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-15, 4.21.5.
     @Test func signalUntrapped_endsChild_128PlusN() throws {
         let w = try runWorkspace()
         let status = try signalSupervisor(w, SIGTERM, command: "echo > ready; exec sleep 30")
         #expect(status == 128 + SIGTERM)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-6.
     @Test func fileSecret_isSealedMemfd_readableTwice_neverOnDisk() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -102,6 +109,7 @@ struct RunProcessTests {
         #expect(w.contents("sealed") == nil)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-6, R-RUN-8.
     @Test func fileSecret_withNoMasking_isInheritedThroughExec() throws {
         let w = try runWorkspace()
         let result = try w.runChild(["--no-masking", "--file", "F=\(db)"], ["/bin/sh", "-c", #"cat "$F"; cat "$F""#])
@@ -109,6 +117,7 @@ struct RunProcessTests {
         #expect(result.stdout == secret + secret)
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-7, R-RUN-10.
     @Test func secrets_notInCmdlines_norInVaulttoolEnviron() throws {
         let w = try runWorkspace()
         let result = try w.runChild(
@@ -134,6 +143,7 @@ struct RunProcessTests {
         }
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-8, R-RUN-9.
     @Test func noMasking_execsInPlace_supervisedOtherwise() throws {
         let w = try runWorkspace()
         let inPlace = try w.runChild(
@@ -151,12 +161,14 @@ struct RunProcessTests {
         #expect(w.contents("ppid") != "\(getpid())\n")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-8.
     @Test func noReference_execsInPlace() throws {
         let w = try runWorkspace()
         let result = try w.runChild([], ["/bin/sh", "-c", "echo $PPID"])
         #expect(result.stdout == "\(getpid())\n")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-9.
     @Test func stdin_reachesChild() throws {
         let w = try runWorkspace()
         let result = try w.run(
