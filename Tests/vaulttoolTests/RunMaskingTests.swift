@@ -100,6 +100,45 @@ struct RunMaskingTests {
         #expect(result.stdout == "\"\(Self.concealed)\"\n", "\(result.stderr)")
     }
 
+    /// Spec: Spec/cli.md, "run", R-RUN-13 (leftmost-longest).
+    @Test func secretThatExtendsAnother_isMaskedWhole() throws {
+        let w = try runWorkspace()
+        try w.set("hunter2-db-admin", ["--service", "db", "--account", "admin"])
+        let result = try w.runChild(
+            ["--env", "A=\(RunCommandTests.db)", "--env", "B=\(vaultReference("db", "admin"))"],
+            ["/bin/sh", "-c", #"echo "[$B] [$A] [$A-admin]""#]
+        )
+        #expect(result.stdout == "[\(Self.concealed)] [\(Self.concealed)] [\(Self.concealed)]\n", "\(result.stderr)")
+    }
+
+    /// Spec: Spec/cli.md, "run", R-RUN-14: output that cannot begin a secret is not held back.
+    @Test func promptWithoutNewline_isPassedOnAtOnce() throws {
+        let w = try runWorkspace()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.path)
+        process.arguments = [
+            "run", "--vault", "v.vault", "--password-file", "pw", "--env", "X=\(RunCommandTests.db)", "--",
+            "/bin/sh", "-c", "printf 'prompt> '; sleep 3; printf 'done\\n'",
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: w.path)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = Tool.stateHome(w.path)
+        process.environment = environment
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer { process.waitUntilExit() }
+        // The first bytes arrive while the child sleeps: well before 3 s, and without "done".
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 2500) == 1)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(descriptor, &buffer, buffer.count)
+        #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "prompt> ")
+    }
+
     /// Spec: Spec/cli.md, "run", R-RUN-13.
     @Test func noMasking_leavesOutputAsIs() throws {
         let w = try runWorkspace()
@@ -169,5 +208,51 @@ struct RunMaskingTests {
         let stty = try #require(w.contents("stty.txt"))
         #expect(stty.contains(" icanon"))
         #expect(stty.contains(" echo "))
+    }
+
+    /// Spec: Spec/cli.md, "run", R-RUN-11: the window size, at the start and when it changes.
+    @Test func terminal_windowSize_isCopiedAndFollowed() throws {
+        let w = try runWorkspace()
+        // The child gives up after about 10 s, so a missed SIGWINCH fails the test instead of hanging it.
+        try w.write(
+            "child.sh",
+            "stty size; trap 'stty size; exit 0' 28; echo ready; i=0\n"
+                + "while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n"
+        )
+        let driver = """
+            import fcntl, os, pty, select, struct, sys, termios, time
+            tool, vault = sys.argv[1], sys.argv[2]
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(tool, [tool, "run", "--vault", vault, "--password-file", "pw", "--env", "X=" + sys.argv[3],
+                                "--", "/bin/sh", "child.sh"])
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+            out, resized, deadline = b"", False, time.time() + 20
+            while time.time() < deadline:
+                if select.select([fd], [], [], 0.1)[0]:
+                    try:
+                        chunk = os.read(fd, 4096)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                if not resized and b"ready" in out:
+                    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+                    resized = True
+            os.waitpid(pid, 0)
+            sys.stdout.write(out.decode(errors="replace"))
+            """
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = Tool.stateHome(w.path)
+        let result = try Tool.runProgram(
+            "/usr/bin/python3",
+            ["-c", driver, Tool.path, "v.vault", RunCommandTests.db],
+            stdin: nil,
+            environment: environment,
+            in: w.path
+        )
+        #expect(result.stdout.contains("30 100"), "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("40 120"), "\(result.stdout) \(result.stderr)")
     }
 }
