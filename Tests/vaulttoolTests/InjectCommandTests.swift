@@ -118,4 +118,19 @@ struct InjectCommandTests {
         let result = try workspace.run(command, stdin: "{{ vault://db/app }}", environment: agent.environment)
         #expect(result.status == 0 && result.stdout == "s3cr3t", "\(result.stderr)")
     }
+
+    /// Spec/cli.md 4.23: the standard vault opens with this user's device secret when no
+    /// credential is named, as the credential helpers open it.
+    @Test func theStandardVault_opensWithTheDeviceSecret() throws {
+        let workspace = try Workspace()
+        let home = ["XDG_DATA_HOME": workspace.file("data"), "VAULTTOOL_VAULT": ""]
+        let store = try workspace.run(
+            ["credential-helper", "git", "store"],
+            stdin: "protocol=https\nhost=example.org\nusername=ci\npassword=tok-9\n\n",
+            environment: home
+        )
+        #expect(store.status == 0, "\(store.stderr)")
+        let result = try workspace.run(["inject"], stdin: "{{ vault+https://ci@example.org }}", environment: home)
+        #expect(result.status == 0 && result.stdout == "tok-9", "\(result.stderr)")
+    }
 }

@@ -58,10 +58,7 @@ struct VaultFileStore: HelperStore {
     }
 
     /// Whether no credential option was given at all (then the per-user device secret is used).
-    var usesDefaultCredentials: Bool {
-        !options.hasPasswordSource && options.keyFile == nil && options.deviceSecretFile == nil
-            && options.identityFile == nil
-    }
+    var usesDefaultCredentials: Bool { options.namesNoCredential }
 
     /// Whether there is no credential at all: no option, and no device secret of this user.
     /// Then only the agent's keys open the vault.

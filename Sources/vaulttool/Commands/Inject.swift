@@ -87,8 +87,7 @@ struct Inject: Command {
     /// stops the command before anything is written.
     private func resolve(_ references: [ItemReference], _ placeholders: [Template.Placeholder]) throws -> [[UInt8]] {
         guard !references.isEmpty else { return [] }
-        let (path, _) = try VaultLocation.path(vault)
-        let snapshot = try VaultAccess.snapshot(path, credentialOptions)
+        let snapshot = try VaultLocation.snapshot(vault, credentialOptions)
         var secrets: [[UInt8]] = []
         secrets.reserveCapacity(references.count)
         for (reference, placeholder) in zip(references, placeholders) {

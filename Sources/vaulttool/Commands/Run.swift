@@ -195,10 +195,9 @@ struct Run: Command {
     private func resolve(_ assignments: [RunAssignment], into secrets: inout [ItemReference: [UInt8]]) throws {
         let wanted = assignments.filter { $0.reference != nil }
         guard let first = wanted.first, let firstReference = first.reference else { return }
-        let (path, _) = try VaultLocation.path(vault)
         let snapshot: VaultSnapshot
         do {
-            snapshot = try VaultAccess.snapshot(path, credentialOptions)
+            snapshot = try VaultLocation.snapshot(vault, credentialOptions)
         } catch {
             throw Self.failure(error, name: first.name, reference: firstReference)
         }

@@ -123,6 +123,12 @@ struct CredentialOptions: OptionGroup {
     }
 
     /// Whether the password comes from standard input (which then cannot carry anything else).
+    /// Whether no credential was named at all, by an option or its variable (then the commands
+    /// that name no `<vault>` open the standard vault with this user's device secret).
+    var namesNoCredential: Bool {
+        !hasPasswordSource && keyFile == nil && deviceSecretFile == nil && identityFile == nil
+    }
+
     var usesStdin: Bool { passwordStdin }
 
     /// Whether a password was asked for explicitly on the command line.

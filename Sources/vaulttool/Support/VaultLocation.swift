@@ -28,4 +28,18 @@ enum VaultLocation {
         }
         return (standard, true)
     }
+
+    /// The newest generation of the vault `given` names (as ``path(_:)``), opened as `get` opens
+    /// a vault; on the standard vault with no credential named, with this user's device secret
+    /// when it exists, as the credential helpers and `Keychain.standard` open it.
+    static func snapshot(_ given: String?, _ options: CredentialOptions) throws -> VaultSnapshot {
+        let (path, isStandard) = try path(given)
+        var options = options
+        if isStandard, options.namesNoCredential, let device = DeviceSecretFile.defaultPath,
+            FileManager.default.fileExists(atPath: device)
+        {
+            options.deviceSecretFile = device
+        }
+        return try VaultAccess.snapshot(path, options)
+    }
 }
