@@ -26,7 +26,7 @@ let package = Package(
     name: "vault-outside-cli",
     dependencies: [.package(path: "$root")],
     targets: [
-        .target(name: "COutsideTool"),
+        .target(name: "COutsideTool", cSettings: [.define("_GNU_SOURCE")]),  // as CVaultTool in Package.swift
         .executableTarget(
             name: "outside_vaulttool",
             dependencies: [

@@ -80,15 +80,34 @@ public enum DurableFile {
     /// Writes `contents` to `path` atomically: a new file beside it (``create(at:contents:mode:)``,
     /// named `.<name>.tmp-<random>`) is renamed over whatever is at `path`, so a reader sees the
     /// old file or the whole new one, never a part, and a crash leaves at most the temporary file.
-    /// The new file has `mode` whatever the old one had; a symbolic link at `path` is replaced,
-    /// not followed.
+    /// The new file has `mode` whatever the old one had. Only a regular file is replaced: a
+    /// symbolic link, a device (`/dev/null`), a FIFO, a socket or a directory at `path` is
+    /// refused, so that a rename never swaps a secret in for something that is not a file.
     ///
-    /// - Throws: ``VaultIOError/Code/invalidPath`` when `path` names no file; a ``VaultIOError``
-    ///   naming the step otherwise (the temporary file is removed).
+    /// - Throws: ``VaultIOError/Code/invalidPath`` when `path` names no file or something other
+    ///   than a regular file; a ``VaultIOError`` naming the step otherwise (the temporary file is
+    ///   removed).
     public static func write(at path: String, contents: [UInt8], mode: mode_t = 0o600) throws(VaultIOError) {
         let (directoryPath, name) = split(path)
         guard !name.isEmpty, name != ".", name != "..", !path.utf8.contains(0) else {
             throw VaultIOError(.invalidPath, operation: "create", path: path, reason: "the path must name a file")
+        }
+        var status = stat()
+        if lstat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG {
+            let kind =
+                switch status.st_mode & S_IFMT {
+                case S_IFLNK: "a symbolic link"
+                case S_IFDIR: "a directory"
+                case S_IFCHR, S_IFBLK: "a device"
+                case S_IFIFO: "a FIFO"
+                default: "not a regular file"
+                }
+            throw VaultIOError(
+                .invalidPath,
+                operation: "replace",
+                path: path,
+                reason: "it is \(kind); only a regular file is replaced"
+            )
         }
         let temporary =
             (directoryPath == "/" ? "" : directoryPath) + "/." + name + ".tmp-"

@@ -21,15 +21,19 @@ struct DurableFileTests {
         }
     }
 
-    @Test func write_replacesASymlink_withoutWritingThroughIt() throws {
+    @Test func write_refusesASymlinkOrADevice_andWritesNothingThrough() throws {
         try withTemporaryDirectory { directory in
             let target = directory + "/target"
             try Data("keep".utf8).write(to: URL(fileURLWithPath: target))
             #expect(symlink(target, directory + "/out") == 0)
-            try DurableFile.write(at: directory + "/out", contents: Array("mine".utf8))
+            #expect(throws: VaultIOError(.invalidPath)) {
+                try DurableFile.write(at: directory + "/out", contents: Array("mine".utf8))
+            }
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep")
+            #expect(throws: VaultIOError(.invalidPath)) { try DurableFile.write(at: "/dev/null", contents: [1]) }
             var info = stat()
-            #expect(lstat(directory + "/out", &info) == 0 && info.st_mode & S_IFMT == S_IFREG)
+            #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["out", "target"])
         }
     }
 

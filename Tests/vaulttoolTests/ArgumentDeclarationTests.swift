@@ -42,4 +42,17 @@ struct ArgumentDeclarationTests {
         )
         #expect(try usage(["credential-helper", "svn", "get"]).contains("Unknown credential helper 'svn'"))
     }
+
+    /// An option's value is the next word unless that word is one of the command's options (as
+    /// swift-argument-parser decides); `--opt=value` gives any value (found by an outside review).
+    @Test func anOptionName_isNeverTakenAsAValue() throws {
+        #expect(
+            try usage(["set", "--service", "--account", "--account", "x", "v.vault"])
+                .contains("Missing value for '--service <service>'")
+        )
+        #expect(
+            try usage(["get", "--service", "--account", "app", "v.vault"]).contains("Missing value for '--service")
+        )
+        #expect(try usage(["get", "--password-file", "--", "v.vault"]).contains("Missing value for '--password-file"))
+    }
 }

@@ -399,6 +399,8 @@ struct CredentialServerTests {
             ("myapp.target x vault://db/app\n", "line 1: 'myapp.target' is not a unit that takes LoadCredential="),
             ("my/app.service x vault://db/app\n", "line 1: 'my/app.service' is not a unit name"),
             ("a.service x vault://a/b\na.service x vault://a/c\n", "line 2: a.service x is already given on line 1"),
+            ("a.service x vault://db/\u{9B}app\n", "line 1: the line holds a character other than printable ASCII"),
+            ("# a comment with \u{1B}[2J\na.service x vault://a/b\n", "line 1: the line holds a character other"),
             (
                 String(repeating: "a", count: 70) + ".service 12345678 vault://a/b\n",
                 "line 1: the unit and credential ID have 86 bytes together; systemd's socket address leaves room for 84",
@@ -412,6 +414,22 @@ struct CredentialServerTests {
             #expect(result.status == 64, "\(text)")
             #expect(result.stderr.contains("config file 'bad.conf', " + expected), "\(result.stderr)")
         }
+    }
+
+    /// R-CS-2's `[CR] LF`: a config written on Windows reads as the same lines; a FIFO named as
+    /// the config is refused at once instead of blocking the start (found by an outside review).
+    @Test func crlfLines_areRead_andAFIFOConfig_isRefusedWithoutBlocking() throws {
+        let w = try Self.workspace(secret: Array("crlf-secret".utf8))
+        try w.write("creds.conf", "# windows\r\nmyapp.service db-password vault://db/app\r\n")
+        let server = try RunningServer(in: w)
+        #expect(
+            try Self.fetch(server.socket, unit: "myapp.service", credential: "db-password") == Array("crlf-secret".utf8)
+        )
+        #expect(mkfifo(w.file("fifo.conf"), 0o600) == 0)
+        let fifo = try w.run(
+            ["credential-server", "--config", "fifo.conf", "--password-file", "pw", "--socket", w.file("f.sock")]
+        )
+        #expect(fifo.status != 0 && fifo.stderr.contains("fifo.conf"), "\(fifo.stderr)")
     }
 
     @Test func noSocketAndNoSocketActivation_isAUsageError() throws {

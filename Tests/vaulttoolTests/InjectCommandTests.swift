@@ -71,17 +71,28 @@ struct InjectCommandTests {
         #expect(result.stdout == "1:1: vault://a/b\n3:3: vault+https://u@h/p?group=g\n")
     }
 
-    @Test func anExistingOutput_isReplacedWhole_andASymlinkThereIsNotFollowed() throws {
+    /// Only a regular file is replaced: a symlink, a device or a directory at the output is
+    /// refused (a root `inject -o /dev/null` must not replace /dev/null with secrets).
+    @Test func anOutputThatIsNotARegularFile_isRefused_andLeftAlone() throws {
         let workspace = try workspace()
         try workspace.write("target", "must not change\n")
-        #expect(symlink(workspace.file("target"), workspace.file("out")) == 0)
+        #expect(symlink(workspace.file("target"), workspace.file("link")) == 0)
+        #expect(mkfifo(workspace.file("fifo"), 0o600) == 0)
         try workspace.write("t.tmpl", "{{ vault://db/app }}")
-        let result = try workspace.run(["inject", "-i", "t.tmpl", "-o", "out"] + access)
-        #expect(result.status == 0, "\(result.stderr)")
+        for (output, kind) in [("link", "a symbolic link"), ("fifo", "a FIFO"), (".", "the path must name a file")] {
+            let result = try workspace.run(["inject", "-i", "t.tmpl", "-o", output] + access)
+            #expect(result.status == 64, "\(output): \(result.stderr)")
+            #expect(result.stderr.contains(kind) && result.stderr.contains("nothing was written"), "\(result.stderr)")
+        }
         #expect(try String(contentsOfFile: workspace.file("target"), encoding: .utf8) == "must not change\n")
         var info = stat()
-        #expect(lstat(workspace.file("out"), &info) == 0 && info.st_mode & S_IFMT == S_IFREG)
-        #expect(try String(contentsOfFile: workspace.file("out"), encoding: .utf8) == "s3cr3t")
+        #expect(lstat(workspace.file("link"), &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.path).filter {
+            $0.contains(".tmp-")
+        }
+        #expect(leftovers.isEmpty)
+        let dash = try workspace.run(["inject", "-i", "t.tmpl", "-o", "-"] + access)
+        #expect(dash.status == 0 && dash.stdout == "s3cr3t", "\(dash.stderr)")
     }
 
     @Test func aBinarySecret_isRefusedOnATerminal_butNotInAPipe() throws {
@@ -132,5 +143,23 @@ struct InjectCommandTests {
         #expect(store.status == 0, "\(store.stderr)")
         let result = try workspace.run(["inject"], stdin: "{{ vault+https://ci@example.org }}", environment: home)
         #expect(result.status == 0 && result.stdout == "tok-9", "\(result.stderr)")
+    }
+
+    /// Text that starts like a reference is one, and fails closed: an unterminated placeholder,
+    /// one broken by a newline, one that is not UTF-8, and `VAULT://` in upper case.
+    @Test func aPlaceholderThatStartsLikeAReference_mustBeOne() throws {
+        let workspace = try workspace()
+        for (template, problem) in [
+            ("a {{ vault://db/app\n}}", "no closing '}}' on its line"),
+            ("a {{ vault://db/app }", "no closing '}}' on its line"),
+            ("a {{ vault://db/a\u{FF}pp }}", "not UTF-8"),
+        ] {
+            var bytes = Array(template.utf8)
+            if problem == "not UTF-8" { bytes = Array("a {{ vault://db/a".utf8) + [0xFF] + Array("pp }}".utf8) }
+            let result = try Tool.run(["inject", "--dry-run"], stdin: bytes, in: workspace.path)
+            #expect(result.status == 64 && result.stderr.contains(problem), "\(template): \(result.stderr)")
+        }
+        let upper = try workspace.run(["inject"] + access, stdin: "{{ VAULT://db/app }}")
+        #expect(upper.status == 0 && upper.stdout == "s3cr3t", "\(upper.stderr)")
     }
 }

@@ -84,6 +84,46 @@ struct ItemIdentityInteropTests {
         #expect(try site.string(forKey: "bob") == "dotted")
     }
 
+    /// Port 0 is "no port", never an override: `--server h:5000 --port 0` names port 5000, so it
+    /// cannot overwrite or read the item of `h` without a port (found by an outside review).
+    @Test func portZero_withAHostPortServer_namesThatPort_notTheItemWithoutOne() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("PROD", ["--server", "registry.example.com", "--protocol", "https", "--account", "ci"])
+        let staging = [
+            "--server", "registry.example.com:5000", "--protocol", "https", "--port", "0", "--account", "ci",
+        ]
+        #expect(try w.set("STAGING", staging).stdout.hasPrefix("Added item"))
+        let prod = ["--server", "registry.example.com", "--protocol", "https", "--account", "ci", "v.vault"]
+        #expect(try w.run(["get", "--password-file", "pw"] + prod).stdout == "PROD")
+        #expect(try w.run(["get", "--password-file", "pw"] + staging + ["v.vault"]).stdout == "STAGING")
+        let samePort = [
+            "--server", "registry.example.com:5000", "--port", "5000", "--protocol", "https", "--account", "ci",
+        ]
+        #expect(try w.set("STAGING2", samePort).stdout.hasPrefix("Updated item"))
+        let git = try git(w, "get", "protocol=https\nhost=registry.example.com:5000\n\n")
+        #expect(git.stdout == "username=ci\npassword=STAGING2\n")
+    }
+
+    /// L-KC-15 rule 6 for every helper action: `host.` names the item `host` in store, get and erase.
+    @Test func aFinalDot_namesTheSameItem_inEveryHelperAction() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        #expect(try git(w, "store", "protocol=https\nhost=h2.:8443\nusername=u\npassword=P\n\n").status == 0)
+        #expect(try git(w, "get", "protocol=https\nhost=h2.:8443\nusername=u\n\n").stdout == "username=u\npassword=P\n")
+        #expect(try git(w, "erase", "protocol=https\nhost=h2.:8443\nusername=u\n\n").status == 0)
+        #expect(try git(w, "get", "protocol=https\nhost=h2:8443\nusername=u\n\n").stdout.isEmpty)
+        let docker = ["credential-helper", "docker", "--vault", "v.vault", "--password-file", "pw"]
+        let store = try w.run(
+            docker + ["store"],
+            stdin: #"{"ServerURL":"https://reg.example.com:5000","Username":"d","Secret":"S"}"#
+        )
+        #expect(store.status == 0, "\(store.stdout)")
+        #expect(try w.run(docker + ["get"], stdin: "https://reg.example.com.:5000").stdout.contains(#""Secret":"S""#))
+        #expect(try w.run(docker + ["erase"], stdin: "https://reg.example.com.:5000").status == 0)
+        #expect(try w.run(docker + ["list"]).stdout == "{}\n")
+    }
+
     @Test func everyWriter_updatesTheOneItem_insteadOfAddingASecond() throws {
         let w = try Workspace()
         try w.makeVault()

@@ -12,8 +12,8 @@ extension ItemAttributes {
     ///   as the protocol, its port and its path, each only when that field is not set, and keeps
     ///   the host alone as the server;
     /// - a server without a scheme ending in `:port` (1 to 65535 with no leading zero, not an
-    ///   unbracketed IPv6 literal)
-    ///   gives that port when the port is not set, and keeps the host alone;
+    ///   unbracketed IPv6 literal) gives that port when the port is not set or is the same, and
+    ///   keeps the host alone;
     /// - one final `.` of the server is dropped (`github.com.` is `github.com`);
     /// - an IPv6 literal server (two or more `:`, no brackets) is written in brackets;
     /// - the server and the protocol are in lower case (Unicode default case mapping, as
@@ -40,7 +40,7 @@ extension ItemAttributes {
             a.server = String(host)
             if a.port == 0, let port { a.port = port }
             if a.path.isEmpty { a.path = String(rest[slash...]) }
-        } else if a.port == 0, case (let host, let port?) = Self.splitPort(Substring(a.server)),
+        } else if case (let host, let port?) = Self.splitPort(Substring(a.server)), a.port == 0 || a.port == port,
             a.server.utf8[a.server.utf8.index(a.server.utf8.startIndex, offsetBy: host.utf8.count + 1)] != 0x30
         {
             // `host:8443` without a scheme is the host with a port, as in git's `host=`; a port

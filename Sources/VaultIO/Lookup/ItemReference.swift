@@ -28,10 +28,12 @@ public struct ItemReference: Sendable, Hashable, CustomStringConvertible {
     /// The reference as given. It names an item, never holds a secret.
     public let description: String
 
-    /// Whether `text` is meant as a reference: it starts with `vault://` or `vault+`. Text that
-    /// is meant as one and does not parse is an error, never a literal value.
+    /// Whether `text` is meant as a reference: it starts with `vault://` or `vault+`, in any case
+    /// (a scheme is case-insensitive, RFC 3986). Text that is meant as one and does not parse is
+    /// an error, never a literal value.
     public static func isReference(_ text: String) -> Bool {
-        text.hasPrefix("vault://") || text.hasPrefix("vault+")
+        let prefix = text.utf8.prefix(8).map { $0 | 0x20 }
+        return prefix.starts(with: "vault://".utf8) || prefix.starts(with: "vault+".utf8)
     }
 
     /// Parses `text`.
@@ -41,6 +43,8 @@ public struct ItemReference: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(VaultIOError) {
         description = text
         var rest = Substring(text)
+        // The scheme compares without case (RFC 3986); the rest is case-sensitive.
+        if Self.isReference(text) { rest = "vault" + rest.dropFirst(5) }
         var query = ItemQuery()
         let internet: Bool
         if rest.hasPrefix("vault://") {
@@ -62,6 +66,7 @@ public struct ItemReference: Sendable, Hashable, CustomStringConvertible {
         if let mark = rest.firstIndex(of: "?") {
             parameters = rest[rest.index(after: mark)...]
             rest = rest[..<mark]
+            if parameters.isEmpty { throw Self.invalid("a '?' is followed by no parameter") }
         }
         if internet {
             try Self.parseInternet(rest, into: &query)
@@ -95,14 +100,21 @@ public struct ItemReference: Sendable, Hashable, CustomStringConvertible {
         }
         var host = authority
         var port: UInt16 = 0
-        let bracketEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") : nil
-        if authority.hasPrefix("[") && bracketEnd == nil { throw invalid("an IPv6 host has no closing ']'") }
-        if let colon = authority.lastIndex(of: ":"), bracketEnd.map({ colon > $0 }) ?? true {
-            guard let value = UInt16(authority[authority.index(after: colon)...]), value > 0 else {
-                throw invalid("the port is not a number from 1 to 65535")
+        if authority.hasPrefix("[") {
+            // An IPv6 literal: `[…]`, then nothing or `:port`.
+            guard let close = authority.firstIndex(of: "]") else { throw invalid("an IPv6 host has no closing ']'") }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if host.count == 2 { throw invalid("the host is empty") }
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else {
+                    throw invalid("an IPv6 host in brackets is followed by ':port' or nothing")
+                }
+                port = try parsePort(after.dropFirst())
             }
-            port = value
+        } else if let colon = authority.firstIndex(of: ":") {
             host = authority[..<colon]
+            port = try parsePort(authority[authority.index(after: colon)...])
         }
         let server = try decode(host, "the host")
         if server.isEmpty { throw invalid("the host is empty") }
@@ -110,6 +122,17 @@ public struct ItemReference: Sendable, Hashable, CustomStringConvertible {
         query.port = port
         let decodedPath = try decode(path, "the path")
         query.path = decodedPath == "/" ? "" : decodedPath
+    }
+
+    /// A port: 1 to 65535 in decimal digits, with no sign and no leading zero. A second `:` (an
+    /// IPv6 address without brackets) is refused here too.
+    private static func parsePort(_ text: Substring) throws(VaultIOError) -> UInt16 {
+        guard let first = text.first, first != "0", text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let value = UInt16(text)
+        else {
+            throw invalid("the port is not a number from 1 to 65535 (an IPv6 host is written in brackets)")
+        }
+        return value
     }
 
     /// `key=value&…`; returns the expected accessibility.

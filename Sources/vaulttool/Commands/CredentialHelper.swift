@@ -109,18 +109,23 @@ extension CredentialHelper {
         return port
     }
 
-    /// Splits `host[:port]` (or `[v6]:port`) into the server and its port (0 when none).
+    /// Splits `host[:port]` (or `[v6]:port`) into the server and its port (0 when none), the
+    /// server in the spelling every writer stores (L-KC-15: lower case, no final dot), so that a
+    /// `get` or `erase` names the item a `store` of the same text wrote.
     ///
     /// A suffix that is not a canonical port stays part of the server, so that
     /// ``joinHost(_:port:)`` always gives the text back.
     static func splitHost(_ host: Substring) -> (server: String, port: UInt16) {
-        guard let colon = host.lastIndex(of: ":") else { return (String(host), 0) }
-        let name = host[..<colon]
-        let isBracketed = name.hasPrefix("[") && name.hasSuffix("]")
-        guard isBracketed || !name.contains(":"), !name.isEmpty,
-            let port = canonicalPort(host[host.index(after: colon)...])
-        else { return (String(host), 0) }
-        return (String(name), port)
+        var a = ItemAttributes()
+        a.server = String(host)
+        if let colon = host.lastIndex(of: ":"), let port = canonicalPort(host[host.index(after: colon)...]) {
+            let name = host[..<colon]
+            if (name.hasPrefix("[") && name.hasSuffix("]")) || !name.contains(":"), !name.isEmpty {
+                (a.server, a.port) = (String(name), port)
+            }
+        }
+        let canonical = a.canonicalIdentity(for: .internetPassword)
+        return (canonical.server, canonical.port)
     }
 
     /// `server`, with `:port` when the port is set.

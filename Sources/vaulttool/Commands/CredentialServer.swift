@@ -95,7 +95,7 @@ struct CredentialServer: Command {
         )
         let server = Server(config: config, store: store, held: held)
         while stop.wait(for: listener) {
-            guard let connection = listener.accept() else { continue }
+            guard let connection = try listener.accept() else { continue }
             server.answer(connection)
         }
         if let created { unlink(created) }

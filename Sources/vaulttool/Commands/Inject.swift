@@ -32,7 +32,7 @@ struct Inject: Command {
         "--out-file",
         shortName: "-o",
         valueName: "file",
-        help: "Write the result here atomically, mode 0600 (default: standard output)."
+        help: "Write the result to this regular file atomically, mode 0600 (default, or '-': standard output)."
     )
     var output: String?
     @Flag("--dry-run", help: "List the references; open no vault, write nothing.") var dryRun: Bool
@@ -44,11 +44,18 @@ struct Inject: Command {
     func run() throws {
         let why = "a template is at most \(Self.templateLimit >> 20) MiB"
         let bytes =
-            try input.map { try CredentialOptions.readFile($0, what: "template", limit: Self.templateLimit) }
+            try input.map { try CredentialOptions.readFile($0, what: "template", limit: Self.templateLimit, why: why) }
             ?? CredentialOptions.readDescriptor(STDIN_FILENO, what: "template", limit: Self.templateLimit, why: why)
         let template = Template(bytes)
         var references: [ItemReference] = []
         for placeholder in template.placeholders {
+            if let problem = placeholder.problem {
+                throw ToolError(
+                    "line \(placeholder.line), column \(placeholder.column): the reference "
+                        + "'\(TerminalText.escaped(placeholder.text))' is not valid: \(problem)",
+                    exitCode: .usage
+                )
+            }
             do {
                 references.append(try ItemReference(parsing: placeholder.text))
             } catch {
@@ -69,10 +76,7 @@ struct Inject: Command {
         defer { for index in secrets.indices { SecretMemory.wipe(&secrets[index]) } }
         var rendered = template.rendered(secrets)
         defer { SecretMemory.wipe(&rendered) }
-        if let output {
-            try DurableFile.write(at: output, contents: rendered)
-            return
-        }
+        if let output, output != "-" { return try Self.write(rendered, to: output) }
         if Terminal.isTerminal(STDOUT_FILENO), let index = secrets.firstIndex(where: { !Self.isPrintable($0) }) {
             throw ToolError(
                 "the secret of '\(TerminalText.escaped(template.placeholders[index].text))' (line "
@@ -81,6 +85,15 @@ struct Inject: Command {
             )
         }
         Output.outBytes(rendered)
+    }
+
+    /// Writes the result atomically (``DurableFile/write(at:contents:mode:)``); a target that is
+    /// not a regular file is the user's to correct (exit 64).
+    private static func write(_ rendered: [UInt8], to output: String) throws {
+        let result = Result { () throws(VaultIOError) in try DurableFile.write(at: output, contents: rendered) }
+        guard case .failure(let error) = result else { return }
+        guard error.code == .invalidPath else { throw error }
+        throw ToolError("'\(output)' cannot be written: \(error.reason); nothing was written", exitCode: .usage)
     }
 
     /// Every reference's secret, in order, from one snapshot: the first that does not resolve

@@ -22,6 +22,7 @@ struct ParsedArguments {
     ///   single option, or the wrong number of positional arguments.
     init(_ arguments: [String], for command: any Command.Type) throws {
         self.command = command
+        let options = command.options
         var optionsDone = false
         var rest = arguments[...]
         let passthroughStart = command.arguments.last?.passthrough == true ? command.arguments.count - 1 : nil
@@ -42,7 +43,7 @@ struct ParsedArguments {
                 name = String(word[..<equals])
                 inline = String(word[word.index(after: equals)...])
             }
-            guard let spec = command.options.first(where: { $0.names.contains(name) }) else {
+            guard let spec = options.first(where: { $0.names.contains(name) }) else {
                 throw UsageError("Unknown option '\(name)'")
             }
             let key = spec.names[0]
@@ -54,9 +55,14 @@ struct ParsedArguments {
                 values[key] = [""]
                 continue
             }
-            guard let value = inline ?? rest.popFirst() else {
+            // The next word is the value, unless it is one of this command's options (as
+            // swift-argument-parser decides): `--service --account x` misses a value instead of
+            // naming the service `--account`. `--service=--account` still gives it.
+            let isOption = { (next: String) in options.contains { $0.names.contains(next) } }
+            guard let value = inline ?? rest.first.flatMap({ isOption($0) || $0 == "--" ? nil : $0 }) else {
                 throw UsageError("Missing value for '\(key) <\(spec.valueName!)>'")
             }
+            if inline == nil { rest.removeFirst() }
             values[key, default: []].append(value)
         }
         let required = command.arguments.filter { !$0.optional }.count

@@ -332,12 +332,18 @@ struct CredentialOptions: OptionGroup {
     ///     somewhere that may hold a secret by mistake (an environment variable).
     ///   - limit: The most bytes accepted; a longer input is a usage error (exit 64) whose
     ///     message gives the limit and never the content.
-    static func readFile(_ path: String, what: String, showPath: Bool = true, limit: Int? = nil) throws -> [UInt8] {
+    static func readFile(
+        _ path: String,
+        what: String,
+        showPath: Bool = true,
+        limit: Int? = nil,
+        why: String? = nil
+    ) throws -> [UInt8] {
         let name = showPath ? "\(what) '\(path)'" : what
         do {
             return try SecretInput.read(path: path, limit: limit ?? .max)
         } catch {
-            throw readFailure(error, what: name, limit: limit, why: nil)
+            throw readFailure(error, what: name, limit: limit, why: why)
         }
     }
 

@@ -50,7 +50,8 @@ struct CredentialServerConfig {
     /// - Throws: ``ToolError``: exit 1 when the file's owner or mode is refused (R-CS-1), 7 when
     ///   it cannot be read, 64 naming the line of the first mistake (R-CS-2).
     static func load(_ path: String) throws -> CredentialServerConfig {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // O_NONBLOCK: a FIFO named as the config must not block the start before fstat refuses it.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
             let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
             throw ToolError("cannot read the config file '\(path)': \(reason)", exitCode: .ioFailure)
@@ -97,13 +98,20 @@ struct CredentialServerConfig {
     /// Parses the text of a config file (R-CS-2); `path` only names it in errors.
     static func parse(_ text: String, path: String) throws -> CredentialServerConfig {
         var entries: [Key: Entry] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift: split on it as well as on "\n" (the grammar's [CR] LF).
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, raw) in lines.enumerated() {
             let number = index + 1
             func refuse(_ why: String) -> ToolError {
                 ToolError("the config file '\(path)', line \(number): \(why)", exitCode: .usage)
             }
             var line = Substring(raw)
             if line.hasSuffix("\r") { line = line.dropLast() }
+            // The grammar's VCHAR, space and tab only (comments too): nothing a log line or a
+            // terminal would act on reaches the server's log.
+            guard line.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" || (0x21...0x7E).contains($0.value) }) else {
+                throw refuse("the line holds a character other than printable ASCII, space and tab")
+            }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if fields.isEmpty || fields[0].hasPrefix("#") { continue }
             guard fields.count == 3 else {

@@ -78,10 +78,21 @@ final class CredentialSocket {
         return socket
     }
 
-    /// Accepts one connection; `nil` when interrupted or when it failed.
-    func accept() -> CredentialSocket? {
+    /// Accepts one connection; `nil` when interrupted or when the connection went away first.
+    ///
+    /// - Throws: when the socket cannot accept at all (not listening, not a socket): serving
+    ///   would otherwise spin on it.
+    func accept() throws -> CredentialSocket? {
         let connection = Glibc.accept(descriptor, nil, nil)
-        guard connection >= 0 else { return nil }
+        guard connection >= 0 else {
+            switch errno {
+            case EINTR, EAGAIN, ECONNABORTED, EPROTO: return nil
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                usleep(100_000)  // out of descriptors or memory for now: let others finish
+                return nil
+            default: throw Failure(step: "accept", code: errno)
+            }
+        }
         _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
         return CredentialSocket(descriptor: connection)
     }
@@ -122,6 +133,13 @@ final class CredentialSocket {
     /// Writes all of `bytes`, waiting for the peer to read until `deadline` at most.
     ///
     /// - Throws: ``Failure`` with `ETIMEDOUT` at the deadline, or the `send` error.
+    /// Makes `close` send a reset (`SO_LINGER` with a zero timeout), so that a peer that read a
+    /// part of a secret gets a read error (ECONNRESET) instead of a clean end of file.
+    func resetOnClose() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    }
+
     func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         var sent = 0
@@ -137,7 +155,11 @@ final class CredentialSocket {
                 throw Failure(step: "send", code: count == 0 ? EPIPE : errno)
             }
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw Failure(step: "send", code: ETIMEDOUT) }
+            guard left > .zero else {
+                // A reset, not an end of file: the reader must see an error, never a cut secret.
+                resetOnClose()
+                throw Failure(step: "send", code: ETIMEDOUT)
+            }
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
             var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             _ = Self.retrying { Int(poll(&poller, 1, Int32(clamping: max(1, milliseconds)))) }

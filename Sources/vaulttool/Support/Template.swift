@@ -18,6 +18,10 @@ struct Template {
         let column: Int
         /// The reference text, as written.
         let text: String
+        /// Why the placeholder is not a reference although it starts like one (no `}}` on its
+        /// line, bytes that are not UTF-8), or `nil`: a value meant as a reference is never
+        /// passed on as literal text.
+        var problem: String?
     }
 
     let bytes: [UInt8]
@@ -48,23 +52,38 @@ struct Template {
         placeholders = found
     }
 
-    /// The placeholder starting at `start` (`{{`), or `nil` when the braces hold no reference.
+    /// The placeholder starting at `start` (`{{`), or `nil` when the braces hold no reference:
+    /// text that starts like one (`vault://`, `vault+`, in any case) is a placeholder, and one
+    /// that does not end in `}}` on its line or is not UTF-8 carries its ``Placeholder/problem``.
     private static func placeholder(in bytes: [UInt8], at start: Int, line: Int, column: Int) -> Placeholder? {
         var cursor = start + 2
         while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
         let textStart = cursor
-        guard bytes[textStart...].starts(with: "vault".utf8) else { return nil }
-        while cursor + 1 < bytes.count, !(bytes[cursor] == UInt8(ascii: "}") && bytes[cursor + 1] == UInt8(ascii: "}"))
+        let prefix = bytes[textStart..<min(bytes.count, textStart + 8)].map { $0 | 0x20 }
+        guard prefix.starts(with: "vault://".utf8) || prefix.starts(with: "vault+".utf8) else { return nil }
+        while cursor + 1 < bytes.count, !(bytes[cursor] == UInt8(ascii: "}") && bytes[cursor + 1] == UInt8(ascii: "}")),
+            bytes[cursor] != UInt8(ascii: "\n")
         {
-            if bytes[cursor] == UInt8(ascii: "\n") { return nil }
             cursor += 1
         }
-        guard cursor + 1 < bytes.count else { return nil }
+        guard cursor + 1 < bytes.count, bytes[cursor] == UInt8(ascii: "}") else {
+            let end = cursor < bytes.count && bytes[cursor] == UInt8(ascii: "\n") ? cursor : bytes.count
+            return Placeholder(
+                range: start..<end,
+                line: line,
+                column: column,
+                text: String(decoding: bytes[textStart..<end], as: UTF8.self),
+                problem: "it has no closing '}}' on its line"
+            )
+        }
         var textEnd = cursor
         while textEnd > textStart, bytes[textEnd - 1] == 0x20 || bytes[textEnd - 1] == 0x09 { textEnd -= 1 }
-        let text = String(decoding: bytes[textStart..<textEnd], as: UTF8.self)
-        guard ItemReference.isReference(text) else { return nil }
-        return Placeholder(range: start..<(cursor + 2), line: line, column: column, text: text)
+        let range = start..<(cursor + 2)
+        guard let text = String(validating: bytes[textStart..<textEnd], as: UTF8.self) else {
+            let lossy = String(decoding: bytes[textStart..<textEnd], as: UTF8.self)
+            return Placeholder(range: range, line: line, column: column, text: lossy, problem: "it is not UTF-8")
+        }
+        return Placeholder(range: range, line: line, column: column, text: text)
     }
 
     /// The template with placeholder `i` replaced by `secrets[i]`, in one buffer allocated once

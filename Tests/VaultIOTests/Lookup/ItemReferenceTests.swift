@@ -63,6 +63,13 @@ struct ItemReferenceTests {
         ("vault+https://host:99999", "port"),
         ("vault+https://[::1", "closing ']'"),
         ("vault+https://alice@", "host is empty"),
+        ("vault+https://carol@[::1]x", "followed by ':port' or nothing"),
+        ("vault+https://u@[]", "host is empty"),
+        ("vault+https://h:1:2", "IPv6 host is written in brackets"),
+        ("vault+https://::1", "IPv6 host is written in brackets"),
+        ("vault+https://h:08443", "port"),
+        ("vault+https://h:+8443", "port"),
+        ("vault://db/app?", "no parameter"),
     ])
     func aMalformedReference_isRefusedWithItsReason(_ text: String, _ reason: String) {
         #expect {
@@ -71,6 +78,13 @@ struct ItemReferenceTests {
             let error = error as? VaultIOError
             return error?.code == .invalidReference && error?.reason.contains(reason) == true
         }
+    }
+
+    @Test func theScheme_comparesWithoutCase_andTheRestDoesNot() throws {
+        #expect(try ItemReference(parsing: "VAULT://db/App").query == ItemReference(parsing: "vault://db/App").query)
+        #expect(try ItemReference(parsing: "Vault+HTTPS://u@h").query.protocol == "https")
+        #expect(try ItemReference(parsing: "vault://DB/app").query.service == "DB")
+        #expect(ItemReference.isReference("VAULT://x") && ItemReference.isReference("vAuLt+https://h"))
     }
 
     @Test func isReference_takesEveryVaultPrefix_soAMalformedOneIsNeverALiteral() {
