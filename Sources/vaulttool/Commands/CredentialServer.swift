@@ -27,7 +27,7 @@ struct CredentialServer: Command {
             again for every request (with the agent's keys when it holds the vault, else with the
             credential options, read once at start), so a rotated secret is served at the next unit
             start. The socket is the one systemd passes (socket activation), else --socket. One line
-            per request goes to standard error, never a secret. SIGTERM or SIGINT stops it (status 0).
+            per request goes to standard error, never a secret. SIGTERM, SIGINT or SIGHUP stops it (status 0).
             """
     )
     @Option(
