@@ -153,6 +153,13 @@ extension CredentialServer {
                 guard bytes.count <= CredentialServer.maximumSecretByteCount else {
                     return log("refused \(served): the secret has \(bytes.count) bytes; systemd takes at most 1 MiB")
                 }
+                guard connection.reserveSendQueue(for: bytes.count) else {
+                    // All or nothing: a secret that might be sent in part is not sent at all.
+                    return log(
+                        "refused \(served): the secret has \(bytes.count) bytes, more than this socket can queue "
+                            + "at once (run the server as root, or raise net.core.wmem_max)"
+                    )
+                }
                 try bytes.withUnsafeBytes { buffer in
                     try connection.send(buffer, deadline: .now + CredentialServer.sendTimeout)
                 }

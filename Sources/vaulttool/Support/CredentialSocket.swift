@@ -133,11 +133,24 @@ final class CredentialSocket {
     /// Writes all of `bytes`, waiting for the peer to read until `deadline` at most.
     ///
     /// - Throws: ``Failure`` with `ETIMEDOUT` at the deadline, or the `send` error.
-    /// Makes `close` send a reset (`SO_LINGER` with a zero timeout), so that a peer that read a
-    /// part of a secret gets a read error (ECONNRESET) instead of a clean end of file.
-    func resetOnClose() {
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    /// Makes room in this socket's send queue for `count` bytes, so that a secret is queued whole
+    /// whether or not the peer reads: on a Unix socket, bytes already queued stay readable after
+    /// a close, so a secret sent in part would reach systemd as a cut credential followed by an
+    /// ordinary end of file. `SO_SNDBUFFORCE` (root) lifts `net.core.wmem_max`; `SO_SNDBUF`
+    /// otherwise.
+    ///
+    /// - Returns: Whether the queue can hold `count` bytes (the kernel reports twice the size it
+    ///   was given, and uses the rest for its bookkeeping).
+    func reserveSendQueue(for count: Int) -> Bool {
+        var wanted = Int32(clamping: 4 * count + (64 << 10))
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        if setsockopt(descriptor, SOL_SOCKET, SO_SNDBUFFORCE, &wanted, size) != 0 {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &wanted, size)
+        }
+        var actual: Int32 = 0
+        var length = size
+        guard getsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &actual, &length) == 0 else { return false }
+        return Int(actual) >= 2 * count + (32 << 10)
     }
 
     func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
@@ -155,11 +168,7 @@ final class CredentialSocket {
                 throw Failure(step: "send", code: count == 0 ? EPIPE : errno)
             }
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else {
-                // A reset, not an end of file: the reader must see an error, never a cut secret.
-                resetOnClose()
-                throw Failure(step: "send", code: ETIMEDOUT)
-            }
+            guard left > .zero else { throw Failure(step: "send", code: ETIMEDOUT) }
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
             var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             _ = Self.retrying { Int(poll(&poller, 1, Int32(clamping: max(1, milliseconds)))) }
