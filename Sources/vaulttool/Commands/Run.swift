@@ -86,9 +86,21 @@ struct Run: Command {
     func run() throws {
         // 1. Every source of variables, in the order of precedence (later wins).
         var assignments = [RunAssignment]()
-        let inherited = RunEnvironment.inherited()
-        for (name, value) in inherited where ItemReference.isReference(value) {
-            assignments.append(RunAssignment(name: name, value: .secret(try RunEnvironment.parse(value, name: name))))
+        // The --password-env variable is a credential, never a reference, and never passed on.
+        let dropped = Set([credentialOptions.passwordEnv].compactMap { $0 })
+        let inherited = RunEnvironment.inherited().filter { !dropped.contains($0.name) }
+        for (name, value, isUTF8) in inherited where ItemReference.isReference(value) {
+            guard isUTF8 else {
+                throw ToolError(
+                    "the variable \(name) holds a reference that is not valid (its value is not shown): "
+                        + "it is not UTF-8",
+                    exitCode: .usage
+                )
+            }
+            // An inherited value is not shown in messages: text that only starts like a reference
+            // (vault+postgres://user:pw@…) may hold a password of its own.
+            let reference = try RunEnvironment.parse(value, name: name, showValue: false)
+            assignments.append(RunAssignment(name: name, value: .secret(reference), showsReference: false))
         }
         for file in envFiles { assignments += try RunEnvironment.envFile(file) }
         assignments += envAssignments + fileAssignments
@@ -148,12 +160,11 @@ struct Run: Command {
             }
         }
         func entry(_ name: String, _ value: [UInt8]) -> [UInt8] { Array(name.utf8) + [UInt8(ascii: "=")] + value }
-        let dropped = Set([credentialOptions.passwordEnv].compactMap { $0 })
         var placed = Set<String>()
         if pristine {
             if pathAssignment == nil { environment.append(entry("PATH", Array(ChildProgram.minimalPath.utf8))) }
         } else {
-            for (name, text) in inherited where !dropped.contains(name) && !placed.contains(name) {
+            for (name, text, _) in inherited where !placed.contains(name) {
                 placed.insert(name)
                 if let index = effective[name] {
                     environment.append(entry(name, try value(of: assignments[index])))
@@ -199,29 +210,28 @@ struct Run: Command {
         do {
             snapshot = try VaultLocation.snapshot(vault, credentialOptions)
         } catch {
-            throw Self.failure(error, name: first.name, reference: firstReference)
+            throw Self.failure(error, name: first.name, reference: firstReference, shown: first.showsReference)
         }
         for assignment in wanted {
             guard let reference = assignment.reference, secrets[reference] == nil else { continue }
             do {
                 secrets[reference] = try snapshot.secret(for: reference).copyBytes()
             } catch {
-                throw Self.failure(error, name: assignment.name, reference: reference)
+                throw Self.failure(error, name: assignment.name, reference: reference, shown: assignment.showsReference)
             }
         }
     }
 
-    private static func failure(_ error: any Error, name: String, reference: ItemReference) -> any Error {
+    private static func failure(_ error: any Error, name: String, reference: ItemReference, shown: Bool = true)
+        -> any Error
+    {
+        let what =
+            shown
+            ? "\(name)=\(TerminalText.escaped(reference.description))" : "\(name) (an inherited reference, not shown)"
         if let usage = error as? UsageError {
-            return ToolError(
-                "cannot resolve \(name)=\(TerminalText.escaped(reference.description)): \(usage.message)",
-                exitCode: .usage
-            )
+            return ToolError("cannot resolve \(what): \(usage.message)", exitCode: .usage)
         }
         let (reason, exitCode) = describe(error)
-        return ToolError(
-            "cannot resolve \(name)=\(TerminalText.escaped(reference.description)): \(reason)",
-            exitCode: exitCode
-        )
+        return ToolError("cannot resolve \(what): \(reason)", exitCode: exitCode)
     }
 }

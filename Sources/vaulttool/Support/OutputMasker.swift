@@ -195,7 +195,31 @@ extension OutputMasker {
             forms.append(JSONEscape.encode(base, style: .minimal))
             forms.append(JSONEscape.encode(base, style: .escapedSlash))
             forms.append(JSONEscape.encode(base, style: .htmlSafe))
-            if let ascii = JSONEscape.asciiOnly(base) { forms.append(ascii) }
+            if let ascii = JSONEscape.asciiOnly(base) {
+                forms.append(ascii)
+                forms.append(JSONEscape.upperCaseEscapes(ascii))  // `\u00E9`, as Java and others write it
+                forms.append(ascii.flatMap { $0 == 0x2F ? Array("\\/".utf8) : [$0] })  // PHP's json_encode
+            }
+            // Python's urllib.parse.quote keeps `/` by default.
+            forms.append(Percent.encode(base, keeping: Percent.unreserved.union([0x2F]), upperCase: true))
+            // base64 wrapped as `base64` (76 columns, MIME) and `openssl base64` (64, PEM) write it.
+            let encoded = Base64.encode(base, alphabet: Base64.standard)
+            for width in [76, 64] where encoded.count > width {
+                forms.append(
+                    stride(from: 0, to: encoded.count, by: width).flatMap { start in
+                        (start == 0 ? [] : [0x0A]) + encoded[start..<min(start + width, encoded.count)]
+                    }
+                )
+            }
+            // A terminal's line discipline writes each LF as CR LF (ONLCR): a secret with a
+            // newline reaches a pseudo-terminal in that form.
+            if base.contains(0x0A) {
+                forms.append(
+                    base.enumerated().flatMap { index, byte in
+                        byte == 0x0A && (index == 0 || base[index - 1] != 0x0D) ? [0x0D, 0x0A] : [byte]
+                    }
+                )
+            }
         }
         return forms
     }
@@ -289,6 +313,21 @@ private enum JSONEscape {
                 unicodeEscape(bytes[index + 1] == 0xA8 ? 0x2028 : 0x2029, into: &out)
                 index += 2
             default: out.append(byte)
+            }
+        }
+        return out
+    }
+
+    /// `escaped` with the hex digits of every `\uXXXX` in upper case.
+    static func upperCaseEscapes(_ escaped: [UInt8]) -> [UInt8] {
+        var out = escaped
+        var index = 0
+        while index + 5 < out.count {
+            if out[index] == 0x5C && out[index + 1] == UInt8(ascii: "u") {
+                for digit in index + 2..<index + 6 where (0x61...0x66).contains(out[digit]) { out[digit] -= 0x20 }
+                index += 6
+            } else {
+                index += out[index] == 0x5C ? 2 : 1
             }
         }
         return out

@@ -20,6 +20,9 @@ struct RunAssignment {
 
     var name: String
     var value: Value
+    /// Whether the reference may be shown in messages: not for one inherited from the environment,
+    /// whose text may only start like a reference and hold a password of its own.
+    var showsReference = true
 
     /// The reference, for those values that have one.
     var reference: ItemReference? {
@@ -63,13 +66,16 @@ enum RunEnvironment {
         return RunAssignment(name: name, value: asFile ? .file(reference) : .secret(reference))
     }
 
-    /// Parses `value`, a reference for the variable `name`; a malformed one is exit 64, naming both.
-    static func parse(_ value: String, name: String) throws -> ItemReference {
+    /// Parses `value`, a reference for the variable `name`; a malformed one is exit 64, naming the
+    /// variable, and the value only when `showValue` (a value from this command line, not one
+    /// inherited: text that only starts like a reference may hold a password of its own).
+    static func parse(_ value: String, name: String, showValue: Bool = true) throws -> ItemReference {
         do {
             return try ItemReference(parsing: value)
         } catch {
+            let shown = showValue ? ", '\(TerminalText.escaped(value))'" : " (its value is not shown)"
             throw ToolError(
-                "the variable \(name) holds a reference that is not valid, '\(TerminalText.escaped(value))': \(error.reason)",
+                "the variable \(name) holds a reference that is not valid\(shown): \(error.reason)",
                 exitCode: .usage
             )
         }
@@ -144,13 +150,17 @@ enum RunEnvironment {
 
     /// This process's environment now, in order (`environ`, so a variable `--password-env` removed
     /// is gone).
-    static func inherited() -> [(name: String, value: String)] {
-        var result = [(name: String, value: String)]()
+    ///
+    /// `isUTF8` is false for an entry whose bytes are not UTF-8 (its `value` then holds U+FFFD
+    /// for them): such a value may be passed on, never read as a reference.
+    static func inherited() -> [(name: String, value: String, isUTF8: Bool)] {
+        var result = [(name: String, value: String, isUTF8: Bool)]()
         var pointer = environ
         while let entry = pointer.pointee {
+            let isUTF8 = String(validatingCString: entry) != nil
             let text = String(cString: entry)
             if let equals = text.firstIndex(of: "=") {
-                result.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+                result.append((String(text[..<equals]), String(text[text.index(after: equals)...]), isUTF8))
             }
             pointer += 1
         }

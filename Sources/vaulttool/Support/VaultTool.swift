@@ -1,6 +1,7 @@
 // vaulttool: dispatching to subcommands.
 
 import CVaultTool
+import Glibc
 import VaultIO
 
 /// The tool: its commands, `--help`, `--version`, and error reporting.
@@ -29,6 +30,12 @@ enum VaultTool {
         _ = vault_disable_core_dumps()
         // No backtrace either: the runtime's would print registers and the memory they point to.
         _ = vault_install_fatal_signal_handlers()
+        // A closed standard descriptor is opened on /dev/null, so that no file vaulttool opens (a
+        // vault, a secret's memory file for 'run') takes descriptor 0, 1 or 2 and is read or
+        // written as standard input or output by vaulttool or a child.
+        for descriptor in Int32(0)...2 where fcntl(descriptor, F_GETFD) < 0 {
+            _ = open("/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY)
+        }
         guard let first = arguments.first else {
             Output.err(Help.root(commands, version: version))
             return ExitCode.usage.rawValue
