@@ -80,4 +80,16 @@ struct RunReviewTests {
         #expect(!result.stdout.contains(RunCommandTests.dbSecret), "\(result.stdout)")
         #expect(!result.stdout.contains("F=/proc/self/fd/0"), "\(result.stdout)")
     }
+
+    /// R-RUN-3: a PATH that is itself a secret is not shown when the command found there fails.
+    @Test func aSecretPath_isNotShownWhenTheCommandFails() throws {
+        let w = try runWorkspace()
+        let hidden = w.file("secretpathXYZ")
+        try FileManager.default.createDirectory(atPath: hidden, withIntermediateDirectories: true)
+        try w.write("secretpathXYZ/noexec", "#!/bin/sh\n")
+        try w.set("\(hidden):/usr/bin:/bin", ["--service", "path", "--account", "app"])
+        let result = try w.runChild(["--env", "PATH=vault://path/app"], ["noexec"])
+        #expect(result.status == 126, "\(result.stderr)")
+        #expect(!result.stderr.contains("secretpathXYZ"), "\(result.stderr)")
+    }
 }

@@ -122,7 +122,11 @@ struct Run: Command {
         defer { for secret in secrets.values { OutputMasker.wipeShared(secret) } }
         try resolve(winners, into: &secrets)
         if executable == nil {
-            executable = try ChildProgram.lookUp(command[0], searchPath: searchPath(pathAssignment, secrets))
+            executable = try ChildProgram.lookUp(
+                command[0],
+                searchPath: searchPath(pathAssignment, secrets),
+                showsPath: false
+            )
         }
 
         // 4. The environment, built here (never through setenv: vaulttool's own stays as it was).
@@ -178,7 +182,8 @@ struct Run: Command {
         }
 
         // 5. Start it: in place when nothing is to be masked, else under supervision.
-        let program = ChildProgram(path: executable!, arguments: command, environment: environment)
+        var program = ChildProgram(path: executable!, arguments: command, environment: environment)
+        program.showsPath = pathAssignment?.reference == nil
         let masked = noMasking ? [] : Array(secrets.values)
         if masked.allSatisfy(\.isEmpty) {
             try program.execInPlace()

@@ -13,6 +13,9 @@ struct ChildProgram {
     var arguments: [String]
     /// `NAME=VALUE` entries; the values may be secrets, so they stay bytes and are wiped.
     var environment: [[UInt8]]
+    /// Whether messages may show ``path``: not when it was found in a `PATH` that is itself a
+    /// secret (a reference), whose directories must not reach stderr.
+    var showsPath = true
 
     /// The signals forwarded to the child.
     static let forwardedSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
@@ -25,7 +28,7 @@ struct ChildProgram {
     ///
     /// - Throws: ``ToolError`` with status 127 when nothing is found, 126 when only a file that
     ///   cannot be executed is.
-    static func lookUp(_ command: String, searchPath: String) throws -> String {
+    static func lookUp(_ command: String, searchPath: String, showsPath: Bool = true) throws -> String {
         func check(_ path: String) -> Int32? {
             var info = stat()
             guard stat(path, &info) == 0 else { return nil }
@@ -55,8 +58,9 @@ struct ChildProgram {
             }
         }
         if let refused {
+            let place = showsPath ? "at '\(refused)'" : "in PATH (a secret, not shown)"
             throw ToolError(
-                "the command '\(command)' was found at '\(refused)' but cannot be executed",
+                "the command '\(command)' was found \(place) but cannot be executed",
                 exitCode: ExitCode(rawValue: 126)
             )
         }
@@ -66,7 +70,7 @@ struct ChildProgram {
     /// Replaces this process with the child (nothing to mask or clean up). Returns only by throwing.
     func execInPlace() throws -> Never {
         let error: Int32 = withCStrings { argv, envp in vault_run_exec(path, argv, envp) }
-        throw Self.execFailure(path, error)
+        throw Self.execFailure(showsPath ? path : arguments[0], error)
     }
 
     /// The error for an `execve` that failed with `error`: 127 for a missing file, else 126.
@@ -212,7 +216,9 @@ struct ChildSupervisor {
             }
         }
         for descriptor in closeAfterSpawn { close(descriptor) }
-        guard pid > 0 else { throw ChildProgram.execFailure(program.path, failure) }
+        guard pid > 0 else {
+            throw ChildProgram.execFailure(program.showsPath ? program.path : program.arguments[0], failure)
+        }
 
         if relaysInput {
             _ = vault_run_tty_raw(STDIN_FILENO)
