@@ -92,4 +92,16 @@ struct RunReviewTests {
         #expect(result.status == 126, "\(result.stderr)")
         #expect(!result.stderr.contains("secretpathXYZ"), "\(result.stderr)")
     }
+
+    /// Env files: a lone CR is part of its line (not a second assignment), and a NUL is refused
+    /// instead of cutting the value.
+    @Test func envFile_loneCR_isNoLineEnd_andNULIsRefused() throws {
+        let w = try runWorkspace()
+        try w.write("cr.env", "A=1\rB=2\n")
+        let cr = try w.runChild(["--env-file", "cr.env", "--no-masking"], ["/bin/sh", "-c", "echo \"B=${B-unset}\""])
+        #expect(cr.status == 0 && cr.stdout == "B=unset\n", "\(cr.stdout) \(cr.stderr)")
+        try Data("A=a\u{0}b\n".utf8).write(to: URL(fileURLWithPath: w.file("nul.env")))
+        let nul = try w.runChild(["--env-file", "nul.env"], ["/bin/true"])
+        #expect(nul.status == 64 && nul.stderr.contains("line 1, holds a NUL byte"), "\(nul.stderr)")
+    }
 }

@@ -91,8 +91,9 @@ enum RunEnvironment {
     static func envFile(_ path: String) throws -> [RunAssignment] {
         let text = try readEnvFile(path)
         var assignments = [RunAssignment]()
-        // Lines end at LF or CR LF (one Character in Swift, so split on newlines, not on "\n").
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        // Lines end at LF or CR LF only ("\r\n" is one Character in Swift): a lone CR, a vertical
+        // tab or U+2028 is part of its line, never a second assignment.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (offset, rawLine) in lines.enumerated() {
             let line = rawLine.drop { $0 == " " || $0 == "\t" }
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -115,6 +116,12 @@ enum RunEnvironment {
                 value = value.dropFirst().dropLast()
             }
             let text = String(value)
+            guard !text.utf8.contains(0) else {
+                throw ToolError(
+                    "the env file '\(path)', line \(offset + 1), holds a NUL byte, which an environment variable cannot",
+                    exitCode: .usage
+                )
+            }
             if ItemReference.isReference(text) {
                 let name = String(name)
                 assignments.append(RunAssignment(name: name, value: .secret(try parse(text, name: name))))
