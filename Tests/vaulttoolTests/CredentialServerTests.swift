@@ -23,7 +23,7 @@ struct CredentialServerTests {
         /// socket-activated service: the listening socket `activated.sock` as descriptor 3,
         /// `LISTEN_FDS=1` and `LISTEN_PID` its own process ID (set by `sh` just before it execs
         /// the server, the only point where that ID is known).
-        init(in w: Workspace, activated: Bool = false) throws {
+        init(in w: Workspace, activated: Bool = false, listening: Bool = true) throws {
             logPath = w.file("server.log")
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             var environment = ProcessInfo.processInfo.environment
@@ -36,7 +36,7 @@ struct CredentialServerTests {
             var arguments: [String]
             if activated {
                 socket = w.file("activated.sock")
-                listener = try Self.listen(at: socket)
+                listener = try Self.listen(at: socket, listening: listening)
                 arguments = ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=1 exec \"$0\" \"$@\""] + server
             } else {
                 let directory = w.file("run")
@@ -65,7 +65,7 @@ struct CredentialServerTests {
         }
 
         /// A stream socket listening on `path`, as systemd's `ListenStream=` makes it.
-        private static func listen(at path: String) throws -> Int32 {
+        private static func listen(at path: String, listening: Bool = true) throws -> Int32 {
             let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
@@ -75,7 +75,7 @@ struct CredentialServerTests {
                     bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
                 }
             }
-            try #require(bound == 0 && Glibc.listen(descriptor, 16) == 0)
+            try #require(bound == 0 && (!listening || Glibc.listen(descriptor, 16) == 0))
             return descriptor
         }
 
@@ -288,6 +288,16 @@ struct CredentialServerTests {
     // MARK: - Stopping
 
     /// Spec/agent.md 7.3: SIGTERM ends the server with status 0 and removes the socket it made.
+    /// R-CS-7: a passed socket that cannot accept (not listening) stops the server with an error
+    /// instead of spinning on it (found by an outside review: 96 % of a core, nothing logged).
+    @Test func aPassedSocketThatCannotAccept_stopsTheServer() throws {
+        let w = try Self.workspace(secret: Array("s3cret-db".utf8))
+        let server = try RunningServer(in: w, activated: true, listening: false)
+        for _ in 0..<200 where server.isRunning { usleep(25_000) }
+        #expect(!server.isRunning)
+        #expect(server.log.contains("Error: The socket cannot accept connections (accept: "), "\(server.log)")
+    }
+
     @Test func sigterm_stopsWithStatusZero_andRemovesTheSocket() throws {
         let w = try Self.workspace(secret: Array("s3cret-db".utf8))
         let server = try RunningServer(in: w)

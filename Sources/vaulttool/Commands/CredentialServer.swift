@@ -95,7 +95,17 @@ struct CredentialServer: Command {
         )
         let server = Server(config: config, store: store, held: held)
         while stop.wait(for: listener) {
-            guard let connection = try listener.accept() else { continue }
+            let accepted: CredentialSocket?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                throw ToolError(
+                    "the socket cannot accept connections (\(error)); it must be a listening stream socket "
+                        + "(ListenStream= in the .socket unit)",
+                    exitCode: .ioFailure
+                )
+            }
+            guard let connection = accepted else { continue }
             server.answer(connection)
         }
         if let created { unlink(created) }
