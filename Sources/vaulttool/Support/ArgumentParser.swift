@@ -9,6 +9,9 @@ struct ParsedArguments {
     /// The command whose declarations these were parsed against (typed keys find their
     /// argument's position there).
     let command: any Command.Type
+    /// The command's arguments, read from its declarations once (each read of
+    /// `Command.arguments` reflects over a new instance).
+    let argumentSpecs: [ArgumentSpec]
 
     /// Every value given to the option `spec` declares, in order (`[""]` for a flag given).
     ///
@@ -23,9 +26,10 @@ struct ParsedArguments {
     init(_ arguments: [String], for command: any Command.Type) throws {
         self.command = command
         let options = command.options
+        argumentSpecs = command.arguments
         var optionsDone = false
         var rest = arguments[...]
-        let passthroughStart = command.arguments.last?.passthrough == true ? command.arguments.count - 1 : nil
+        let passthroughStart = argumentSpecs.last?.passthrough == true ? argumentSpecs.count - 1 : nil
         while let word = rest.popFirst() {
             if optionsDone || !word.hasPrefix("-") || word == "-" {
                 // The first word of a passthrough argument ends the options: the rest is another program's.
@@ -65,22 +69,24 @@ struct ParsedArguments {
             if inline == nil { rest.removeFirst() }
             values[key, default: []].append(value)
         }
-        let required = command.arguments.filter { !$0.optional }.count
+        let required = argumentSpecs.filter { !$0.optional }.count
         if positionals.count < required {
-            throw UsageError("Missing expected argument '<\(command.arguments[positionals.count].name)>'")
+            throw UsageError("Missing expected argument '<\(argumentSpecs[positionals.count].name)>'")
         }
-        if positionals.count > command.arguments.count && command.arguments.last?.repeats != true {
-            throw UsageError("Unexpected argument '\(positionals[command.arguments.count])'")
+        if positionals.count > argumentSpecs.count && argumentSpecs.last?.repeats != true {
+            throw UsageError("Unexpected argument '\(positionals[argumentSpecs.count])'")
         }
     }
 
     /// The words of `arguments` that may be vaulttool's options (where `--help` is looked for):
     /// those before `--`, and for a command with a passthrough argument, before its first word.
     static func optionWords(_ arguments: [String], for command: any Command.Type) -> ArraySlice<String> {
-        guard command.arguments.last?.passthrough == true else {
+        let declared = command.arguments
+        let options = command.options
+        guard declared.last?.passthrough == true else {
             return arguments.prefix { $0 != "--" }
         }
-        let before = command.arguments.count - 1
+        let before = declared.count - 1
         var positionals = 0
         var index = 0
         while index < arguments.count {
@@ -90,7 +96,7 @@ struct ParsedArguments {
                 if positionals == before { break }
                 positionals += 1
             } else if !word.contains("="),
-                command.options.first(where: { $0.names.contains(word) })?.valueName != nil
+                options.first(where: { $0.names.contains(word) })?.valueName != nil
             {
                 index += 1  // the option's value
             }

@@ -223,9 +223,9 @@ extension ParsedArguments {
     /// Required arguments are always filled; the words left over fill the optional ones from the
     /// left, so `[<source>] <vault>` reads one word as `<vault>` and two as `<source> <vault>`.
     private func slot(of spec: ArgumentSpec) -> Int? {
-        var spare = positionals.count - command.arguments.filter { !$0.optional && !$0.repeats }.count
+        var spare = positionals.count - argumentSpecs.filter { !$0.optional && !$0.repeats }.count
         var next = 0
-        for argument in command.arguments {
+        for argument in argumentSpecs {
             if argument.repeats {
                 guard argument.name == spec.name else { break }
                 return next < positionals.count ? next : nil
