@@ -28,7 +28,7 @@ struct DockerServer: Equatable {
         (server, port) = CredentialHelper.splitHost(rest[..<slash])
         path = String(rest[slash...])
         // The spelling every writer stores (L-KC-15).
-        (scheme, server) = (scheme.lowercased(), server.lowercased())
+        scheme = scheme.lowercased()  // the server is already canonical (splitHost)
         if path == "/" { path = "" }
     }
 

@@ -79,7 +79,7 @@ struct GitCredential {
     /// Spec: Spec/cli.md, "credential-helper", git mapping.
     var matches: (ItemAttributes) -> Bool {
         let `protocol` = self.protocol?.lowercased()
-        let host = self.host.map { CredentialHelper.splitHost($0[...]) }.map { ($0.server.lowercased(), $0.port) }
+        let host = self.host.map { CredentialHelper.splitHost($0[...]) }.map { ($0.server, $0.port) }
         let path = self.path
         let username = self.username
         return { stored in

@@ -59,8 +59,8 @@ struct Template {
         var cursor = start + 2
         while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
         let textStart = cursor
-        let prefix = bytes[textStart..<min(bytes.count, textStart + 8)].map { $0 | 0x20 }
-        guard prefix.starts(with: "vault://".utf8) || prefix.starts(with: "vault+".utf8) else { return nil }
+        let prefix = String(decoding: bytes[textStart..<min(bytes.count, textStart + 8)], as: UTF8.self)
+        guard ItemReference.isReference(prefix) else { return nil }
         while cursor + 1 < bytes.count, !(bytes[cursor] == UInt8(ascii: "}") && bytes[cursor + 1] == UInt8(ascii: "}")),
             bytes[cursor] != UInt8(ascii: "\n")
         {
