@@ -17,7 +17,21 @@ extension VaultSnapshot {
         includeSecrets: Bool = false,
         salvage: Bool = false
     ) throws -> ItemScan<Sink> {
-        let query = query.canonicalized()
+        try scanItems(
+            matchingCanonical: query.canonicalized(),
+            into: sink,
+            includeSecrets: includeSecrets,
+            salvage: salvage
+        )
+    }
+
+    /// ``scanItems(matching:into:includeSecrets:salvage:)`` for a query already canonical.
+    private func scanItems<Sink: ItemSink>(
+        matchingCanonical query: ItemQuery,
+        into sink: Sink.Type,
+        includeSecrets: Bool,
+        salvage: Bool
+    ) throws -> ItemScan<Sink> {
         let select: @Sendable (DecodedItem) -> Bool = { query.matches($0) }
         let matches = query.isEmpty ? nil : select
         return try scanItems(
@@ -49,7 +63,12 @@ extension VaultSnapshot {
     public func item(matching query: ItemQuery, includeSecret: Bool) throws -> DecodedItem {
         let query = query.canonicalized()
         if let item = try exactMatch(query, includeSecret: includeSecret) { return item }
-        let scan = try scanItems(matching: query, into: ItemCollector.self, includeSecrets: includeSecret)
+        let scan = try scanItems(
+            matchingCanonical: query,
+            into: ItemCollector.self,
+            includeSecrets: includeSecret,
+            salvage: false
+        )
         let found = try Self.unnamedGroupRule(
             scan.items,
             groupNamed: query.accessGroup != nil,
