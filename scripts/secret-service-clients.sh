@@ -14,6 +14,10 @@
 # Environment: VAULTTOOL (default .build/debug/vaulttool), OUT (where the dbus-monitor trace
 # of the secret-tool check goes, default a temporary directory), KEEP=1 keeps the temporary
 # directory, SS_DEBUG=1 prints Python tracebacks.
+#
+# The case bodies are small functions that check() calls by name, which shellcheck cannot
+# follow (SC2317, "unreachable"); they end with fail_with, which exits their subshell.
+# shellcheck disable=SC2317
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -172,10 +176,12 @@ check_secret_tool() {
     printf 'first line\nsecond line' >"$CHECK_DIR/secret1"
     printf 'bob secret' >"$CHECK_DIR/secret2"
     printf 'replaced ✓' >"$CHECK_DIR/secret3"
+    # shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
     check secret-tool/store-newline-utf8-label \
         sh -c 'secret-tool store --label="$1" service vault-test account alice <"$2"' \
         _ "$label" "$CHECK_DIR/secret1"
     check secret-tool/lookup secret_tool_lookup_is "$CHECK_DIR/secret1" service vault-test account alice
+    # shellcheck disable=SC2016 # as above
     check secret-tool/store-second \
         sh -c 'secret-tool store --label=bob service vault-test account bob <"$1"' _ "$CHECK_DIR/secret2"
 
@@ -213,7 +219,31 @@ check_secret_tool() {
     check secret-tool/clear clear_alice
 
     stop_background
-    echo "  (dbus-monitor trace: $OUT/trace-$PROVIDER.txt)"
+    calls_of_trace "$OUT/trace-$PROVIDER.txt" >"$OUT/calls-$PROVIDER.txt"
+    echo "  (dbus-monitor trace: $OUT/trace-$PROVIDER.txt; calls only: $OUT/calls-$PROVIDER.txt)"
+}
+
+# The calls, replies, errors and signals of a dbus-monitor trace without times, serials,
+# unique names and the bus's own traffic, so two providers' traces diff line by line.
+calls_of_trace() {
+    awk '
+        /^(method call|method return|error|signal) / {
+            keep = ($0 !~ /sender=org\.freedesktop\.DBus / && $0 !~ /destination=org\.freedesktop\.DBus /)
+            if (!keep) next
+            line = $0
+            if ($1 == "method" && $2 == "call") {
+                match(line, /path=[^;]*/); p = substr(line, RSTART + 5, RLENGTH - 5)
+                match(line, /member=.*/); m = substr(line, RSTART + 7)
+                print "call " p " " m
+            } else if ($1 == "method") {
+                print "  return"
+            } else if ($1 == "error") {
+                match(line, /error_name=[^ ]*/); print "  error " substr(line, RSTART + 11, RLENGTH - 11)
+            } else {
+                match(line, /path=[^;]*/); p = substr(line, RSTART + 5, RLENGTH - 5)
+                match(line, /member=.*/); print "signal " p " " substr(line, RSTART + 7)
+            }
+        }' "$1"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -378,7 +408,7 @@ check_alias() {
         path=$(dbus-send --session --print-reply=literal --dest=org.freedesktop.secrets \
             /org/freedesktop/secrets org.freedesktop.Secret.Service.ReadAlias string:default |
             tr -d ' ')
-        [ -n "$path" ] && [ "$path" != / ] || fail_with "ReadAlias(default) answered '$path'"
+        if [ -z "$path" ] || [ "$path" = / ]; then fail_with "ReadAlias(default) answered '$path'"; fi
         dbus-send --session --print-reply --dest=org.freedesktop.secrets "$path" \
             org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection \
             string:Label >/dev/null || fail_with "Label of $path"
