@@ -62,4 +62,14 @@ ci: test
 	scripts/docs.sh
 	swift format lint --strict --recursive Sources Tests
 	scripts/reliability.sh --quick
+	$(MAKE) secret-service-clients
 	$(MAKE) bench-smoke
+
+# vaulttool secret-service against real Secret Service clients (secret-tool, keyring,
+# secretstorage, a DH-only client, git credential-libsecret with a real clone, docker), each on a
+# private bus (Spec/secret-service.md). The full run: scripts/secret-service-clients.sh --provider vaulttool.
+.PHONY: secret-service-clients
+secret-service-clients: deps
+	swift build --product vaulttool
+	scripts/install-secret-service-clients.sh >/dev/null
+	scripts/secret-service-clients.sh --provider vaulttool --quick

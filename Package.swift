@@ -19,13 +19,25 @@ let package = Package(
         // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's;
         // and `vaulttool run`'s fork/exec, memfd and pseudo-terminal calls (GNU extensions).
         .target(name: "CVaultTool", cSettings: [.define("_GNU_SOURCE")]),
+        // The Secret Service provider's C side: sd-bus object tables, and the DH session's
+        // arithmetic and AES-CBC from libcrypto (Spec/secret-service.md).
+        .target(
+            name: "CSecretService",
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("crypto")]
+        ),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
         // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts): Foundation and
         // FoundationXML live here, so VaultIO stays free of them.
         .target(name: "VaultImport", dependencies: ["VaultIO"]),
         .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
-        .executableTarget(name: "vaulttool", dependencies: ["VaultIO", "VaultImport", "CVaultTool"]),
+        // org.freedesktop.secrets over the session bus, from VaultIO's public API (not a product).
+        .target(name: "VaultSecretService", dependencies: ["VaultIO", "CSecretService"]),
+        .executableTarget(
+            name: "vaulttool",
+            dependencies: ["VaultIO", "VaultImport", "VaultSecretService", "CVaultTool"]
+        ),
         .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
         .executableTarget(
             name: "vault-fixturegen",
@@ -38,6 +50,7 @@ let package = Package(
             resources: [.copy("Vectors")]
         ),
         .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
+        .testTarget(name: "VaultSecretServiceTests", dependencies: ["VaultSecretService", "VaultIO"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultImport", "VaultIO"]),
         // Written as an app outside this package would: depends on VaultIO only, imports VaultIO only.
         .testTarget(name: "AppStyleTests", dependencies: ["VaultIO"]),

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs libsodium and libargon2 (headers and pkg-config files) when they are missing.
+# Installs libsodium and libargon2 (headers and pkg-config files), and libsystemd (sd-bus) and
+# OpenSSL's libcrypto for the Secret Service provider, when they are missing.
 # Debian/Ubuntu only; needs root or sudo. Does nothing when both are present.
 set -euo pipefail
-if pkg-config --exists libsodium libargon2 2>/dev/null; then
+if pkg-config --exists libsodium libargon2 libsystemd libcrypto 2>/dev/null; then
     exit 0
 fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "installing libsodium-dev and libargon2-dev (apt-get)..." >&2
+echo "installing libsodium-dev, libargon2-dev, libsystemd-dev and libssl-dev (apt-get)..." >&2
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libsodium-dev libargon2-dev pkg-config >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libsodium-dev libargon2-dev libsystemd-dev libssl-dev pkg-config >/dev/null

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the programs the tests drive when they are missing: git (credential helper tests),
 # zsh (completion test), python3 (a local HTTP server), script(1) from bsdutils (terminal
-# tests), /usr/bin/time (benchmark smoke) and systemd-analyze from systemd (the example units of
+# tests), /usr/bin/time (benchmark smoke), dbus, secret-tool and Python's keyring and secretstorage
+# (the Secret Service clients) and systemd-analyze from systemd (the example units of
 # Examples/systemd, scripts/verify-systemd-units.sh). Debian/Ubuntu only; needs root or sudo.
 set -euo pipefail
 "$(dirname "$0")/install-deps.sh"
@@ -12,6 +13,10 @@ command -v python3 >/dev/null || need+=(python3)
 command -v script >/dev/null || need+=(bsdutils)
 [ -x /usr/bin/time ] || need+=(time)
 command -v systemd-analyze >/dev/null || need+=(systemd)
+# The Secret Service tests: a private session bus and real clients (SecretServiceClientTests).
+command -v dbus-run-session >/dev/null || need+=(dbus)
+command -v secret-tool >/dev/null || need+=(libsecret-tools)
+/usr/bin/python3 -c 'import secretstorage, keyring' 2>/dev/null || need+=(python3-secretstorage python3-keyring)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi

@@ -13,6 +13,13 @@ mkdir -p "$work/Sources"
 # Target names must be unique across the package graph: the copies get names of their own.
 cp -R "$root/Sources/vaulttool" "$work/Sources/outside_vaulttool"
 cp -R "$root/Sources/CVaultTool" "$work/Sources/COutsideTool"
+# The Secret Service provider is the tool's too (not a product): it must build from VaultIO's public API.
+cp -R "$root/Sources/VaultSecretService" "$work/Sources/OutsideSecretService"
+cp -R "$root/Sources/CSecretService" "$work/Sources/COutsideSecretService"
+mv "$work/Sources/COutsideSecretService/include/CSecretService.h" "$work/Sources/COutsideSecretService/include/COutsideSecretService.h"
+sed -i 's/"CSecretService.h"/"COutsideSecretService.h"/' "$work/Sources/COutsideSecretService/CSecretService.c"
+grep -rl '^import CSecretService$' "$work/Sources/OutsideSecretService" | xargs sed -i 's/^import CSecretService$/import COutsideSecretService/'
+grep -rl '^import VaultSecretService$' "$work/Sources/outside_vaulttool" | xargs sed -i 's/^import VaultSecretService$/import OutsideSecretService/'
 grep -rl '^import CVaultTool$' "$work/Sources/outside_vaulttool" | xargs sed -i 's/^import CVaultTool$/import COutsideTool/'
 if grep -rn '^\(@[a-zA-Z_()]* \)*\(public \|internal \|package \)\?import VaultFormat' "$work/Sources/outside_vaulttool"; then
     echo "outside-cli: vaulttool imports VaultFormat; it must use VaultIO only" >&2
@@ -27,11 +34,19 @@ let package = Package(
     dependencies: [.package(path: "$root")],
     targets: [
         .target(name: "COutsideTool", cSettings: [.define("_GNU_SOURCE")]),  // as CVaultTool in Package.swift
+        .target(
+            name: "COutsideSecretService", cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("crypto")]
+        ),
+        .target(
+            name: "OutsideSecretService",
+            dependencies: [.product(name: "VaultIO", package: "$identity"), "COutsideSecretService"]
+        ),
         .executableTarget(
             name: "outside_vaulttool",
             dependencies: [
                 .product(name: "VaultIO", package: "$identity"), .product(name: "VaultImport", package: "$identity"),
-                "COutsideTool",
+                "COutsideTool", "OutsideSecretService",
             ]
         ),
     ],

@@ -489,6 +489,8 @@ main() {
             VAULTTOOL="${VAULTTOOL:-.build/debug/vaulttool}"
             [ -x "$VAULTTOOL" ] || { echo "no vaulttool at $VAULTTOOL (build it, or set VAULTTOOL)" >&2; exit 1; }
             VAULTTOOL="$(cd "$(dirname "$VAULTTOOL")" && pwd)/$(basename "$VAULTTOOL")"
+            # A vault holds one item per identity (Spec/secret-service.md R-SS-25).
+            export SS_ONE_ITEM_PER_IDENTITY=1
             ;;
         *) echo "unknown provider $PROVIDER (gnome-keyring or vaulttool)" >&2; exit 64 ;;
     esac

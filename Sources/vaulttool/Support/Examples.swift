@@ -106,6 +106,11 @@ enum Examples {
             "vaulttool git-setup",
             "vaulttool git-setup --dry-run --password-file ~/.config/vault/pw 'secrets/*.vault'",
         ],
+        "secret-service": [
+            "vaulttool secret-service",
+            "vaulttool secret-service --vault team.vault --key-file team.key --replace",
+            "vaulttool secret-service --install",
+        ],
         "inject": [
             "vaulttool inject --vault /etc/app/app.vault --key-file /etc/app/key -i config.yml.tmpl -o config.yml",
             "vaulttool inject --dry-run -i config.yml.tmpl",

@@ -20,7 +20,7 @@ enum VaultTool {
             CredentialServer.self, Completions.self, BackupCommand.self, DeviceSecretCommand.self, Keygen.self,
             Recipients.self, Agent.self, Unlock.self, Lock.self,
             MergeCommand.self, GitMerge.self, GitDiff.self, GitSetup.self,
-            Inject.self, Run.self,
+            Inject.self, Run.self, SecretService.self,
         ]
     }
 

@@ -1,0 +1,278 @@
+// vaulttool secret-service: the method calls of Spec/secret-service.md §3.
+
+import CSecretService
+import Glibc
+import VaultIO
+
+extension SecretServiceProvider {
+    /// Answers one call: `reply` gets the out-arguments; a thrown error becomes the error reply.
+    func call(
+        path: String,
+        interface: String,
+        member: String,
+        caller: String,
+        _ r: MessageReader,
+        _ reply: () throws(BusError) -> MessageWriter
+    ) throws(BusError) {
+        switch (interface, member) {
+        case ("org.freedesktop.Secret.Service", "OpenSession"): try openSession(caller, r, reply())
+        case ("org.freedesktop.Secret.Service", "SearchItems"):
+            let wanted = try r.stringMap()
+            var unlocked: [String] = []
+            for c in collections { unlocked += try search(c, wanted) }
+            let w = try reply()
+            try w.objectPaths(unlocked)
+            try w.objectPaths([])
+        case ("org.freedesktop.Secret.Service", "GetSecrets"):
+            let paths = try r.objectPaths()
+            let sessionPath = try r.objectPath()
+            let cipher = try session(sessionPath, caller: caller)
+            let w = try reply()
+            try w.open("a", "{o(oayays)}")
+            for path in paths {
+                guard let (c, item) = try? servedItem(path), let secret = try c.secret(item.id) else { continue }
+                try w.open("e", "o(oayays)")
+                try w.objectPath(path)
+                try writeSecret(w, secret, cipher, sessionPath, SecretAttributes.contentType(of: item.attributes))
+                try w.close()
+            }
+            try w.close()
+        case ("org.freedesktop.Secret.Service", "Unlock"): try unlock(caller, try r.objectPaths(), reply())
+        case ("org.freedesktop.Secret.Service", "Lock"):
+            var locked: [String] = []
+            for path in try r.objectPaths() {
+                if let c = collection(owning: path), c.lock() { locked.append(path) }
+            }
+            let w = try reply()
+            try w.objectPaths(locked)
+            try w.objectPath("/")
+        case ("org.freedesktop.Secret.Service", "ReadAlias"):
+            let alias = try r.string()
+            try reply().objectPath(alias == "default" ? defaultCollection?.objectPath ?? "/" : "/")
+        case ("org.freedesktop.Secret.Service", "SetAlias"):
+            throw .notSupported("the default collection is chosen on vaulttool's command line")
+        case ("org.freedesktop.Secret.Service", "CreateCollection"):
+            try r.skip("a{sv}")
+            let alias = try r.string()
+            guard let c = alias == "default" ? defaultCollection : collections.first(where: { $0.source.name == alias })
+            else {
+                throw .notSupported("create a vault with 'vaulttool create', then serve it with --vault")
+            }
+            let w = try reply()
+            try w.objectPath(c.objectPath)
+            try w.objectPath("/")
+        case ("org.freedesktop.Secret.Collection", _): try collectionCall(path, member, caller, r, reply)
+        case ("org.freedesktop.Secret.Item", _): try itemCall(path, member, caller, r, reply)
+        case ("org.freedesktop.Secret.Session", "Close"):
+            guard let s = sessions[path], s.owner == caller else { throw .noSession }
+            s.cipher.close()
+            sessions[path] = nil
+            _ = try reply()
+        case ("org.freedesktop.Secret.Prompt", "Prompt"):
+            guard var p = prompts[path], p.owner == caller else { throw .noSuchObject(path) }
+            p.started = true
+            prompts[path] = p
+            _ = try reply()
+            completePrompts()
+        case ("org.freedesktop.Secret.Prompt", "Dismiss"):
+            guard let p = prompts[path], p.owner == caller else { throw .noSuchObject(path) }
+            _ = try reply()
+            complete(path, p, dismissed: true)
+        default: throw .unknownMethod("\(interface).\(member) is not implemented")
+        }
+    }
+
+    private func openSession(_ caller: String, _ r: MessageReader, _ w: MessageWriter) throws(BusError) {
+        let algorithm = try r.string()
+        guard sessions.values.filter({ $0.owner == caller }).count < 64 else {
+            throw .limits("at most 64 sessions per connection")
+        }
+        let cipher: SessionCipher
+        switch algorithm {
+        case SessionCipher.plainAlgorithm:
+            try r.skip("v")
+            cipher = SessionCipher()
+        case SessionCipher.dhAlgorithm, "dh-ietf1024-sha256_aes128_cbc_pkcs7":
+            guard let (_, contents) = r.peek(), contents == "ay" else {
+                throw .invalidArgs("the DH input must be a byte array")
+            }
+            try r.enter("v", "ay")
+            let peer = try r.bytes(limit: 256)
+            try r.exit()
+            cipher = try SessionCipher(peer: peer)
+        default:
+            throw .notSupported("algorithm \(algorithm) is not supported; use plain or \(SessionCipher.dhAlgorithm)")
+        }
+        let path = newPath("session")
+        sessions[path] = Session(owner: caller, cipher: cipher)
+        if cipher.publicValue.isEmpty {
+            try w.open("v", "s")
+            try w.string("")
+        } else {
+            try w.open("v", "ay")
+            try w.bytes(cipher.publicValue)
+        }
+        try w.close()
+        try w.objectPath(path)
+    }
+
+    private func unlock(_ caller: String, _ paths: [String], _ w: MessageWriter) throws(BusError) {
+        var unlocked: [String] = []
+        var waiting: [ServedCollection] = []
+        var objects: [String] = []
+        for path in paths {
+            guard let c = collection(owning: path) else { continue }
+            if c.isLocked {
+                if !waiting.contains(where: { $0 === c }) { waiting.append(c) }
+                objects.append(path)
+            } else {
+                unlocked.append(path)
+            }
+        }
+        try w.objectPaths(unlocked)
+        guard !waiting.isEmpty else { return try w.objectPath("/") }
+        let path = newPath("prompt")
+        prompts[path] = Prompt(
+            owner: caller,
+            collections: waiting,
+            objects: objects,
+            started: false,
+            deadline: monotonicMilliseconds() + 300_000
+        )
+        try w.objectPath(path)
+    }
+
+    func collection(owning path: String) -> ServedCollection? {
+        switch object(at: path) {
+        case .collection(let c), .item(let c, _): return c
+        default: return nil
+        }
+    }
+
+    private func collectionCall(
+        _ path: String,
+        _ member: String,
+        _ caller: String,
+        _ r: MessageReader,
+        _ reply: () throws(BusError) -> MessageWriter
+    ) throws(BusError) {
+        guard case .collection(let c) = object(at: path) else { throw .noSuchObject(path) }
+        switch member {
+        case "SearchItems": try reply().objectPaths(try search(c, try r.stringMap()))
+        case "CreateItem":
+            var label: String? = nil
+            var map: [String: String]? = nil
+            try r.enter("a", "{sv}")
+            while !r.atEnd {
+                try r.enter("e", "sv")
+                let name = try r.string()
+                let contents = r.peek()?.1
+                switch (name, contents) {
+                case ("org.freedesktop.Secret.Item.Label", "s"):
+                    try r.enter("v", "s")
+                    label = try r.string()
+                    try r.exit()
+                case ("org.freedesktop.Secret.Item.Attributes", "a{ss}"):
+                    try r.enter("v", "a{ss}")
+                    map = try r.stringMap()
+                    try r.exit()
+                default: try r.skip("v")
+                }
+                try r.exit()
+            }
+            try r.exit()
+            let (sessionPath, secret, contentType) = try readSecret(r, caller)
+            _ = try r.bool()
+            if c.isLocked { throw .isLocked }
+            let (item, created) = try store(
+                in: c,
+                map: map ?? [:],
+                label: label,
+                secret: secret,
+                contentType: contentType
+            )
+            _ = sessionPath
+            let w = try reply()
+            try w.objectPath(item)
+            try w.objectPath("/")
+            emit(c.objectPath, "org.freedesktop.Secret.Collection", created ? "ItemCreated" : "ItemChanged", item)
+            if created { propertiesChanged(c.objectPath, "org.freedesktop.Secret.Collection", ["Items"]) }
+        case "Delete": throw .notSupported("a vault file is deleted by its owner, not through the Secret Service")
+        default: throw .unknownMethod("org.freedesktop.Secret.Collection.\(member) is not implemented")
+        }
+    }
+
+    private func itemCall(
+        _ path: String,
+        _ member: String,
+        _ caller: String,
+        _ r: MessageReader,
+        _ reply: () throws(BusError) -> MessageWriter
+    ) throws(BusError) {
+        switch member {
+        case "GetSecret":
+            let sessionPath = try r.objectPath()
+            let cipher = try session(sessionPath, caller: caller)
+            let (c, item) = try servedItem(path)
+            guard let secret = try c.secret(item.id) else { throw .noSuchObject(path) }
+            try writeSecret(try reply(), secret, cipher, sessionPath, SecretAttributes.contentType(of: item.attributes))
+        case "SetSecret":
+            let (_, secret, contentType) = try readSecret(r, caller)
+            let (c, item) = try servedItem(path)
+            try rewrite(c, item.id, secret: secret) { a in
+                Self.setPreserved(
+                    &a,
+                    SecretAttributes.contentTypeTag,
+                    contentType == "text/plain" ? nil : Array(contentType.utf8)
+                )
+            }
+            _ = try reply()
+            emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemChanged", path)
+        case "Delete":
+            let (c, item) = try servedItem(path)
+            _ = try c.write { txn in try txn.remove(id: item.id) }
+            try reply().objectPath("/")
+            emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemDeleted", path)
+            propertiesChanged(c.objectPath, "org.freedesktop.Secret.Collection", ["Items"])
+        default: throw .unknownMethod("org.freedesktop.Secret.Item.\(member) is not implemented")
+        }
+    }
+
+    /// A `(oayays)` secret, decrypted with the caller's session.
+    private func readSecret(_ r: MessageReader, _ caller: String) throws(BusError) -> (String, SecretBytes, String) {
+        try r.enter("r", "oayays")
+        let sessionPath = try r.objectPath()
+        var parameters = try r.bytes(limit: 64)
+        var value = try r.bytes()
+        defer { SecretMemory.wipe(&value) }
+        let contentType = try r.string()
+        try r.exit()
+        let secret = try session(sessionPath, caller: caller).decrypt(parameters: parameters, value: value)
+        SecretMemory.wipe(&parameters)
+        return (sessionPath, secret, contentType.isEmpty ? "text/plain" : contentType)
+    }
+
+    private func writeSecret(
+        _ w: MessageWriter,
+        _ secret: SecretBytes,
+        _ cipher: SessionCipher,
+        _ sessionPath: String,
+        _ contentType: String
+    ) throws(BusError) {
+        var (parameters, value) = try cipher.encrypt(secret)
+        defer { SecretMemory.wipe(&value) }
+        try w.open("r", "oayays")
+        try w.objectPath(sessionPath)
+        try w.bytes(parameters)
+        try w.bytes(value)
+        try w.string(contentType)
+        try w.close()
+        parameters.removeAll()
+    }
+}
+
+func monotonicMilliseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
+}

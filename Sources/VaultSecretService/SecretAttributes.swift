@@ -1,0 +1,205 @@
+// vaulttool secret-service: a client's attribute map, where it lives in a record, and which vault
+// item it names (Spec/secret-service.md §6).
+
+import VaultIO
+
+/// The Secret Service view of one vault item's attributes.
+package enum SecretAttributes {
+    /// Preserved tag holding the client's map verbatim (R-SS-18).
+    package static let mapTag: UInt8 = 64
+    /// Preserved tag holding a content type other than `text/plain`.
+    package static let contentTypeTag: UInt8 = 65
+
+    static let networkSchema = "org.gnome.keyring.NetworkPassword"
+    static let genericSchema = "org.freedesktop.Secret.Generic"
+    static let dockerSchema = "io.docker.Credentials"
+
+    // MARK: Encoding (§6.1)
+
+    /// The map as tag 64's value: entries in ascending byte order of the name.
+    package static func encode(_ map: [String: String]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (name, value) in sorted(map) {
+            append(Array(name.utf8), to: &out)
+            append(Array(value.utf8), to: &out)
+        }
+        return out
+    }
+
+    /// The map in tag 64's value, `nil` when it does not decode.
+    package static func decode(_ bytes: [UInt8]) -> [String: String]? {
+        var map: [String: String] = [:]
+        var i = 0
+        func field() -> String? {
+            var length = 0
+            var shift = 0
+            while true {
+                guard i < bytes.count, shift <= 14 else { return nil }
+                let b = bytes[i]
+                i += 1
+                length |= Int(b & 0x7f) << shift
+                if b & 0x80 == 0 { break }
+                shift += 7
+            }
+            guard length <= bytes.count - i else { return nil }
+            defer { i += length }
+            return String(validating: bytes[i..<i + length], as: UTF8.self)
+        }
+        var previous: [UInt8]? = nil
+        while i < bytes.count {
+            guard let name = field(), let value = field(), !name.isEmpty else { return nil }
+            let key = Array(name.utf8)
+            if let previous, !previous.lexicographicallyPrecedes(key) { return nil }
+            previous = key
+            map[name] = value
+        }
+        return map
+    }
+
+    private static func append(_ field: [UInt8], to out: inout [UInt8]) {
+        var n = field.count
+        repeat {
+            out.append(UInt8(n & 0x7f) | (n >= 0x80 ? 0x80 : 0))
+            n >>= 7
+        } while n > 0
+        out += field
+    }
+
+    static func sorted(_ map: [String: String]) -> [(key: String, value: String)] {
+        map.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+    }
+
+    // MARK: Reading an item (R-SS-18)
+
+    /// The map `Attributes` returns for an item.
+    package static func map(of a: ItemAttributes, itemClass: ItemClass) -> [String: String] {
+        if let stored = a.preserved.first(where: { $0.tag == mapTag }), let map = decode(stored.value) {
+            return map
+        }
+        var map: [String: String] = [:]
+        switch itemClass {
+        case .genericPassword:
+            map["xdg:schema"] = genericSchema
+            map["service"] = a.service
+            if !a.account.isEmpty { (map["account"], map["username"]) = (a.account, a.account) }
+        case .internetPassword:
+            map["xdg:schema"] = networkSchema
+            map["server"] = a.server
+            if !a.account.isEmpty { map["user"] = a.account }
+            if !a.protocol.isEmpty { map["protocol"] = a.protocol }
+            if a.port != 0 { map["port"] = String(a.port) }
+            if !a.path.isEmpty { map["object"] = a.path.hasPrefix("/") ? String(a.path.dropFirst()) : a.path }
+            if !a.authenticationType.isEmpty { map["authtype"] = a.authenticationType }
+            if !a.securityDomain.isEmpty { map["domain"] = a.securityDomain }
+        }
+        return map
+    }
+
+    /// The content type stored with an item.
+    package static func contentType(of a: ItemAttributes) -> String {
+        guard let stored = a.preserved.first(where: { $0.tag == contentTypeTag }),
+            let text = String(validating: stored.value, as: UTF8.self), !text.isEmpty
+        else { return "text/plain" }
+        return text
+    }
+
+    /// Whether `map` holds every entry of `search` (R-SS-24).
+    package static func matches(_ map: [String: String], _ search: [String: String]) -> Bool {
+        search.allSatisfy { map[$0.key] == $0.value }
+    }
+
+    // MARK: Naming an item (§6.2)
+
+    /// The item class and identity (canonical, L-KC-15) that `map` names.
+    package static func identity(of map: [String: String]) throws(BusError) -> (ItemClass, ItemAttributes) {
+        let schema = map["xdg:schema"]
+        let names = Set(map.keys).subtracting(["xdg:schema", "application"])
+        if let network = network(map, names, schema) { return (.internetPassword, network) }
+        if let docker = docker(map, names, schema) { return (.internetPassword, docker) }
+        let accountNames = names.intersection(["account", "username", "user"])
+        var a = ItemAttributes()
+        if let service = map["service"], names.isSubset(of: ["service", "account", "username", "user"]),
+            accountNames.count <= 1
+        {
+            a.service = service
+            a.account = accountNames.first.flatMap { map[$0] } ?? ""
+        } else {
+            a.service = schema ?? genericSchema
+            a.account = sorted(map).filter { names.contains($0.key) }
+                .map { escape($0.key) + "=" + escape($0.value) }.joined(separator: "&")
+        }
+        guard a.service.utf8.count <= BusLimits.textBytes, a.account.utf8.count <= BusLimits.textBytes else {
+            throw .limits("the attributes name an item over 4,096 bytes")
+        }
+        if a.service.isEmpty { throw .invalidArgs("the attributes name no service") }
+        return (.genericPassword, a.canonicalIdentity(for: .genericPassword))
+    }
+
+    /// R-SS-19.
+    private static func network(_ map: [String: String], _ names: Set<String>, _ schema: String?) -> ItemAttributes? {
+        let allowed: Set = ["user", "server", "protocol", "port", "object", "authtype", "domain"]
+        guard schema == networkSchema || (schema == nil && names.contains("server")), names.isSubset(of: allowed),
+            let server = map["server"], !server.isEmpty
+        else { return nil }
+        var a = ItemAttributes(account: map["user"] ?? "")
+        a.server = server
+        a.protocol = map["protocol"] ?? ""
+        if let port = map["port"] {
+            guard let value = canonicalPort(port) else { return nil }
+            a.port = value
+        }
+        if let object = map["object"], !object.isEmpty { a.path = object.hasPrefix("/") ? object : "/" + object }
+        a.authenticationType = map["authtype"] ?? ""
+        a.securityDomain = map["domain"] ?? ""
+        return a.canonicalIdentity(for: .internetPassword)
+    }
+
+    /// R-SS-20: what `vaulttool credential-helper docker` stores for the URL.
+    private static func docker(_ map: [String: String], _ names: Set<String>, _ schema: String?) -> ItemAttributes? {
+        guard schema == dockerSchema, names.isSubset(of: ["server", "username", "docker_cli", "label"]),
+            let url = map["server"], !url.isEmpty
+        else { return nil }
+        var a = ItemAttributes(account: map["username"] ?? "")
+        a.accessGroup = "docker"
+        var rest = url[...]
+        let scalars = Array(url.utf8)
+        if let i = (0..<max(0, scalars.count - 2)).first(where: { scalars[$0...$0 + 2].elementsEqual("://".utf8) }) {
+            let at = url.utf8.index(url.utf8.startIndex, offsetBy: i)
+            a.protocol = String(url[..<at]).lowercased()
+            rest = url[url.utf8.index(at, offsetBy: 3)...]
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var host = rest[..<slash]
+        if let colon = host.lastIndex(of: ":"), let port = canonicalPort(host[host.index(after: colon)...]) {
+            let name = host[..<colon]
+            if (name.hasPrefix("[") && name.hasSuffix("]")) || !name.contains(":"), !name.isEmpty {
+                (host, a.port) = (name, port)
+            }
+        }
+        a.server = String(host)
+        a.path = String(rest[slash...])
+        if a.path == "/" { a.path = "" }
+        return a.canonicalIdentity(for: .internetPassword)
+    }
+
+    /// A port written one way: 1 to 65535, decimal, no sign or leading zero.
+    static func canonicalPort(_ text: Substring) -> UInt16? {
+        guard let first = text.first, first != "0", text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt16(text)
+    }
+
+    static func canonicalPort(_ text: String) -> UInt16? { canonicalPort(text[...]) }
+
+    private static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "%": out += "%25"
+            case "=": out += "%3D"
+            case "&": out += "%26"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,154 @@
+// vaulttool secret-service: one vault served as a collection, opened as R-SS-3 says, its items
+// read once per generation.
+
+import Glibc
+import VaultIO
+
+/// What the command line gives for one collection.
+package struct CollectionSource: Sendable {
+    /// The vault file.
+    package var path: String
+    /// The collection's name (R-SS-6).
+    package var name: String
+    /// Whether it is the per-user standard vault (created on the first `CreateItem`).
+    package var isStandard: Bool
+    /// The credentials given at start (or the device secret), `nil` for the agent's keys only.
+    package var credentials: Credentials?
+    /// The configuration writes use.
+    package var configuration: VaultConfiguration
+
+    package init(
+        path: String,
+        name: String,
+        isStandard: Bool,
+        credentials: Credentials?,
+        configuration: VaultConfiguration
+    ) {
+        (self.path, self.name, self.isStandard) = (path, name, isStandard)
+        (self.credentials, self.configuration) = (credentials, configuration)
+    }
+}
+
+/// An item as the collection lists it.
+package struct ServedItem {
+    package let id: ItemID
+    package let itemClass: ItemClass
+    package let attributes: ItemAttributes
+    package let map: [String: String]
+}
+
+/// One collection: its vault and a cache of its items' attributes.
+package final class ServedCollection {
+    package let source: CollectionSource
+    package var objectPath: String { "/org/freedesktop/secrets/collection/" + source.name }
+
+    /// The vault opened with the start credentials (kept), or by an unlock (dropped by `Lock`).
+    private var held: Vault?
+    /// Why the start credentials did not open the vault, for the log.
+    package private(set) var openFailure: String?
+    private var cache: (generation: UInt64, items: [ServedItem], byID: [ItemID: Int])?
+
+    package init(_ source: CollectionSource) {
+        self.source = source
+        if let credentials = source.credentials, fileExists(source.path) {
+            do {
+                held = try Vault(path: source.path, credentials: credentials, configuration: source.configuration)
+            } catch {
+                openFailure = "\(error)"
+            }
+        }
+    }
+
+    /// The vault, open now: the agent's keys first (asked at every call, R-SS-14), else the held one.
+    package func vault() -> Vault? {
+        if let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(source.path),
+            let header = try? VaultFileReader(path: resolved).header(),
+            let keys = try? agent.keys(forVaultAt: resolved, vaultID: header.vaultID),
+            let vault = try? Vault(path: source.path, keys: keys, configuration: source.configuration)
+        {
+            return vault
+        }
+        return held
+    }
+
+    /// Whether the collection is locked (R-SS-14). The standard vault not yet created, with its
+    /// device secret at hand, is unlocked: it is created on the first write.
+    package var isLocked: Bool { vault() == nil && !(willCreate) }
+
+    private var willCreate: Bool { source.isStandard && source.credentials != nil && !fileExists(source.path) }
+
+    /// Drops the keys the provider holds, when they came from an unlock; returns whether it is now locked.
+    package func lock() -> Bool {
+        if source.credentials == nil {
+            held = nil
+            if let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(source.path) {
+                _ = try? agent.lock(path: resolved)
+            }
+        }
+        return isLocked
+    }
+
+    /// The items the keys open, in ascending ID order; empty when locked.
+    package func items() throws(BusError) -> [ServedItem] {
+        guard let vault = vault() else { return [] }
+        do {
+            return try vault.read { snapshot in
+                if let cache, cache.generation == snapshot.header.generation { return cache.items }
+                let decoded = try snapshot.items(includeSecrets: false, skipUnavailable: true)
+                let items = decoded.sorted { $0.entry.itemID < $1.entry.itemID }.map {
+                    ServedItem(
+                        id: $0.entry.itemID,
+                        itemClass: $0.entry.itemClass,
+                        attributes: $0.attributes,
+                        map: SecretAttributes.map(of: $0.attributes, itemClass: $0.entry.itemClass)
+                    )
+                }
+                var byID: [ItemID: Int] = [:]
+                for (i, item) in items.enumerated() { byID[item.id] = i }
+                cache = (snapshot.header.generation, items, byID)
+                return items
+            }
+        } catch {
+            throw .failed("cannot read \(source.path): \(error)")
+        }
+    }
+
+    /// The item with `id`, when it exists and the keys open it.
+    package func item(_ id: ItemID) throws(BusError) -> ServedItem? {
+        let all = try items()
+        guard let cache, let i = cache.byID[id], i < all.count else { return nil }
+        return all[i]
+    }
+
+    /// The secret of item `id`.
+    package func secret(_ id: ItemID) throws(BusError) -> SecretBytes? {
+        guard let vault = vault() else { throw .isLocked }
+        do {
+            return try vault.read { snapshot in
+                try snapshot.items(matching: ItemQuery(id: id), includeSecrets: true).first?.secret
+            }
+        } catch {
+            throw .failed("cannot read \(source.path): \(error)")
+        }
+    }
+
+    /// Runs one atomic write (creating the standard vault first when it does not exist).
+    package func write<T>(_ body: (inout VaultTransaction) throws -> T) throws(BusError) -> T {
+        do {
+            if willCreate, held == nil {
+                held = try Vault.standard(configuration: source.configuration)
+            }
+            guard let vault = vault() else { throw BusError.isLocked }
+            return try vault.write(body)
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw .failed("cannot write \(source.path): \(error)")
+        }
+    }
+}
+
+func fileExists(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0
+}

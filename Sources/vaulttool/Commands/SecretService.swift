@@ -1,0 +1,172 @@
+// vaulttool secret-service: answer org.freedesktop.secrets on the session bus from vaults.
+
+import Foundation
+import Glibc
+import VaultIO
+import VaultSecretService
+
+/// `vaulttool secret-service [--vault <path>]... [<credential options>] [--replace] [--install]`.
+///
+/// Spec: Spec/secret-service.md.
+struct SecretService: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "secret-service",
+        abstract: "Serve vaults to Secret Service clients (secret-tool, keyring, libsecret) over D-Bus.",
+        discussion: """
+            Owns org.freedesktop.secrets on the session bus and serves each --vault as a collection (the
+            standard vault as 'login', the default alias, when no --vault is given). Items stored by
+            secret-tool, Python keyring or git's credential-libsecret are vault items that 'vaulttool get'
+            and the credential helpers see too. A vault opens with the agent's keys when the agent holds
+            it, else with the credential options (read once), else with this user's device secret; with
+            none, its collection is locked until 'vaulttool unlock'. --install writes a D-Bus activation
+            file and a systemd user unit instead of serving. SIGTERM, SIGINT or SIGHUP stops it (status 0).
+            """
+    )
+    @RepeatedOption(
+        "--vault",
+        valueName: "path",
+        help: "A vault to serve as a collection (repeatable; default: the standard vault).",
+        completion: .files
+    )
+    var vaults: [String]
+    @Flag("--replace", help: "Take org.freedesktop.secrets over from the provider that owns it.")
+    var replace: Bool
+    @Flag("--install", help: "Write the D-Bus activation file and the systemd user unit, then exit.")
+    var install: Bool
+    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
+    var credentialOptions: CredentialOptions
+
+    func run() throws {
+        if install { return try SecretServiceInstall.write(vaults: vaults) }
+        var options = credentialOptions
+        options.mayPrompt = false  // a bus service has no terminal
+        let sources = try Self.sources(vaults.isEmpty ? [nil] : vaults.map { $0 }, options)
+        let provider = SecretServiceProvider(sources)
+        for c in provider.collections {
+            if let failure = c.openFailure { Output.err("vaulttool: \(c.source.path): \(failure); it stays locked\n") }
+        }
+        do {
+            try provider.serve(replace: replace) { name in
+                let names = provider.collections.map { "\($0.source.name) (\($0.source.path))" }
+                Output.err("vaulttool: serving \(name): \(names.joined(separator: ", "))\n")
+            }
+        } catch .stopped(let why) {
+            Output.err("vaulttool: secret-service stopped: \(why)\n")
+        } catch .nameOwned(let owner) {
+            throw ToolError(
+                "the name org.freedesktop.secrets is owned by \(owner); stop it, or pass --replace to take it over",
+                exitCode: .busy
+            )
+        } catch .bus(let why) {
+            throw ToolError(why, exitCode: .ioFailure)
+        }
+    }
+
+    /// The collections: names of R-SS-6, credentials of R-SS-3.
+    static func sources(_ given: [String?], _ options: CredentialOptions) throws -> [CollectionSource] {
+        var taken: Set<String> = []
+        var out: [CollectionSource] = []
+        let named = options.namesNoCredential ? nil : try options.credentials()
+        let configuration = try VaultAccess.configuration()
+        for vault in given {
+            let (path, isStandard) = try VaultLocation.path(vault)
+            if !isStandard && !FileManager.default.fileExists(atPath: path) {
+                throw ToolError("\(path): no such vault; create it with 'vaulttool create'", exitCode: .notFound)
+            }
+            var credentials = named
+            if credentials == nil, let device = DeviceSecretFile.defaultPath,
+                isStandard || FileManager.default.fileExists(atPath: device)
+            {
+                var withDevice = options
+                withDevice.deviceSecretFile = device
+                credentials =
+                    isStandard && !FileManager.default.fileExists(atPath: device) ? nil : try? withDevice.credentials()
+                if isStandard && credentials == nil { credentials = Credentials() }
+            }
+            var name = isStandard ? "login" : Self.collectionName(path)
+            let base = name
+            var n = 2
+            while taken.contains(name) {
+                name = "\(base)_\(n)"
+                n += 1
+            }
+            taken.insert(name)
+            out.append(
+                CollectionSource(
+                    path: path,
+                    name: name,
+                    isStandard: isStandard,
+                    credentials: credentials,
+                    configuration: configuration
+                )
+            )
+        }
+        return out
+    }
+
+    /// R-SS-6: the file name without `.vault`, every byte outside `[A-Za-z0-9_]` as `_`.
+    static func collectionName(_ path: String) -> String {
+        var file = String(path.split(separator: "/").last ?? "")
+        if file.hasSuffix(".vault") { file.removeLast(6) }
+        var name = String(
+            decoding: file.utf8.map { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x5f ? b : 0x5f
+            },
+            as: UTF8.self
+        )
+        if name.isEmpty || name.first!.isNumber { name = "_" + name }
+        return name
+    }
+}
+
+/// `--install`: the activation file and user unit of Spec/secret-service.md §9.
+enum SecretServiceInstall {
+    static func write(vaults: [String]) throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let home = environment["HOME"], !home.isEmpty else {
+            throw ToolError("HOME is not set", exitCode: .usage)
+        }
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "vaulttool"
+        let command = ([executable, "secret-service"] + vaults.flatMap { ["--vault", absolute($0)] })
+            .map(quoted).joined(separator: " ")
+        let files = [
+            (
+                data + "/dbus-1/services/org.freedesktop.secrets.service",
+                "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=\(command)\n"
+                    + "SystemdService=vaulttool-secret-service.service\n"
+            ),
+            (
+                config + "/systemd/user/vaulttool-secret-service.service",
+                "[Unit]\nDescription=vault Secret Service provider (org.freedesktop.secrets)\n\n[Service]\n"
+                    + "Type=dbus\nBusName=org.freedesktop.secrets\nExecStart=\(command)\n"
+            ),
+        ]
+        for (path, text) in files {
+            let old = try? String(contentsOfFile: path, encoding: .utf8)
+            if old == text {
+                Output.out("unchanged \(path)\n")
+                continue
+            }
+            try FileManager.default.createDirectory(
+                atPath: String(path[..<path.lastIndex(of: "/")!]),
+                withIntermediateDirectories: true
+            )
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            _ = chmod(path, 0o644)
+            Output.out("\(old == nil ? "wrote" : "replaced") \(path)\n")
+        }
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// A word for Exec= lines: quoted when it holds a space or a quote.
+    private static func quoted(_ word: String) -> String {
+        guard word.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" }) else { return word }
+        return "\"" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            + "\""
+    }
+}

@@ -1,0 +1,110 @@
+// Spec/secret-service.md §6: where a client's attributes live and which vault item they name.
+
+import Testing
+import VaultIO
+
+@testable import VaultSecretService
+
+@Suite struct SecretAttributesTests {
+    @Test func mapsRoundTripThroughTag64() {
+        let map = ["xdg:schema": "org.example.Thing", "b": "", "a": "x=y&z", "é": "line\nbreak"]
+        #expect(SecretAttributes.decode(SecretAttributes.encode(map)) == map)
+        #expect(SecretAttributes.decode(SecretAttributes.encode([:])) == [:])
+    }
+
+    @Test(arguments: [[UInt8]([5, 0x61]), [1, 0x61], [0x80], [1, 0x62, 0, 1, 0x61, 0], [0, 0]])
+    func malformedTag64ValuesDoNotDecode(_ value: [UInt8]) {
+        #expect(SecretAttributes.decode(value) == nil)
+    }
+
+    @Test func storedMapWinsOverFields() {
+        var a = ItemAttributes(service: "svc", account: "u")
+        let map = ["service": "svc", "username": "u", "application": "Python keyring library"]
+        a.preserved = [PreservedAttribute(tag: 64, value: SecretAttributes.encode(map))]
+        #expect(SecretAttributes.map(of: a, itemClass: .genericPassword) == map)
+    }
+
+    @Test func itemsWithoutAMapShowTheirFields() {
+        #expect(
+            SecretAttributes.map(of: ItemAttributes(service: "svc", account: "u"), itemClass: .genericPassword)
+                == ["xdg:schema": "org.freedesktop.Secret.Generic", "service": "svc", "account": "u", "username": "u"]
+        )
+        var net = ItemAttributes(account: "carol")
+        (net.server, net.protocol, net.port, net.path) = ("example.com", "https", 8443, "/repo.git")
+        #expect(
+            SecretAttributes.map(of: net, itemClass: .internetPassword)
+                == [
+                    "xdg:schema": "org.gnome.keyring.NetworkPassword", "server": "example.com", "user": "carol",
+                    "protocol": "https", "port": "8443", "object": "repo.git",
+                ]
+        )
+    }
+
+    @Test func gitsLibsecretHelperNamesTheItemVaultsGitHelperWrites() throws {
+        let (itemClass, a) = try SecretAttributes.identity(of: [
+            "xdg:schema": "org.gnome.keyring.NetworkPassword", "user": "carol", "protocol": "https",
+            "server": "GitHub.com.", "object": "org/repo.git",
+        ])
+        #expect(itemClass == .internetPassword)
+        #expect(
+            (a.account, a.server, a.protocol, a.port, a.path) == ("carol", "github.com", "https", 0, "/org/repo.git")
+        )
+    }
+
+    @Test func pythonKeyringAndSecretToolNameOneItem() throws {
+        let keyring = try SecretAttributes.identity(of: [
+            "service": "svc", "username": "u", "application": "Python keyring library",
+        ])
+        let tool = try SecretAttributes.identity(of: ["service": "svc", "account": "u"])
+        #expect(keyring.0 == .genericPassword && tool.0 == .genericPassword)
+        #expect(keyring.1.service == "svc" && keyring.1.account == "u")
+        #expect(
+            PrimaryKey(itemClass: .genericPassword, attributes: keyring.1)
+                == PrimaryKey(itemClass: .genericPassword, attributes: tool.1)
+        )
+    }
+
+    @Test func otherMapsKeepEveryEntryInTheirIdentity() throws {
+        let chrome = try SecretAttributes.identity(of: [
+            "xdg:schema": "chrome_libsecret_os_crypt_password_v2", "application": "chrome",
+        ])
+        #expect(chrome.1.service == "chrome_libsecret_os_crypt_password_v2" && chrome.1.account == "")
+        let envchain = try SecretAttributes.identity(of: ["name": "aws", "key": "A=B&C%"])
+        #expect(envchain.1.service == "org.freedesktop.Secret.Generic")
+        #expect(envchain.1.account == "key=A%3DB%26C%25&name=aws")
+        let other = try SecretAttributes.identity(of: ["name": "aws", "key": "OTHER"])
+        #expect(other.1.account != envchain.1.account)
+    }
+
+    @Test func dockerMapsToTheDockerHelpersItem() throws {
+        let (itemClass, a) = try SecretAttributes.identity(of: [
+            "xdg:schema": "io.docker.Credentials", "server": "HTTPS://Registry.Example:5000/v2/", "username": "d",
+            "docker_cli": "1",
+        ])
+        #expect(itemClass == .internetPassword)
+        #expect(
+            (a.accessGroup, a.protocol, a.server, a.port, a.path) == (
+                "docker", "https", "registry.example", 5000, "/v2/"
+            )
+        )
+    }
+
+    @Test func aBadPortFallsBackToAGenericItem() throws {
+        let (itemClass, a) = try SecretAttributes.identity(of: ["server": "h", "port": "08"])
+        #expect(itemClass == .genericPassword && a.account == "port=08&server=h")
+    }
+
+    @Test func searchIsSubsetEquality() {
+        let map = ["a": "1", "b": "2"]
+        #expect(SecretAttributes.matches(map, [:]))
+        #expect(SecretAttributes.matches(map, ["a": "1"]))
+        #expect(!SecretAttributes.matches(map, ["a": "2"]))
+        #expect(!SecretAttributes.matches(map, ["c": ""]))
+    }
+
+    @Test func oversizedIdentitiesAreRefused() {
+        #expect(throws: BusError.self) {
+            try SecretAttributes.identity(of: ["x": String(repeating: "a", count: 5000)])
+        }
+    }
+}

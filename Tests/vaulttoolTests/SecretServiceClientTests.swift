@@ -1,0 +1,202 @@
+// vaulttool secret-service driven by real clients on a private session bus (dbus-run-session):
+// secret-tool (libsecret, DH session), Python keyring and secretstorage (DH and plain), dbus-send
+// for malformed calls (Spec/secret-service.md). scripts/install-test-deps.sh installs them.
+
+import Foundation
+import Testing
+
+@Suite("secret-service clients", .serialized)
+struct SecretServiceClientTests {
+    /// Runs `body` (sh) on a private bus with the provider started as `provider` (words after
+    /// `vaulttool`), HOME and the XDG directories inside the workspace; returns stdout and stderr.
+    func onBus(_ w: Workspace, provider: String = "secret-service", before: String = "", _ body: String) throws
+        -> RunResult
+    {
+        let script = """
+            set -u
+            \(before)
+            "$VAULTTOOL" \(provider) 2>"$W/provider.err" &
+            PROVIDER=$!
+            i=0
+            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / \\
+                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
+                i=$((i+1)); [ $i -gt 100 ] && { echo "provider did not start"; cat "$W/provider.err"; exit 90; }
+                sleep 0.1
+            done
+            \(body)
+            kill $PROVIDER; wait $PROVIDER; echo "provider-status $?"
+            """
+        try w.write("bus.sh", script)
+        let environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": w.path, "XDG_DATA_HOME": w.file("share"),
+            "XDG_STATE_HOME": w.file("state"), "XDG_CONFIG_HOME": w.file("config"), "VAULTTOOL": Tool.path,
+            "W": w.path, "LANG": "C.UTF-8",
+        ]
+        // The bus daemon must not inherit the test's pipes (it could outlive the script): the
+        // output goes to a file, read once the run ends.
+        let run = try Tool.runProgram(
+            "/bin/sh",
+            [
+                "-c",
+                "timeout -k 5 120 dbus-run-session -- /bin/sh \"$W/bus.sh\" >\"$W/bus.out\" 2>&1 </dev/null; echo $?",
+            ],
+            stdin: nil,
+            environment: environment,
+            in: w.path
+        )
+        let output = (try? String(contentsOfFile: w.file("bus.out"), encoding: .utf8)) ?? ""
+        return RunResult(
+            status: Int32(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
+            stdout: output,
+            stderr: run.stderr,
+            stdoutBytes: Array(output.utf8)
+        )
+    }
+
+    @Test func secretToolStoresWhatVaulttoolGetReads() throws {
+        let w = try Workspace()
+        let r = try onBus(
+            w,
+            """
+            printf 'line one\\nline two' | secret-tool store --label='Déjà vu' service svc account alice
+            echo "lookup=$(secret-tool lookup service svc account alice | base64 -w0)"
+            echo "get=$("$VAULTTOOL" get --device-secret-file "$XDG_DATA_HOME/vault/device-secret" --service svc --account alice "$XDG_DATA_HOME/vault/default.vault" | base64 -w0)"
+            secret-tool search --all service svc 2>&1 | grep '^label'
+            secret-tool clear service svc account alice
+            secret-tool lookup service svc account alice; echo "after-clear $?"
+            """
+        )
+        let encoded = Data("line one\nline two".utf8).base64EncodedString()
+        #expect(r.stdout.contains("lookup=\(encoded)\n"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("get=\(encoded)\n"))
+        #expect(r.stdout.contains("label = Déjà vu"))
+        #expect(r.stdout.contains("after-clear 1"))
+        #expect(r.stdout.contains("provider-status 0"))
+    }
+
+    @Test func pythonClientsOverDHAndPlainSessions() throws {
+        let w = try Workspace()
+        try w.write(
+            "client.py",
+            """
+            import sys, keyring, secretstorage
+            from keyring.backends import SecretService
+            keyring.set_keyring(SecretService.Keyring())
+            keyring.set_password("pysvc", "bob", "py-pw")
+            print("keyring", keyring.get_password("pysvc", "bob"))
+            conn = secretstorage.dbus_init()
+            coll = secretstorage.get_default_collection(conn)
+            print("label", coll.get_label(), "locked", coll.is_locked())
+            attrs = {"xdg:schema": "org.example.App", "app": "demo", "k": "a=b&c"}
+            blob = bytes(range(256)) * 400
+            item = coll.create_item("blob", attrs, blob, replace=True)
+            found = list(coll.search_items({"app": "demo"}))
+            print("found", len(found), "same-attrs", found[0].get_attributes() == attrs, "same-secret", found[0].get_secret() == blob)
+            print("miss", len(list(coll.search_items({"app": "other"}))))
+            # A plain session: secretstorage falls back to it only on NotSupported, so force it.
+            from secretstorage.dhcrypto import Session
+            from secretstorage.util import DBusAddressWrapper, open_session
+            plain = secretstorage.dbus_init()
+            import secretstorage.util as util
+            session = Session(); session.encrypted = False
+            service = DBusAddressWrapper(util.SS_PATH, util.SERVICE_IFACE, plain)
+            output, path = service.call("OpenSession", "sv", "plain", ("s", ""))
+            session.object_path = path
+            item2 = secretstorage.Item(plain, item.item_path, session=session)
+            print("plain-secret", item2.get_secret() == blob)
+            keyring.delete_password("pysvc", "bob")
+            print("deleted", keyring.get_password("pysvc", "bob"))
+            """
+        )
+        let r = try onBus(
+            w,
+            """
+            /usr/bin/python3 -u "$W/client.py" 2>&1
+            echo "get=$("$VAULTTOOL" list --device-secret-file "$XDG_DATA_HOME/vault/device-secret" "$XDG_DATA_HOME/vault/default.vault" | grep -c org.example.App)"
+            """
+        )
+        #expect(r.stdout.contains("keyring py-pw"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("label default.vault locked False"))
+        #expect(r.stdout.contains("found 1 same-attrs True same-secret True"))
+        #expect(r.stdout.contains("miss 0"))
+        #expect(r.stdout.contains("plain-secret True"))
+        #expect(r.stdout.contains("deleted None"))
+        #expect(r.stdout.contains("get=1"))
+    }
+
+    @Test func malformedCallsGetErrorsAndTheProviderStaysUp() throws {
+        let w = try Workspace()
+        let r = try onBus(
+            w,
+            """
+            S="dbus-send --session --print-reply --dest=org.freedesktop.secrets"
+            $S /org/freedesktop/secrets org.freedesktop.Secret.Service.OpenSession string:plain 2>&1 | head -1
+            $S /org/freedesktop/secrets org.freedesktop.Secret.Service.OpenSession string:rot13 variant:string: 2>&1 | head -1
+            $S /org/freedesktop/secrets org.freedesktop.Secret.Service.GetSecrets array:objpath: \\
+                objpath:/org/freedesktop/secrets/session/99 2>&1 | head -1
+            $S /org/freedesktop/secrets/collection/nothere org.freedesktop.Secret.Collection.SearchItems \\
+                dict:string:string: 2>&1 | head -1
+            $S /org/freedesktop/secrets/aliases/default org.freedesktop.DBus.Properties.Get \\
+                string:org.freedesktop.Secret.Collection string:Label 2>&1 | tail -1
+            printf pw | secret-tool store --label=L service after account check && secret-tool lookup service after account check
+            """
+        )
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("InvalidArgs") }, "\(r.stdout)\(r.stderr)")
+        #expect(lines.contains { $0.contains("NotSupported") })
+        #expect(lines.contains { $0.contains("NoSession") })
+        #expect(lines.contains { $0.contains("UnknownObject") || $0.contains("UnknownMethod") })
+        #expect(lines.contains { $0.contains("\"default.vault\"") })
+        #expect(r.stdout.contains("pw"))
+        #expect(r.stdout.contains("provider-status 0"))
+    }
+
+    @Test func aSecondProviderNamesTheOwnerAndExitsBusy() throws {
+        let w = try Workspace()
+        let r = try onBus(w, #""$VAULTTOOL" secret-service 2>&1; echo "second $?""#)
+        #expect(r.stdout.contains("The name org.freedesktop.secrets is owned by :"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("pass --replace"))
+        #expect(r.stdout.contains("second 6"))
+    }
+
+    @Test func aLockedVaultAnswersAtOnceAndUnlocksThroughTheAgent() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.write(
+            "locked.py",
+            """
+            import secretstorage, sys
+            conn = secretstorage.dbus_init()
+            coll = secretstorage.get_default_collection(conn)
+            print("locked", coll.is_locked(), "items", len(list(coll.get_all_items())))
+            print("search", len(list(coll.search_items({"service": "db"}))))
+            dismissed = coll.unlock()
+            print("unlocked", not dismissed, "locked", coll.is_locked())
+            item = next(coll.search_items({"service": "db"}))
+            print("secret", item.get_secret().decode())
+            """
+        )
+        try w.set("db-pw", ["--service", "db", "--account", "app"])
+        let r = try onBus(
+            w,
+            provider: "secret-service --vault \"$W/v.vault\"",
+            before: """
+                mkdir -m 700 "$W/agent"
+                export VAULT_AGENT_SOCK="$W/agent/sock"
+                "$VAULTTOOL" agent --foreground --socket "$VAULT_AGENT_SOCK" 2>/dev/null &
+                AGENT=$!
+                i=0
+                until [ -S "$VAULT_AGENT_SOCK" ]; do i=$((i+1)); [ $i -gt 100 ] && echo "no agent"; sleep 0.1; done
+                """,
+            """
+            ( sleep 2; "$VAULTTOOL" unlock --password-file "$W/pw" "$W/v.vault" ) &
+            /usr/bin/python3 -u "$W/locked.py" 2>&1
+            kill $AGENT
+            """
+        )
+        #expect(r.stdout.contains("locked True items 0"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("search 0"))
+        #expect(r.stdout.contains("unlocked True locked False"))
+        #expect(r.stdout.contains("secret db-pw"))
+    }
+}
