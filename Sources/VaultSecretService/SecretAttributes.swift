@@ -76,6 +76,11 @@ package enum SecretAttributes {
         if let stored = a.preserved.first(where: { $0.tag == mapTag }), let map = decode(stored.value) {
             return map
         }
+        return fieldsMap(of: a, itemClass: itemClass)
+    }
+
+    /// The map an item's own fields give (R-SS-18's list), whatever tag 64 holds.
+    package static func fieldsMap(of a: ItemAttributes, itemClass: ItemClass) -> [String: String] {
         var map: [String: String] = [:]
         switch itemClass {
         case .genericPassword:

@@ -106,7 +106,7 @@ package final class SecretServiceProvider {
     }
 
     func search(_ c: ServedCollection, _ wanted: [String: String]) throws(BusError) -> [String] {
-        try c.items().filter { SecretAttributes.matches($0.map, wanted) }.map { itemPath(c, $0.id) }
+        try c.items().filter { $0.matches(wanted) }.map { itemPath(c, $0.id) }
     }
 
     func session(_ path: String, caller: String) throws(BusError) -> SessionCipher {

@@ -35,6 +35,13 @@ package struct ServedItem {
     package let itemClass: ItemClass
     package let attributes: ItemAttributes
     package let map: [String: String]
+    /// The map its fields give, which searches also match (R-SS-24).
+    package let fieldsMap: [String: String]
+
+    /// Whether a search for `wanted` finds the item (R-SS-24).
+    package func matches(_ wanted: [String: String]) -> Bool {
+        SecretAttributes.matches(map, wanted) || SecretAttributes.matches(fieldsMap, wanted)
+    }
 }
 
 /// One collection: its vault and a cache of its items' attributes.
@@ -100,7 +107,8 @@ package final class ServedCollection {
                         id: $0.entry.itemID,
                         itemClass: $0.entry.itemClass,
                         attributes: $0.attributes,
-                        map: SecretAttributes.map(of: $0.attributes, itemClass: $0.entry.itemClass)
+                        map: SecretAttributes.map(of: $0.attributes, itemClass: $0.entry.itemClass),
+                        fieldsMap: SecretAttributes.fieldsMap(of: $0.attributes, itemClass: $0.entry.itemClass)
                     )
                 }
                 var byID: [ItemID: Int] = [:]

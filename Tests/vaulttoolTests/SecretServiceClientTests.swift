@@ -64,6 +64,9 @@ struct SecretServiceClientTests {
             secret-tool search --all service svc 2>&1 | grep '^label'
             secret-tool clear service svc account alice
             secret-tool lookup service svc account alice; echo "after-clear $?"
+            # Python keyring's map {service, username, application} names the same item (R-SS-23).
+            /usr/bin/python3 -c 'import keyring; from keyring.backends import SecretService as S; keyring.set_keyring(S.Keyring()); keyring.set_password("svc", "alice", "from-keyring")'
+            echo "keyring-item=$(secret-tool lookup service svc account alice)"
             """
         )
         let encoded = Data("line one\nline two".utf8).base64EncodedString()
@@ -71,6 +74,7 @@ struct SecretServiceClientTests {
         #expect(r.stdout.contains("get=\(encoded)\n"))
         #expect(r.stdout.contains("label = Déjà vu"))
         #expect(r.stdout.contains("after-clear 1"))
+        #expect(r.stdout.contains("keyring-item=from-keyring\n"))
         #expect(r.stdout.contains("provider-status 0"))
     }
 
