@@ -102,10 +102,12 @@ extension SecretServiceProvider {
 
     private func loop(_ connection: OpaquePointer, _ signals: Int32) throws(ProviderExit) {
         while true {
+            for c in collections { c.nextMessage() }
             let r = sd_bus_process(connection, nil)
             if r < 0 { throw .bus("the bus connection failed: \(String(cString: strerror(-r)))") }
             if let stop = stopReason { throw .stopped(stop) }
             if r > 0 { continue }
+            for c in collections { c.nextMessage() }
             completePrompts()
             var fds = [
                 pollfd(fd: sd_bus_get_fd(connection), events: Int16(sd_bus_get_events(connection)), revents: 0),

@@ -181,7 +181,7 @@ extension SecretServiceProvider {
                 try r.exit()
             }
             try r.exit()
-            let (sessionPath, secret, contentType) = try readSecret(r, caller)
+            let (secret, contentType) = try readSecret(r, caller)
             _ = try r.bool()
             if c.isLocked { throw .isLocked }
             let (item, created) = try store(
@@ -191,7 +191,6 @@ extension SecretServiceProvider {
                 secret: secret,
                 contentType: contentType
             )
-            _ = sessionPath
             let w = try reply()
             try w.objectPath(item)
             try w.objectPath("/")
@@ -217,14 +216,10 @@ extension SecretServiceProvider {
             guard let secret = try c.secret(item.id) else { throw .noSuchObject(path) }
             try writeSecret(try reply(), secret, cipher, sessionPath, SecretAttributes.contentType(of: item.attributes))
         case "SetSecret":
-            let (_, secret, contentType) = try readSecret(r, caller)
+            let (secret, contentType) = try readSecret(r, caller)
             let (c, item) = try servedItem(path)
             try rewrite(c, item.id, secret: secret) { a in
-                Self.setPreserved(
-                    &a,
-                    SecretAttributes.contentTypeTag,
-                    contentType == "text/plain" ? nil : Array(contentType.utf8)
-                )
+                SecretAttributes.setContentType(contentType, in: &a)
             }
             _ = try reply()
             emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemChanged", path)
@@ -239,7 +234,7 @@ extension SecretServiceProvider {
     }
 
     /// A `(oayays)` secret, decrypted with the caller's session.
-    private func readSecret(_ r: MessageReader, _ caller: String) throws(BusError) -> (String, SecretBytes, String) {
+    private func readSecret(_ r: MessageReader, _ caller: String) throws(BusError) -> (SecretBytes, String) {
         try r.enter("r", "oayays")
         let sessionPath = try r.objectPath()
         var parameters = try r.bytes(limit: 64)
@@ -249,7 +244,7 @@ extension SecretServiceProvider {
         try r.exit()
         let secret = try session(sessionPath, caller: caller).decrypt(parameters: parameters, value: value)
         SecretMemory.wipe(&parameters)
-        return (sessionPath, secret, contentType.isEmpty ? "text/plain" : contentType)
+        return (secret, contentType.isEmpty ? "text/plain" : contentType)
     }
 
     private func writeSecret(

@@ -41,7 +41,7 @@ extension SecretServiceProvider {
             // identity changes (another item with the new identity makes the write fail).
             try rewrite(c, item.id, itemClass: itemClass) { a in
                 a.takeIdentity(of: identity)
-                Self.setPreserved(&a, SecretAttributes.mapTag, SecretAttributes.encode(map))
+                SecretAttributes.setPreserved(SecretAttributes.mapTag, SecretAttributes.encode(map), in: &a)
             }
         default: throw .invalidArgs("property \(name) is read-only")
         }

@@ -108,6 +108,18 @@ package enum SecretAttributes {
         return text
     }
 
+    /// Stores `type` in tag 65, or removes the tag for `text/plain` (§6.1).
+    package static func setContentType(_ type: String, in a: inout ItemAttributes) {
+        setPreserved(contentTypeTag, type == "text/plain" ? nil : Array(type.utf8), in: &a)
+    }
+
+    /// Sets preserved tag `tag` to `value`, or removes it for `nil`, keeping the tags ascending.
+    package static func setPreserved(_ tag: UInt8, _ value: [UInt8]?, in a: inout ItemAttributes) {
+        a.preserved.removeAll { $0.tag == tag }
+        if let value { a.preserved.append(PreservedAttribute(tag: tag, value: value)) }
+        a.preserved.sort { $0.tag < $1.tag }
+    }
+
     /// Whether `map` holds every entry of `search` (R-SS-24).
     package static func matches(_ map: [String: String], _ search: [String: String]) -> Bool {
         search.allSatisfy { map[$0.key] == $0.value }

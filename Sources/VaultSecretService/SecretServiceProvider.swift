@@ -128,22 +128,12 @@ package final class SecretServiceProvider {
             let existing = try txn.item(identifiedBy: identity, itemClass: itemClass)
             let result = try txn.upsert(itemClass, identity: identity, secret: secret, existing: existing) { a in
                 if let label { a.label = label }
-                Self.setPreserved(&a, SecretAttributes.mapTag, SecretAttributes.encode(map))
-                Self.setPreserved(
-                    &a,
-                    SecretAttributes.contentTypeTag,
-                    contentType == "text/plain" ? nil : Array(contentType.utf8)
-                )
+                SecretAttributes.setPreserved(SecretAttributes.mapTag, SecretAttributes.encode(map), in: &a)
+                SecretAttributes.setContentType(contentType, in: &a)
             }
             return (result.id, existing == nil)
         }
         return (itemPath(c, id), created)
-    }
-
-    static func setPreserved(_ a: inout ItemAttributes, _ tag: UInt8, _ value: [UInt8]?) {
-        a.preserved.removeAll { $0.tag == tag }
-        if let value { a.preserved.append(PreservedAttribute(tag: tag, value: value)) }
-        a.preserved.sort { $0.tag < $1.tag }
     }
 
     /// Rewrites item `id` with `change` applied to its attributes, and `secret` when given.

@@ -66,8 +66,22 @@ package final class ServedCollection {
         }
     }
 
-    /// The vault, open now: the agent's keys first (asked at every call, R-SS-14), else the held one.
+    /// ``vault()``'s answer for the message being processed: asked of the agent once per message
+    /// (R-SS-14), not once per path or property the message names.
+    private var answerForThisMessage: Vault??
+
+    /// Forgets ``vault()``'s answer: the next message asks the agent again.
+    package func nextMessage() { answerForThisMessage = nil }
+
+    /// The vault, open now: the agent's keys first (asked for every message, R-SS-14), else the held one.
     package func vault() -> Vault? {
+        if let answer = answerForThisMessage { return answer }
+        let answer = agentVault() ?? held
+        answerForThisMessage = answer
+        return answer
+    }
+
+    private func agentVault() -> Vault? {
         if let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(source.path),
             let header = try? VaultFileReader(path: resolved).header(),
             let keys = try? agent.keys(forVaultAt: resolved, vaultID: header.vaultID),
@@ -75,7 +89,7 @@ package final class ServedCollection {
         {
             return vault
         }
-        return held
+        return nil
     }
 
     /// Whether the collection is locked (R-SS-14). The standard vault not yet created, with its
@@ -88,6 +102,7 @@ package final class ServedCollection {
     package func lock() -> Bool {
         if source.credentials == nil {
             held = nil
+            answerForThisMessage = nil
             if let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(source.path) {
                 _ = try? agent.lock(path: resolved)
             }
@@ -145,6 +160,7 @@ package final class ServedCollection {
         do {
             if willCreate, held == nil {
                 held = try Vault.standard(configuration: source.configuration)
+                answerForThisMessage = nil
             }
             guard let vault = vault() else { throw BusError.isLocked }
             return try vault.write(body)
