@@ -104,6 +104,14 @@ public struct VaultTransaction: Sendable {
         }
     }
 
+    /// The item with `id`, including changes made earlier in this transaction, if present.
+    ///
+    /// - Throws: As ``attributes(for:)``.
+    public func item(id: ItemID) throws -> Item? {
+        guard let entry = entry(for: id), let attributes = try attributes(for: id) else { return nil }
+        return Item(entry: entry, attributes: attributes)
+    }
+
     /// The decrypted attributes of item `id`, if present.
     ///
     /// - Throws: ``VaultFormatError`` (`keyUnavailable`, `foreignDevice`, `recordCorrupt`).

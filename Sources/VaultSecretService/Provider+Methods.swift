@@ -29,8 +29,7 @@ extension SecretServiceProvider {
             let cipher = try session(sessionPath, caller: caller)
             let w = try reply()
             try w.open("a", "{o(oayays)}")
-            for path in paths {
-                guard let (c, item) = try? servedItem(path), let secret = try c.secret(item.id) else { continue }
+            for (path, item, secret) in try secrets(named: paths) {
                 try w.open("e", "o(oayays)")
                 try w.objectPath(path)
                 try writeSecret(w, secret, cipher, sessionPath, SecretAttributes.contentType(of: item.attributes))
@@ -97,9 +96,9 @@ extension SecretServiceProvider {
                 throw .invalidArgs("the DH input must be a byte array")
             }
             try r.enter("v", "ay")
-            let peer = try r.bytes(limit: 256)
+            let peer = try r.bytes(limit: BusLimits.textBytes)
             try r.exit()
-            cipher = try SessionCipher(peer: peer)
+            cipher = try SessionCipher(peer: Array(peer.drop { $0 == 0 }))
         default:
             throw .notSupported("algorithm \(algorithm) is not supported; use plain or \(SessionCipher.dhAlgorithm)")
         }
@@ -163,16 +162,21 @@ extension SecretServiceProvider {
             var label: String? = nil
             var map: [String: String]? = nil
             try r.enter("a", "{sv}")
+            var count = 0
             while !r.atEnd {
+                count += 1
+                if count > BusLimits.attributes { throw .limits("more than \(BusLimits.attributes) properties") }
                 try r.enter("e", "sv")
                 let name = try r.string()
                 let contents = r.peek()?.1
-                switch (name, contents) {
-                case ("org.freedesktop.Secret.Item.Label", "s"):
+                switch name {
+                case "org.freedesktop.Secret.Item.Label":
+                    guard contents == "s" else { throw .invalidArgs("\(name) must be a string (s)") }
                     try r.enter("v", "s")
                     label = try r.string()
                     try r.exit()
-                case ("org.freedesktop.Secret.Item.Attributes", "a{ss}"):
+                case "org.freedesktop.Secret.Item.Attributes":
+                    guard contents == "a{ss}" else { throw .invalidArgs("\(name) must be a string map (a{ss})") }
                     try r.enter("v", "a{ss}")
                     map = try r.stringMap()
                     try r.exit()
@@ -242,8 +246,12 @@ extension SecretServiceProvider {
         defer { SecretMemory.wipe(&value) }
         let contentType = try r.string()
         try r.exit()
-        let secret = try session(sessionPath, caller: caller).decrypt(parameters: parameters, value: value)
+        let cipher = try session(sessionPath, caller: caller)
+        // Checked before decrypting too: a plain session's value is the secret itself.
+        if cipher.isPlain, value.count > BusLimits.secretBytes { throw .limits("a secret is over 1 MiB") }
+        let secret = try cipher.decrypt(parameters: parameters, value: value)
         SecretMemory.wipe(&parameters)
+        if secret.count > BusLimits.secretBytes { throw .limits("a secret is over 1 MiB") }
         return (secret, contentType.isEmpty ? "text/plain" : contentType)
     }
 

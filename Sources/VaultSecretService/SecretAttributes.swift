@@ -13,6 +13,8 @@ package enum SecretAttributes {
     static let networkSchema = "org.gnome.keyring.NetworkPassword"
     static let genericSchema = "org.freedesktop.Secret.Generic"
     static let dockerSchema = "io.docker.Credentials"
+    /// What begins the account of a map no schema rule decides (R-SS-22), and no other account.
+    static let otherMapAccountPrefix = "?"
 
     // MARK: Encoding (§6.1)
 
@@ -73,10 +75,12 @@ package enum SecretAttributes {
 
     /// The map `Attributes` returns for an item.
     package static func map(of a: ItemAttributes, itemClass: ItemClass) -> [String: String] {
-        if let stored = a.preserved.first(where: { $0.tag == mapTag }), let map = decode(stored.value) {
-            return map
-        }
-        return fieldsMap(of: a, itemClass: itemClass)
+        storedMap(of: a) ?? fieldsMap(of: a, itemClass: itemClass)
+    }
+
+    /// The map in an item's tag 64, `nil` when it has none or it does not decode.
+    package static func storedMap(of a: ItemAttributes) -> [String: String]? {
+        a.preserved.first(where: { $0.tag == mapTag }).flatMap { decode($0.value) }
     }
 
     /// The map an item's own fields give (R-SS-18's list), whatever tag 64 holds.
@@ -134,15 +138,18 @@ package enum SecretAttributes {
         if let network = network(map, names, schema) { return (.internetPassword, network) }
         if let docker = docker(map, names, schema) { return (.internetPassword, docker) }
         let accountNames = names.intersection(["account", "username", "user"])
+        let account = accountNames.first.flatMap { map[$0] } ?? ""
         var a = ItemAttributes()
         if let service = map["service"], names.isSubset(of: ["service", "account", "username", "user"]),
-            accountNames.count <= 1
+            accountNames.count <= 1, !account.hasPrefix(otherMapAccountPrefix)
         {
-            a.service = service
-            a.account = accountNames.first.flatMap { map[$0] } ?? ""
+            (a.service, a.account) = (service, account)
         } else {
+            // R-SS-22: `application` stays in, and the `?` keeps the account apart from R-SS-21's.
             a.service = schema ?? genericSchema
-            a.account = sorted(map).filter { names.contains($0.key) }
+            a.account =
+                otherMapAccountPrefix
+                + sorted(map).filter { $0.key != "xdg:schema" }
                 .map { escape($0.key) + "=" + escape($0.value) }.joined(separator: "&")
         }
         guard a.service.utf8.count <= BusLimits.textBytes, a.account.utf8.count <= BusLimits.textBytes else {

@@ -105,6 +105,27 @@ package final class SecretServiceProvider {
         return (c, item)
     }
 
+    /// The secrets `GetSecrets` answers for `paths`: each path once, each collection read once;
+    /// unknown and locked items left out.
+    func secrets(named paths: [String]) throws(BusError) -> [(String, ServedItem, SecretBytes)] {
+        var wanted: [(ServedCollection, Set<ItemID>)] = []
+        for path in Set(paths) {
+            guard case .item(let c, let id) = object(at: path), !c.isLocked else { continue }
+            if let i = wanted.firstIndex(where: { $0.0 === c }) {
+                wanted[i].1.insert(id)
+            } else {
+                wanted.append((c, [id]))
+            }
+        }
+        var out: [(String, ServedItem, SecretBytes)] = []
+        for (c, ids) in wanted {
+            for (id, found) in try c.secrets(ids).sorted(by: { $0.key < $1.key }) {
+                out.append((itemPath(c, id), found.item, found.secret))
+            }
+        }
+        return out
+    }
+
     func search(_ c: ServedCollection, _ wanted: [String: String]) throws(BusError) -> [String] {
         try c.items().filter { $0.matches(wanted) }.map { itemPath(c, $0.id) }
     }
@@ -124,8 +145,15 @@ package final class SecretServiceProvider {
         contentType: String
     ) throws(BusError) -> (String, Bool) {
         let (itemClass, identity) = try SecretAttributes.identity(of: map)
+        // R-SS-25: an item stored under an earlier release's mapping holds this very map in tag 64.
+        let earlier = try c.items().first { $0.itemClass == .genericPassword && $0.map == map && $0.hasStoredMap }
         let (id, created): (ItemID, Bool) = try c.write { txn in
-            let existing = try txn.item(identifiedBy: identity, itemClass: itemClass)
+            var existing = try txn.item(identifiedBy: identity, itemClass: itemClass)
+            if existing == nil, let earlier, let item = try txn.item(id: earlier.id),
+                SecretAttributes.storedMap(of: item.attributes) == map
+            {
+                existing = item
+            }
             let result = try txn.upsert(itemClass, identity: identity, secret: secret, existing: existing) { a in
                 if let label { a.label = label }
                 SecretAttributes.setPreserved(SecretAttributes.mapTag, SecretAttributes.encode(map), in: &a)

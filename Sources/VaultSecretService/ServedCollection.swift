@@ -38,6 +38,9 @@ package struct ServedItem {
     /// The map its fields give, which searches also match (R-SS-24).
     package let fieldsMap: [String: String]
 
+    /// Whether ``map`` is one a client stored (tag 64), not the one its fields give.
+    package var hasStoredMap: Bool { SecretAttributes.storedMap(of: attributes) != nil }
+
     /// Whether a search for `wanted` finds the item (R-SS-24).
     package func matches(_ wanted: [String: String]) -> Bool {
         SecretAttributes.matches(map, wanted) || SecretAttributes.matches(fieldsMap, wanted)
@@ -53,7 +56,6 @@ package final class ServedCollection {
     private var held: Vault?
     /// Why the start credentials did not open the vault, for the log.
     package private(set) var openFailure: String?
-    private var cache: (generation: UInt64, items: [ServedItem], byID: [ItemID: Int])?
 
     package init(_ source: CollectionSource) {
         self.source = source
@@ -113,43 +115,87 @@ package final class ServedCollection {
     /// The items the keys open, in ascending ID order; empty when locked.
     package func items() throws(BusError) -> [ServedItem] {
         guard let vault = vault() else { return [] }
-        do {
-            return try vault.read { snapshot in
-                if let cache, cache.generation == snapshot.header.generation { return cache.items }
-                let decoded = try snapshot.items(includeSecrets: false, skipUnavailable: true)
-                let items = decoded.sorted { $0.entry.itemID < $1.entry.itemID }.map {
-                    ServedItem(
-                        id: $0.entry.itemID,
-                        itemClass: $0.entry.itemClass,
-                        attributes: $0.attributes,
-                        map: SecretAttributes.map(of: $0.attributes, itemClass: $0.entry.itemClass),
-                        fieldsMap: SecretAttributes.fieldsMap(of: $0.attributes, itemClass: $0.entry.itemClass)
-                    )
-                }
-                var byID: [ItemID: Int] = [:]
-                for (i, item) in items.enumerated() { byID[item.id] = i }
-                cache = (snapshot.header.generation, items, byID)
-                return items
-            }
-        } catch {
-            throw .failed("cannot read \(source.path): \(error)")
-        }
+        return try reading(vault) { snapshot in try self.listing(snapshot).items }
     }
 
     /// The item with `id`, when it exists and the keys open it.
     package func item(_ id: ItemID) throws(BusError) -> ServedItem? {
-        let all = try items()
-        guard let cache, let i = cache.byID[id], i < all.count else { return nil }
-        return all[i]
+        guard let vault = vault() else { return nil }
+        return try reading(vault) { snapshot in
+            let listing = try self.listing(snapshot)
+            return listing.byID[id].map { listing.items[$0] }
+        }
     }
 
     /// The secret of item `id`.
     package func secret(_ id: ItemID) throws(BusError) -> SecretBytes? {
+        try secrets([id])[id]?.secret
+    }
+
+    /// The items of `ids` that exist, with their secrets, from one snapshot (R-SS-10: one read per
+    /// call whatever the number of paths).
+    package func secrets(_ ids: Set<ItemID>) throws(BusError) -> [ItemID: (item: ServedItem, secret: SecretBytes)] {
         guard let vault = vault() else { throw .isLocked }
-        do {
-            return try vault.read { snapshot in
-                try snapshot.items(matching: ItemQuery(id: id), includeSecrets: true).first?.secret
+        return try reading(vault) { snapshot in
+            let listing = try self.listing(snapshot)
+            var out: [ItemID: (item: ServedItem, secret: SecretBytes)] = [:]
+            for id in ids {
+                guard let i = listing.byID[id], let position = listing.positions[id],
+                    snapshot.index.entry(at: position).itemID == id
+                else { continue }
+                out[id] = (listing.items[i], try snapshot.secret(at: position))
             }
+            return out
+        }
+    }
+
+    /// What one file's items give, and which file it was (R-SS-14: vault ID, generation and index
+    /// nonce, so a copy of the same generation put in place is read again).
+    private struct Listing {
+        let file: (vaultID: [UInt8], generation: UInt64, indexNonce: [UInt8])
+        let items: [ServedItem]
+        let byID: [ItemID: Int]
+        let positions: [ItemID: Int]
+
+        func describes(_ header: VaultHeader) -> Bool {
+            file.generation == header.generation && file.vaultID == header.vaultID
+                && file.indexNonce == header.indexNonce
+        }
+    }
+
+    private var cache: Listing?
+
+    /// The listing of `snapshot`: the cached one when it describes the same file.
+    private func listing(_ snapshot: VaultSnapshot) throws -> Listing {
+        if let cache, cache.describes(snapshot.header) { return cache }
+        let decoded = try snapshot.items(includeSecrets: false, skipUnavailable: true)
+        let items = decoded.sorted { $0.entry.itemID < $1.entry.itemID }.map {
+            ServedItem(
+                id: $0.entry.itemID,
+                itemClass: $0.entry.itemClass,
+                attributes: $0.attributes,
+                map: SecretAttributes.map(of: $0.attributes, itemClass: $0.entry.itemClass),
+                fieldsMap: SecretAttributes.fieldsMap(of: $0.attributes, itemClass: $0.entry.itemClass)
+            )
+        }
+        var byID: [ItemID: Int] = [:]
+        for (i, item) in items.enumerated() { byID[item.id] = i }
+        var positions: [ItemID: Int] = [:]
+        for position in 0..<snapshot.index.count { positions[snapshot.index.entry(at: position).itemID] = position }
+        let header = snapshot.header
+        let listing = Listing(
+            file: (header.vaultID, header.generation, header.indexNonce),
+            items: items,
+            byID: byID,
+            positions: positions
+        )
+        cache = listing
+        return listing
+    }
+
+    private func reading<T>(_ vault: Vault, _ body: (VaultSnapshot) throws -> T) throws(BusError) -> T {
+        do {
+            return try vault.read(body)
         } catch {
             throw .failed("cannot read \(source.path): \(error)")
         }

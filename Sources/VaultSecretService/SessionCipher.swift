@@ -39,6 +39,9 @@ package final class SessionCipher: @unchecked Sendable {
         publicValue = ours
     }
 
+    /// Whether secrets cross this session as they are.
+    package var isPlain: Bool { key == nil }
+
     /// Our DH public value (128 bytes); empty for a plain session.
     package private(set) var publicValue: [UInt8] = []
 

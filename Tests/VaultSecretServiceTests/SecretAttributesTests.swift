@@ -65,15 +65,35 @@ import VaultIO
     }
 
     @Test func otherMapsKeepEveryEntryInTheirIdentity() throws {
-        let chrome = try SecretAttributes.identity(of: [
-            "xdg:schema": "chrome_libsecret_os_crypt_password_v2", "application": "chrome",
-        ])
-        #expect(chrome.1.service == "chrome_libsecret_os_crypt_password_v2" && chrome.1.account == "")
         let envchain = try SecretAttributes.identity(of: ["name": "aws", "key": "A=B&C%"])
         #expect(envchain.1.service == "org.freedesktop.Secret.Generic")
-        #expect(envchain.1.account == "key=A%3DB%26C%25&name=aws")
+        #expect(envchain.1.account == "?key=A%3DB%26C%25&name=aws")
         let other = try SecretAttributes.identity(of: ["name": "aws", "key": "OTHER"])
         #expect(other.1.account != envchain.1.account)
+    }
+
+    @Test func browsersSharingASchemaKeepTheirOwnKeys() throws {
+        let schema = "chrome_libsecret_os_crypt_password_v2"
+        let chrome = try SecretAttributes.identity(of: ["xdg:schema": schema, "application": "chrome"])
+        let brave = try SecretAttributes.identity(of: ["xdg:schema": schema, "application": "brave"])
+        #expect(chrome.1.service == schema && chrome.1.account == "?application=chrome")
+        #expect(
+            PrimaryKey(itemClass: chrome.0, attributes: chrome.1) != PrimaryKey(itemClass: brave.0, attributes: brave.1)
+        )
+    }
+
+    @Test func aSchemaMapNeverNamesAServiceAccountItem() throws {
+        let schemaMap = try SecretAttributes.identity(of: ["xdg:schema": "myapp", "id": "1"])
+        let generic = try SecretAttributes.identity(of: ["service": "myapp", "account": "id=1"])
+        #expect(schemaMap.1.service == generic.1.service)
+        #expect(schemaMap.1.account == "?id=1" && generic.1.account == "id=1")
+        // An account that itself begins with `?` is left to R-SS-22, so it cannot be another map's key.
+        let questioned = try SecretAttributes.identity(of: ["service": "myapp", "account": "?id=1"])
+        #expect(questioned.1.service == "org.freedesktop.Secret.Generic")
+        #expect(questioned.1.account == "?account=?id%3D1&service=myapp")
+        let empty = try SecretAttributes.identity(of: ["xdg:schema": "myapp"])
+        let bare = try SecretAttributes.identity(of: ["service": "myapp"])
+        #expect(empty.1.account == "?" && bare.1.account == "")
     }
 
     @Test func dockerMapsToTheDockerHelpersItem() throws {
@@ -91,7 +111,7 @@ import VaultIO
 
     @Test func aBadPortFallsBackToAGenericItem() throws {
         let (itemClass, a) = try SecretAttributes.identity(of: ["server": "h", "port": "08"])
-        #expect(itemClass == .genericPassword && a.account == "port=08&server=h")
+        #expect(itemClass == .genericPassword && a.account == "?port=08&server=h")
     }
 
     @Test func searchIsSubsetEquality() {

@@ -155,6 +155,56 @@ struct SecretServiceClientTests {
         #expect(r.stdout.contains("provider-status 0"))
     }
 
+    /// Calls libsecret never makes, crafted with jeepney (secretstorage's own D-Bus library):
+    /// each gets the error R-SS-10 and R-SS-12 name, and the provider stays up.
+    @Test func craftedCallsGetTheErrorsTheSpecNames() throws {
+        let w = try Workspace()
+        try w.write(
+            "crafted.py",
+            """
+            from jeepney import DBusAddress, new_method_call, MessageType, HeaderFields
+            from jeepney.io.blocking import open_dbus_connection
+            conn = open_dbus_connection(bus="SESSION")
+            def call(path, iface, method, sig, body):
+                addr = DBusAddress(path, bus_name="org.freedesktop.secrets", interface=iface)
+                reply = conn.send_and_get_reply(new_method_call(addr, method, sig, body), timeout=25)
+                if reply.header.message_type == MessageType.error:
+                    return "error " + reply.header.fields[HeaderFields.error_name]
+                return reply.body
+            service = ("/org/freedesktop/secrets", "org.freedesktop.Secret.Service")
+            def dh(value):
+                return call(*service, "OpenSession", "sv", ("dh-ietf1024-sha256-aes128-cbc-pkcs7", ("ay", value)))
+            print("dh-300", dh(bytes([7]) * 300))
+            print("dh-padded", "ok" if dh(bytes(200) + bytes([2])).__class__ is tuple else "refused")
+            print("dh-5000", dh(bytes([7]) * 5000))
+            _, session = call(*service, "OpenSession", "sv", ("plain", ("s", "")))
+            collection = ("/org/freedesktop/secrets/aliases/default", "org.freedesktop.Secret.Collection")
+            def create(props, value):
+                return call(*collection, "CreateItem", "a{sv}(oayays)b", (props, (session, b"", value, "text/plain"), True))
+            print("wrong-type", create({"org.freedesktop.Secret.Item.Attributes": ("s", "oops")}, b"x"))
+            print("wrong-label", create({"org.freedesktop.Secret.Item.Label": ("u", 5)}, b"x"))
+            many = {"p%d" % i: ("s", "v") for i in range(257)}
+            print("many-props", create(many, b"x"))
+            attrs = ("a{ss}", {"service": "big", "account": "a"})
+            print("big-plain", create({"org.freedesktop.Secret.Item.Attributes": attrs}, bytes(1024 * 1024 + 1)))
+            ok = create({"org.freedesktop.Secret.Item.Attributes": attrs}, bytes(1024 * 1024))
+            print("max-plain", "stored" if ok.__class__ is tuple else ok)
+            print("search", len(call(*service, "SearchItems", "a{ss}", ({"service": "big"},))[0]))
+            """
+        )
+        let r = try onBus(w, #"/usr/bin/python3 -u "$W/crafted.py" 2>&1"#)
+        #expect(r.stdout.contains("dh-300 error org.freedesktop.DBus.Error.InvalidArgs"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("dh-padded ok"))
+        #expect(r.stdout.contains("dh-5000 error org.freedesktop.DBus.Error.LimitsExceeded"))
+        #expect(r.stdout.contains("wrong-type error org.freedesktop.DBus.Error.InvalidArgs"))
+        #expect(r.stdout.contains("wrong-label error org.freedesktop.DBus.Error.InvalidArgs"))
+        #expect(r.stdout.contains("many-props error org.freedesktop.DBus.Error.LimitsExceeded"))
+        #expect(r.stdout.contains("big-plain error org.freedesktop.DBus.Error.LimitsExceeded"))
+        #expect(r.stdout.contains("max-plain stored"))
+        #expect(r.stdout.contains("search 1"))
+        #expect(r.stdout.contains("provider-status 0"))
+    }
+
     @Test func aSecondProviderNamesTheOwnerAndExitsBusy() throws {
         let w = try Workspace()
         let r = try onBus(w, #""$VAULTTOOL" secret-service 2>&1; echo "second $?""#)

@@ -1,0 +1,121 @@
+// CreateItem's write (Spec/secret-service.md R-SS-25) and GetSecrets' reads (R-SS-10) on a real
+// vault file, without a bus: the provider's methods called as its dispatcher calls them.
+
+import Foundation
+import Testing
+import VaultIO
+
+@testable import VaultSecretService
+
+@Suite struct ProviderStoreTests {
+    let directory: String
+    let path: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "vss-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = directory + "/team.vault"
+        _ = try Vault.create(at: path, credentials: .password("pw"), configuration: .insecureForTesting())
+    }
+
+    func provider() -> (SecretServiceProvider, ServedCollection) {
+        let source = CollectionSource(
+            path: path,
+            name: "team",
+            isStandard: false,
+            credentials: .password("pw"),
+            configuration: .insecureForTesting()
+        )
+        let provider = SecretServiceProvider([source])
+        return (provider, provider.collections[0])
+    }
+
+    /// CreateItem's write of `secret` under `map`: the item's path and whether it is new.
+    func store(_ provider: SecretServiceProvider, _ map: [String: String], _ secret: String) throws -> (String, Bool) {
+        try provider.store(
+            in: provider.collections[0],
+            map: map,
+            label: nil,
+            secret: SecretBytes(bytes: Array(secret.utf8)),
+            contentType: "text/plain"
+        )
+    }
+
+    func items() throws -> [DecodedItem] {
+        let vault = try Vault(path: path, credentials: .password("pw"), configuration: .insecureForTesting())
+        return try vault.read { try $0.items(includeSecrets: true) }
+    }
+
+    @Test func anItemStoredUnderTheEarlierMappingIsRewrittenNotDoubled() throws {
+        let map = ["xdg:schema": "chrome_libsecret_os_crypt_password_v2", "application": "chrome"]
+        // What the release before R-SS-22's `?` wrote: account "" (application left out), map in tag 64.
+        let vault = try Vault(path: path, credentials: .password("pw"), configuration: .insecureForTesting())
+        let oldID = ItemID(random: SystemRandom())
+        try vault.write { txn in
+            var a = ItemAttributes(service: "chrome_libsecret_os_crypt_password_v2", account: "")
+            SecretAttributes.setPreserved(SecretAttributes.mapTag, SecretAttributes.encode(map), in: &a)
+            let draft = ItemDraft(
+                id: oldID,
+                itemClass: .genericPassword,
+                protectionClass: .whenUnlocked,
+                attributes: a,
+                secret: SecretBytes(bytes: Array("old".utf8))
+            )
+            try txn.set(draft, expecting: .absent)
+        }
+        let (provider, _) = provider()
+        let (itemPath, created) = try store(provider, map, "new")
+        #expect(!created)
+        #expect(itemPath.hasSuffix(hex(oldID)))
+        let stored = try items()
+        #expect(stored.count == 1)
+        #expect(stored.first?.entry.itemID == oldID)
+        #expect(stored.first?.attributes.account == "?application=chrome")
+        #expect(stored.first?.secret == SecretBytes(bytes: Array("new".utf8)))
+    }
+
+    @Test func browsersSharingASchemaStoreTwoItems() throws {
+        let (provider, _) = provider()
+        for (application, key) in [("chrome", "c-key"), ("brave", "b-key")] {
+            _ = try store(
+                provider,
+                ["xdg:schema": "chrome_libsecret_os_crypt_password_v2", "application": application],
+                key
+            )
+        }
+        let secrets = Set(try items().compactMap { $0.secret.map { String(decoding: $0.copyBytes(), as: UTF8.self) } })
+        #expect(secrets == ["c-key", "b-key"])
+    }
+
+    @Test func getSecretsAnswersEachPathOnceFromOneRead() throws {
+        let (provider, c) = provider()
+        let (first, _) = try store(provider, ["service": "s", "account": "a"], "one")
+        let (second, _) = try store(provider, ["service": "s", "account": "b"], "two")
+        let unknown = c.objectPath + "/" + String(repeating: "0", count: 32)
+        let paths = Array(repeating: first, count: 50_000) + [unknown, second, "/not/ours"]
+        let answered = try provider.secrets(named: paths)
+        #expect(answered.map(\.0).sorted() == [first, second].sorted())
+        #expect(Set(answered.map { String(decoding: $0.2.copyBytes(), as: UTF8.self) }) == ["one", "two"])
+    }
+
+    @Test func aCopyOfTheSameGenerationIsReadAgain() throws {
+        let (provider, c) = provider()
+        _ = try store(provider, ["service": "s", "account": "a"], "one")
+        let copy = directory + "/copy.vault"
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        _ = try store(provider, ["service": "s", "account": "b"], "two")
+        #expect(try c.items().count == 2)
+        // Another branch at the same generation: one write on the copy, then the copy put in place.
+        let branch = try Vault(path: copy, credentials: .password("pw"), configuration: .insecureForTesting())
+        try branch.write { txn in
+            try txn.upsert(
+                .genericPassword,
+                identity: ItemAttributes(service: "s", account: "c"),
+                secret: .init(bytes: [1])
+            )
+        }
+        #expect(rename(copy, path) == 0)
+        c.nextMessage()
+        #expect(try c.items().map(\.attributes.account).sorted() == ["a", "c"])
+    }
+}
