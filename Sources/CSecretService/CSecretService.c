@@ -2,6 +2,8 @@
 #include "CSecretService.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -150,6 +152,45 @@ int vss_read_signal(int fd) {
     struct signalfd_siginfo info;
     ssize_t n = read(fd, &info, sizeof info);
     return n == (ssize_t)sizeof info ? (int)info.ssi_signo : -1;
+}
+
+// MARK: Askpass
+
+extern char **environ;
+
+int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd) {
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGHUP);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    char *argv[] = {(char *)program, (char *)prompt, NULL};
+    pid_t pid = -1;
+    int r = posix_spawnp(&pid, program, &actions, &attributes, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    close(pipe_fds[1]);
+    if (r != 0) {
+        close(pipe_fds[0]);
+        errno = r;
+        return -1;
+    }
+    fcntl(pipe_fds[0], F_SETFL, fcntl(pipe_fds[0], F_GETFL) | O_NONBLOCK);
+    *out_fd = pipe_fds[0];
+    return pid;
 }
 
 // MARK: DH

@@ -108,11 +108,13 @@ extension SecretServiceProvider {
             if let stop = stopReason { throw .stopped(stop) }
             if r > 0 { continue }
             for c in collections { c.nextMessage() }
+            serviceAskpass()
             completePrompts()
             var fds = [
                 pollfd(fd: sd_bus_get_fd(connection), events: Int16(sd_bus_get_events(connection)), revents: 0),
                 pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
             ]
+            fds += askpassDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let timeout: Int32 = promptsPending ? 250 : (prompts.isEmpty ? -1 : 5_000)
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR {
                 throw .bus("poll failed: \(String(cString: strerror(errno)))")

@@ -72,6 +72,7 @@ extension SecretServiceProvider {
             p.started = true
             prompts[path] = p
             _ = try reply()
+            askNext(path)
             completePrompts()
         case ("org.freedesktop.Secret.Prompt", "Dismiss"):
             guard let p = prompts[path], p.owner == caller else { throw .noSuchObject(path) }

@@ -94,6 +94,7 @@ extension SecretServiceProvider {
 
     func complete(_ path: String, _ p: Prompt, dismissed: Bool) {
         prompts[path] = nil
+        stopAskpass(p)
         signal(path, "org.freedesktop.Secret.Prompt", "Completed") { w throws(BusError) in
             try w.bool(dismissed)
             try w.open("v", "ao")

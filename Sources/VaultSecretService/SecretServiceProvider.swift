@@ -24,6 +24,9 @@ package final class SecretServiceProvider {
         let objects: [String]
         var started: Bool
         let deadline: UInt64
+        /// The askpass program running for it, and the collections it asked already (R-SS-16).
+        var askpass: AskpassRun? = nil
+        var asked: [ServedCollection] = []
     }
 
     var sessions: [String: Session] = [:]

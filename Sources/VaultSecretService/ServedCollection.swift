@@ -52,8 +52,10 @@ package final class ServedCollection {
     package let source: CollectionSource
     package var objectPath: String { "/org/freedesktop/secrets/collection/" + source.name }
 
-    /// The vault opened with the start credentials (kept), or by an unlock (dropped by `Lock`).
+    /// The vault opened with the start credentials (kept).
     private var held: Vault?
+    /// The vault an askpass answer opened, when no agent took its keys (dropped by `Lock`).
+    private var unlocked: Vault?
     /// Why the start credentials did not open the vault, for the log.
     package private(set) var openFailure: String?
 
@@ -75,10 +77,19 @@ package final class ServedCollection {
     /// Forgets ``vault()``'s answer: the next message asks the agent again.
     package func nextMessage() { answerForThisMessage = nil }
 
+    /// Forgets ``vault()``'s answer now (the agent was just given the keys).
+    func forgetAnswer() { answerForThisMessage = nil }
+
+    /// Keeps `vault`, opened by an askpass answer, until `Lock`.
+    func keepUnlocked(_ vault: Vault) {
+        unlocked = vault
+        answerForThisMessage = nil
+    }
+
     /// The vault, open now: the agent's keys first (asked for every message, R-SS-14), else the held one.
     package func vault() -> Vault? {
         if let answer = answerForThisMessage { return answer }
-        let answer = agentVault() ?? held
+        let answer = agentVault() ?? unlocked ?? held
         answerForThisMessage = answer
         return answer
     }
@@ -102,9 +113,9 @@ package final class ServedCollection {
 
     /// Drops the keys the provider holds, when they came from an unlock; returns whether it is now locked.
     package func lock() -> Bool {
+        unlocked = nil
+        answerForThisMessage = nil
         if source.credentials == nil {
-            held = nil
-            answerForThisMessage = nil
             if let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(source.path) {
                 _ = try? agent.lock(path: resolved)
             }

@@ -40,6 +40,12 @@ int vss_signal_fd(void);
 /// Reads one signal from `fd`; returns its number or -1.
 int vss_read_signal(int fd);
 
+/// Starts `program` (looked up on PATH when it has no `/`) with the one argument `prompt`,
+/// standard input `/dev/null`, standard output a pipe whose non-blocking, close-on-exec read end
+/// is stored in `*out_fd`, and the default signal mask and dispositions (the provider blocks
+/// SIGTERM for its signalfd; the child must not inherit that). Returns the pid, or -1 with errno.
+int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd);
+
 // MARK: DH session crypto (dh-ietf1024-sha256_aes128_cbc_pkcs7)
 
 /// Makes a key pair in the second Oakley group: `private_key` 128 random bytes, `public_key`

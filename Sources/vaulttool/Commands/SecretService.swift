@@ -18,8 +18,10 @@ struct SecretService: Command {
             secret-tool, Python keyring or git's credential-libsecret are vault items that 'vaulttool get'
             and the credential helpers see too. A vault opens with the agent's keys when the agent holds
             it, else with the credential options (read once), else with this user's device secret; with
-            none, its collection is locked until 'vaulttool unlock'. --install writes a D-Bus activation
-            file and a systemd user unit instead of serving. SIGTERM, SIGINT or SIGHUP stops it (status 0).
+            none, its collection is locked until 'vaulttool unlock', or until the program named by
+            VAULT_ASKPASS (else SSH_ASKPASS) answers a client's unlock prompt. --install writes a D-Bus
+            activation file and a systemd user unit instead of serving. SIGTERM, SIGINT or SIGHUP stops it
+            (status 0).
             """
     )
     @RepeatedOption(
