@@ -193,6 +193,26 @@ int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd) {
     return pid;
 }
 
+int vss_sha256_fd(int fd, uint8_t digest[32]) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    uint8_t buffer[65536];
+    unsigned int length = 0;
+    int r = -1;
+    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) goto done;
+    for (;;) {
+        ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) goto done;
+        if (n == 0) break;
+        if (EVP_DigestUpdate(ctx, buffer, (size_t)n) != 1) goto done;
+    }
+    if (EVP_DigestFinal_ex(ctx, digest, &length) != 1 || length != 32) goto done;
+    r = 0;
+done:
+    EVP_MD_CTX_free(ctx);
+    return r;
+}
+
 // MARK: DH
 
 // RFC 2409 §6.2, the second Oakley group: 2^1024 - 2^960 - 1 + 2^64 * (floor(2^894 pi) + 129093).

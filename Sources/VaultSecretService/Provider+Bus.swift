@@ -150,7 +150,27 @@ extension SecretServiceProvider {
             callerUIDs[sender] = uid
         }
         guard callerUIDs[sender] == geteuid() else { throw .denied("only this user's programs may use this provider") }
+        if let policy = executablePolicy {
+            if callerRefusals[sender] == nil { callerRefusals[sender] = refusal(policy, m) }
+            if let refusal = callerRefusals[sender] ?? nil { throw .denied(refusal) }
+        }
         return sender
+    }
+
+    /// R-SS-28: the policy's answer for the sender of `m`, from its process ID and executable.
+    private func refusal(_ policy: ExecutablePolicy, _ m: OpaquePointer) -> String? {
+        var creds: OpaquePointer? = nil
+        var pid: pid_t = 0
+        guard sd_bus_query_sender_creds(m, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else {
+            return "the bus does not say which program the caller is"
+        }
+        defer { sd_bus_creds_unref(creds) }
+        var link = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0,
+            case let n = readlink("/proc/\(pid)/exe", &link, link.count - 1), n > 0
+        else { return "the bus does not say which program the caller is" }
+        let exe = String(decoding: link[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return policy.refusal(pid: pid, executable: exe)
     }
 
     func dispatch(_ m: OpaquePointer, _ e: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {

@@ -111,5 +111,6 @@ extension SecretServiceProvider {
         }
         for (path, p) in prompts where p.owner == name { complete(path, p, dismissed: true) }
         callerUIDs[name] = nil
+        callerRefusals[name] = nil
     }
 }

@@ -34,6 +34,9 @@ package final class SecretServiceProvider {
     private var nextObject = 1
     /// Each caller's effective UID, asked of the bus once per unique name (R-SS-27).
     var callerUIDs: [String: uid_t] = [:]
+    /// The executable policy, when on (R-SS-28), and its answer for each unique name.
+    package var executablePolicy: ExecutablePolicy?
+    var callerRefusals: [String: String?] = [:]
     /// Set when the provider must stop (the name was lost).
     var stopReason: String?
 

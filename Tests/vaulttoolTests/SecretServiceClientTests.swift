@@ -205,6 +205,57 @@ struct SecretServiceClientTests {
         #expect(r.stdout.contains("provider-status 0"))
     }
 
+    /// R-SS-28 with the real secret-tool: denied until allowed (while the provider runs), and
+    /// denied again when its binary changes; an interpreter not on the list is denied too.
+    @Test func onlyAllowedExecutablesMayCall() throws {
+        let w = try Workspace()
+        let r = try onBus(
+            w,
+            provider: "secret-service --only-allowed-executables",
+            """
+            printf pw | secret-tool store --label=L service s account a 2>&1 | head -1
+            "$VAULTTOOL" secret-service --allow-executable secret-tool | sed 's/(sha256:[0-9a-f]*)/(sha256:HEX)/'
+            printf pw | secret-tool store --label=L service s account a && echo "lookup $(secret-tool lookup service s account a)"
+            mkdir "$W/bin" && cp "$(command -v secret-tool)" "$W/bin/secret-tool"
+            "$VAULTTOOL" secret-service --allow-executable "$W/bin/secret-tool" >/dev/null
+            echo "copy $("$W/bin/secret-tool" lookup service s account a)"
+            printf '\\0' >> "$W/bin/secret-tool"
+            echo "changed $("$W/bin/secret-tool" lookup service s account a 2>&1)"
+            /usr/bin/python3 -c 'import secretstorage; secretstorage.get_default_collection(secretstorage.dbus_init()).get_label()' 2>&1 | tail -1
+            ls -l "$XDG_CONFIG_HOME/vault/secret-service-executables" | cut -c1-10
+            """
+        )
+        let tool = "/usr/bin/secret-tool"
+        #expect(
+            r.stdout.contains("the executable \(tool) is not allowed to use this provider"),
+            "\(r.stdout)\(r.stderr)"
+        )
+        #expect(r.stdout.contains("allowed \(tool) (sha256:HEX)"))
+        #expect(r.stdout.contains("lookup pw"))
+        #expect(r.stdout.contains("copy pw"))
+        #expect(r.stdout.contains("changed secret-tool: the executable \(w.file("bin/secret-tool")) is not allowed"))
+        #expect(r.stdout.contains("/usr/bin/python3.11 is not allowed"))
+        #expect(r.stdout.contains("-rw-------"))
+        #expect(r.stdout.contains("provider-status 0"))
+    }
+
+    @Test func anAllowListThatIsNotOneStopsTheProviderAtStart() throws {
+        let w = try Workspace()
+        let r = try onBus(
+            w,
+            before: """
+                mkdir -p "$XDG_CONFIG_HOME/vault"
+                echo /usr/bin/secret-tool > "$XDG_CONFIG_HOME/vault/secret-service-executables"
+                chmod 600 "$XDG_CONFIG_HOME/vault/secret-service-executables"
+                "$VAULTTOOL" secret-service --only-allowed-executables 2>&1; echo "status $?"
+                exit 0
+                """,
+            ""
+        )
+        #expect(r.stdout.contains("is not an allow list"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("status 64"))
+    }
+
     @Test func aSecondProviderNamesTheOwnerAndExitsBusy() throws {
         let w = try Workspace()
         let r = try onBus(w, #""$VAULTTOOL" secret-service 2>&1; echo "second $?""#)

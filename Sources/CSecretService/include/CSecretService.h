@@ -46,6 +46,10 @@ int vss_read_signal(int fd);
 /// SIGTERM for its signalfd; the child must not inherit that). Returns the pid, or -1 with errno.
 int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd);
 
+/// The SHA-256 of everything `fd` reads from its current offset to the end (R-SS-28). Returns 0,
+/// or -1 with errno when a read fails.
+int vss_sha256_fd(int fd, uint8_t digest[32]);
+
 // MARK: DH session crypto (dh-ietf1024-sha256_aes128_cbc_pkcs7)
 
 /// Makes a key pair in the second Oakley group: `private_key` 128 random bytes, `public_key`

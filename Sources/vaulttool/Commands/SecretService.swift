@@ -35,15 +35,35 @@ struct SecretService: Command {
     var replace: Bool
     @Flag("--install", help: "Write the D-Bus activation file and the systemd user unit, then exit.")
     var install: Bool
+    @Flag("--only-allowed-executables", help: "Answer only callers whose executable is on the allow list.")
+    var onlyAllowedExecutables: Bool
+    @RepeatedOption(
+        "--allow-executable",
+        valueName: "path",
+        help: "Add an executable (its path and SHA-256) to the allow list, then exit (repeatable).",
+        completion: .files
+    )
+    var allowExecutables: [String]
+    @RepeatedOption(
+        "--disallow-executable",
+        valueName: "path",
+        help: "Remove an executable from the allow list, then exit (repeatable).",
+        completion: .files
+    )
+    var disallowExecutables: [String]
     @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
     var credentialOptions: CredentialOptions
 
     func run() throws {
         if install { return try SecretServiceInstall.write(vaults: vaults) }
+        if !allowExecutables.isEmpty || !disallowExecutables.isEmpty {
+            return try SecretServiceAllowList.update(allow: allowExecutables, disallow: disallowExecutables)
+        }
         var options = credentialOptions
         options.mayPrompt = false  // a bus service has no terminal
         let sources = try Self.sources(vaults.isEmpty ? [nil] : vaults.map { $0 }, options)
         let provider = SecretServiceProvider(sources)
+        if onlyAllowedExecutables { provider.executablePolicy = try SecretServiceAllowList.policy() }
         for c in provider.collections {
             if let failure = c.openFailure { Output.err("vaulttool: \(c.source.path): \(failure); it stays locked\n") }
         }
