@@ -14,7 +14,7 @@ package enum SecretAttributes {
     static let genericSchema = "org.freedesktop.Secret.Generic"
     static let dockerSchema = "io.docker.Credentials"
     /// What begins the account of a map no schema rule decides (R-SS-22), and no other account.
-    static let otherMapAccountPrefix = "?"
+    static let otherMapAccountPrefix: Unicode.Scalar = "?"
 
     // MARK: Encoding (§6.1)
 
@@ -125,9 +125,18 @@ package enum SecretAttributes {
     }
 
     /// Whether `map` holds every entry of `search` (R-SS-24).
+    /// Names and values compare as bytes (Swift's `==` on strings is canonical equivalence, under
+    /// which `é` and `e` + U+0301 are equal).
     package static func matches(_ map: [String: String], _ search: [String: String]) -> Bool {
-        search.allSatisfy { map[$0.key] == $0.value }
+        search.allSatisfy { wanted in
+            map.contains {
+                $0.key.utf8.elementsEqual(wanted.key.utf8) && $0.value.utf8.elementsEqual(wanted.value.utf8)
+            }
+        }
     }
+
+    /// Whether two maps are the same, compared as bytes.
+    package static func same(_ a: [String: String], _ b: [String: String]) -> Bool { encode(a) == encode(b) }
 
     // MARK: Naming an item (§6.2)
 
@@ -141,14 +150,14 @@ package enum SecretAttributes {
         let account = accountNames.first.flatMap { map[$0] } ?? ""
         var a = ItemAttributes()
         if let service = map["service"], names.isSubset(of: ["service", "account", "username", "user"]),
-            accountNames.count <= 1, !account.hasPrefix(otherMapAccountPrefix)
+            accountNames.count <= 1, account.utf8.first != UInt8(ascii: otherMapAccountPrefix)
         {
             (a.service, a.account) = (service, account)
         } else {
             // R-SS-22: `application` stays in, and the `?` keeps the account apart from R-SS-21's.
             a.service = schema ?? genericSchema
             a.account =
-                otherMapAccountPrefix
+                String(otherMapAccountPrefix)
                 + sorted(map).filter { $0.key != "xdg:schema" }
                 .map { escape($0.key) + "=" + escape($0.value) }.joined(separator: "&")
         }
@@ -214,16 +223,18 @@ package enum SecretAttributes {
 
     static func canonicalPort(_ text: String) -> UInt16? { canonicalPort(text[...]) }
 
+    /// `s` with the bytes `%`, `=` and `&` escaped; byte by byte, so that a combining mark after
+    /// `=` or `&` (one Swift character with it) cannot hide the separator.
     private static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "%": out += "%25"
-            case "=": out += "%3D"
-            case "&": out += "%26"
-            default: out.append(c)
+        var out: [UInt8] = []
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "%"): out += Array("%25".utf8)
+            case UInt8(ascii: "="): out += Array("%3D".utf8)
+            case UInt8(ascii: "&"): out += Array("%26".utf8)
+            default: out.append(b)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -152,11 +152,13 @@ package final class SecretServiceProvider {
     ) throws(BusError) -> (String, Bool) {
         let (itemClass, identity) = try SecretAttributes.identity(of: map)
         // R-SS-25: an item stored under an earlier release's mapping holds this very map in tag 64.
-        let earlier = try c.items().first { $0.itemClass == .genericPassword && $0.map == map && $0.hasStoredMap }
+        let earlier = try c.items().first {
+            $0.itemClass == .genericPassword && $0.hasStoredMap && SecretAttributes.same($0.map, map)
+        }
         let (id, created): (ItemID, Bool) = try c.write { txn in
             var existing = try txn.item(identifiedBy: identity, itemClass: itemClass)
             if existing == nil, let earlier, let item = try txn.item(id: earlier.id),
-                SecretAttributes.storedMap(of: item.attributes) == map
+                let stored = SecretAttributes.storedMap(of: item.attributes), SecretAttributes.same(stored, map)
             {
                 existing = item
             }

@@ -74,6 +74,19 @@ import VaultIO
         #expect(stored.first?.secret == SecretBytes(bytes: Array("new".utf8)))
     }
 
+    @Test func anotherUnicodeSpellingDoesNotTakeTheItemOver() throws {
+        let (provider, _) = provider()
+        _ = try store(provider, ["service": "bank", "account": "caf\u{E9}"], "victim")
+        let (_, created) = try store(provider, ["service": "bank", "account": "cafe\u{301}"], "attacker")
+        #expect(created)
+        let byAccount = Dictionary(
+            try items().map { (Array($0.attributes.account.utf8), $0.secret.map { Array($0.copyBytes()) }) },
+            uniquingKeysWith: { a, _ in a }
+        )
+        #expect(byAccount[Array("caf\u{E9}".utf8)] == Array("victim".utf8))
+        #expect(byAccount[Array("cafe\u{301}".utf8)] == Array("attacker".utf8))
+    }
+
     @Test func browsersSharingASchemaStoreTwoItems() throws {
         let (provider, _) = provider()
         for (application, key) in [("chrome", "c-key"), ("brave", "b-key")] {

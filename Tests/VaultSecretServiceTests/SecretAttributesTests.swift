@@ -96,6 +96,24 @@ import VaultIO
         #expect(empty.1.account == "?" && bare.1.account == "")
     }
 
+    /// Found by an outside attack: Swift compares strings by canonical equivalence and iterates
+    /// characters, so a combining mark (U+0301) could hide `=`, `&` or `?`, or make two spellings equal.
+    @Test func combiningMarksNeitherHideSeparatorsNorJoinSpellings() throws {
+        let split = try SecretAttributes.identity(of: ["xdg:schema": "app", "a": "1", "\u{301}b": "\u{301}2"])
+        let packed = try SecretAttributes.identity(of: ["xdg:schema": "app", "a": "1&\u{301}b=\u{301}2"])
+        #expect(!split.1.account.utf8.elementsEqual(packed.1.account.utf8))
+        let schemaMap = try SecretAttributes.identity(of: ["xdg:schema": "app2", "\u{301}k": "v"])
+        let generic = try SecretAttributes.identity(of: ["service": "app2", "account": "?\u{301}k=v"])
+        #expect(
+            PrimaryKey(itemClass: schemaMap.0, attributes: schemaMap.1)
+                != PrimaryKey(itemClass: generic.0, attributes: generic.1)
+        )
+        let composed = ["service": "bank", "account": "caf\u{E9}"]
+        #expect(!SecretAttributes.matches(composed, ["account": "cafe\u{301}"]))
+        #expect(SecretAttributes.matches(composed, ["account": "caf\u{E9}"]))
+        #expect(!SecretAttributes.same(composed, ["service": "bank", "account": "cafe\u{301}"]))
+    }
+
     @Test func dockerMapsToTheDockerHelpersItem() throws {
         let (itemClass, a) = try SecretAttributes.identity(of: [
             "xdg:schema": "io.docker.Credentials", "server": "HTTPS://Registry.Example:5000/v2/", "username": "d",
