@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/bn.h>
@@ -176,7 +177,9 @@ int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd) {
     sigaddset(&defaults, SIGPIPE);
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    // Its own process group, so that what it starts is ended with it.
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     char *argv[] = {(char *)program, (char *)prompt, NULL};
     pid_t pid = -1;
     int r = posix_spawnp(&pid, program, &actions, &attributes, argv, environ);
@@ -211,6 +214,13 @@ int vss_sha256_fd(int fd, uint8_t digest[32]) {
 done:
     EVP_MD_CTX_free(ctx);
     return r;
+}
+
+int vss_child_exited(pid_t pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
+    return info.si_pid == pid ? 1 : 0;
 }
 
 // MARK: DH

@@ -148,13 +148,18 @@ package final class ExecutablePolicy {
         let denied =
             "the executable \(executable) is not allowed to use this provider; allow it with "
             + "'vaulttool secret-service --allow-executable \(executable)'"
-        if broken != nil { return denied }
+        // Only a listed path is hashed: an unlisted program cannot make the provider read its file.
+        guard broken == nil, list.entries.contains(where: { $0.path == executable }) else { return denied }
         let fd = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return denied }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return denied }
-        let file = [Int(st.st_dev), Int(st.st_ino), Int(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
+        guard fstat(fd, &st) == 0, st.st_size <= Self.largestExecutable else { return denied }
+        // ctime too: an owner can put the modification time back after changing the file, not the ctime.
+        let file = [
+            Int(st.st_dev), Int(st.st_ino), Int(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+            st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+        ]
         let digest: [UInt8]
         if let known = digests[file] {
             digest = known
@@ -166,6 +171,9 @@ package final class ExecutablePolicy {
         return list.allows(path: executable, digest: digest) ? nil : denied
     }
 
-    /// Digests of executables already read, by device, inode, size and modification time.
+    /// The largest executable hashed (R-SS-28); a larger one is denied unread.
+    package static let largestExecutable = 512 << 20
+
+    /// Digests of executables already read, by device, inode, size, modification and change time.
     private var digests: [[Int]: [UInt8]] = [:]
 }

@@ -48,22 +48,27 @@ extension SecretServiceProvider {
     /// The descriptors of running askpass programs, for the event loop's poll.
     var askpassDescriptors: [Int32] { prompts.values.compactMap { $0.askpass.flatMap { $0.ended ? nil : $0.fd } } }
 
-    /// Reads what running askpass programs wrote; a program that ended answers its prompt.
+    /// Reads what running askpass programs wrote. A program that exited answers its prompt with
+    /// what it wrote by then (whatever it left running is killed with its process group); one
+    /// that wrote more than R-SS-16 reads is killed at once and dismisses it.
     func serviceAskpass() {
         for (path, p) in prompts {
             guard var run = p.askpass else { continue }
             drain(&run)
-            var status: Int32 = 0
-            guard run.ended, waitpid(run.pid, &status, WNOHANG) == run.pid else {
+            let exited = vss_child_exited(run.pid) == 1
+            guard exited || run.overflowed else {
                 prompts[path]?.askpass = run
                 continue
             }
+            if exited { drain(&run) }
+            let status = end(run)
             close(run.fd)
             prompts[path]?.askpass = nil
-            let exitedZero = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
+            let exitedZero = exited && (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
             if run.output.last == 0x0a { run.output.removeLast() }
             let answered = exitedZero && !run.overflowed && run.output.count <= BusLimits.textBytes
-            let opened = answered && run.collection.unlock(password: run.output)
+            // Another prompt's answer may have opened it meanwhile: no second key derivation.
+            let opened = answered && (!run.collection.isLocked || run.collection.unlock(password: run.output))
             SecretMemory.wipe(&run.output)
             if !opened {
                 log("\(run.collection.source.path): the askpass program gave no password that opens it")
@@ -77,11 +82,19 @@ extension SecretServiceProvider {
     /// Ends the askpass program of a prompt that completed or was dismissed.
     func stopAskpass(_ p: Prompt) {
         guard var run = p.askpass else { return }
-        kill(run.pid, SIGKILL)
+        end(run)
         close(run.fd)
-        var status: Int32 = 0
-        _ = waitpid(run.pid, &status, 0)
         SecretMemory.wipe(&run.output)
+    }
+
+    /// Kills the program's process group (the program too, unless it exited), and reaps the
+    /// program; returns its wait status.
+    @discardableResult
+    private func end(_ run: AskpassRun) -> Int32 {
+        kill(-run.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(run.pid, &status, 0) < 0 && errno == EINTR {}
+        return status
     }
 
     private func drain(_ run: inout AskpassRun) {
@@ -92,6 +105,7 @@ extension SecretServiceProvider {
             if n > 0 {
                 if run.output.count + n > BusLimits.textBytes + 1 {
                     run.overflowed = true
+                    return
                 } else {
                     run.output += buffer[..<n]
                 }

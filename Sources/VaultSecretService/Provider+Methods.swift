@@ -129,6 +129,9 @@ extension SecretServiceProvider {
                 unlocked.append(path)
             }
         }
+        guard waiting.isEmpty || prompts.values.filter({ $0.owner == caller }).count < 64 else {
+            throw .limits("at most 64 prompts per connection")
+        }
         try w.objectPaths(unlocked)
         guard !waiting.isEmpty else { return try w.objectPath("/") }
         let path = newPath("prompt")

@@ -126,15 +126,25 @@ package final class ServedCollection {
     /// The items the keys open, in ascending ID order; empty when locked.
     package func items() throws(BusError) -> [ServedItem] {
         guard let vault = vault() else { return [] }
-        return try reading(vault) { snapshot in try self.listing(snapshot).items }
+        do {
+            return try reading(vault) { snapshot in try self.listing(snapshot).items }
+        } catch {
+            if error == .isLocked { return [] }  // R-SS-15: a collection that just locked lists nothing
+            throw error
+        }
     }
 
     /// The item with `id`, when it exists and the keys open it.
     package func item(_ id: ItemID) throws(BusError) -> ServedItem? {
         guard let vault = vault() else { return nil }
-        return try reading(vault) { snapshot in
-            let listing = try self.listing(snapshot)
-            return listing.byID[id].map { listing.items[$0] }
+        do {
+            return try reading(vault) { snapshot in
+                let listing = try self.listing(snapshot)
+                return listing.byID[id].map { listing.items[$0] }
+            }
+        } catch {
+            if error == .isLocked { return nil }
+            throw error
         }
     }
 
@@ -204,12 +214,41 @@ package final class ServedCollection {
         return listing
     }
 
+    /// `body` on a snapshot of `vault`; when another writer rekeyed or replaced the file, once more
+    /// with the vault opened again (R-SS-3), else `IsLocked`.
     private func reading<T>(_ vault: Vault, _ body: (VaultSnapshot) throws -> T) throws(BusError) -> T {
         do {
             return try vault.read(body)
         } catch {
+            guard Self.keysAreStale(error) else { throw .failed("cannot read \(source.path): \(error)") }
+        }
+        guard let fresh = reopen() else { throw .isLocked }
+        do {
+            return try fresh.read(body)
+        } catch {
+            if Self.keysAreStale(error) { throw .isLocked }
             throw .failed("cannot read \(source.path): \(error)")
         }
+    }
+
+    /// Whether `error` says the keys held no longer open the file (another writer rekeyed it).
+    private static func keysAreStale(_ error: any Error) -> Bool {
+        (error as? VaultIOError)?.code == .credentialsRequired
+    }
+
+    /// Drops keys that no longer open the vault (the agent's too: they open nothing now) and opens
+    /// it again with the start credentials; `nil` when nothing opens it, so the collection is locked.
+    private func reopen() -> Vault? {
+        unlocked = nil
+        held = nil
+        answerForThisMessage = nil
+        if let agent = VaultAgent.fromEnvironment(), let resolved = try? VaultAgent.resolvedPath(source.path) {
+            _ = try? agent.lock(path: resolved)
+        }
+        if let credentials = source.credentials, fileExists(source.path) {
+            held = try? Vault(path: source.path, credentials: credentials, configuration: source.configuration)
+        }
+        return vault()
     }
 
     /// Runs one atomic write (creating the standard vault first when it does not exist).
@@ -220,7 +259,12 @@ package final class ServedCollection {
                 answerForThisMessage = nil
             }
             guard let vault = vault() else { throw BusError.isLocked }
-            return try vault.write(body)
+            do {
+                return try vault.write(body)
+            } catch  where Self.keysAreStale(error) {
+                guard let fresh = reopen() else { throw BusError.isLocked }
+                return try fresh.write(body)
+            }
         } catch let error as BusError {
             throw error
         } catch {

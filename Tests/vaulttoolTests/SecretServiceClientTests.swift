@@ -222,6 +222,14 @@ struct SecretServiceClientTests {
             printf '\\0' >> "$W/bin/secret-tool"
             echo "changed $("$W/bin/secret-tool" lookup service s account a 2>&1)"
             /usr/bin/python3 -c 'import secretstorage; secretstorage.get_default_collection(secretstorage.dbus_init()).get_label()' 2>&1 | tail -1
+            cp "$(command -v secret-tool)" "$W/bin/same-size" && touch -r "$W/bin/same-size" "$W/stamp"
+            "$VAULTTOOL" secret-service --allow-executable "$W/bin/same-size" >/dev/null
+            echo "same-size $("$W/bin/same-size" lookup service s account a)"
+            printf 'XX' | dd of="$W/bin/same-size" bs=1 seek=10 conv=notrunc 2>/dev/null  # ELF header padding
+            touch -r "$W/stamp" "$W/bin/same-size"
+            echo "edited $("$W/bin/same-size" lookup service s account a 2>&1)"
+            cp "$(command -v secret-tool)" "$W/bin/huge" && truncate -s 30G "$W/bin/huge"
+            echo "huge $(timeout 20 "$W/bin/huge" lookup service s account a 2>&1)"
             ls -l "$XDG_CONFIG_HOME/vault/secret-service-executables" | cut -c1-10
             """
         )
@@ -235,6 +243,9 @@ struct SecretServiceClientTests {
         #expect(r.stdout.contains("copy pw"))
         #expect(r.stdout.contains("changed secret-tool: the executable \(w.file("bin/secret-tool")) is not allowed"))
         #expect(r.stdout.contains("/usr/bin/python3.11 is not allowed"))
+        #expect(r.stdout.contains("same-size pw"))
+        #expect(r.stdout.contains("edited same-size: the executable \(w.file("bin/same-size")) is not allowed"))
+        #expect(r.stdout.contains("huge huge: the executable \(w.file("bin/huge")) is not allowed"))
         #expect(r.stdout.contains("-rw-------"))
         #expect(r.stdout.contains("provider-status 0"))
     }
@@ -254,6 +265,98 @@ struct SecretServiceClientTests {
         )
         #expect(r.stdout.contains("is not an allow list"), "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("status 64"))
+    }
+
+    /// R-SS-3, found by an outside attack: after another writer's rekey the held keys open
+    /// nothing; the provider opens the vault again with its start password, and without one
+    /// (the agent's keys only) the collection reads as locked instead of failing every call.
+    @Test func aRekeyByAnotherWriterIsFollowed() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("db-pw", ["--service", "db", "--account", "app"])
+        try w.write(
+            "locked.py",
+            """
+            import secretstorage
+            coll = secretstorage.get_default_collection(secretstorage.dbus_init())
+            print("agent-only locked", coll.is_locked(), "items", len(list(coll.get_all_items())))
+            """
+        )
+        let r = try onBus(
+            w,
+            provider: "secret-service --password-file \"$W/pw\" --vault \"$W/v.vault\"",
+            """
+            echo "before $(secret-tool lookup service db account app)"
+            "$VAULTTOOL" rekey --password-file "$W/pw" "$W/v.vault" >/dev/null 2>&1 || echo "rekey failed"
+            echo "after $(secret-tool lookup service db account app)"
+            mkdir -m 700 "$W/agent"
+            export VAULT_AGENT_SOCK="$W/agent/sock"
+            "$VAULTTOOL" agent --foreground --socket "$VAULT_AGENT_SOCK" 2>/dev/null &
+            AGENT=$!
+            i=0
+            until [ -S "$VAULT_AGENT_SOCK" ]; do i=$((i+1)); [ $i -gt 100 ] && echo "no agent"; sleep 0.1; done
+            "$VAULTTOOL" unlock --password-file "$W/pw" "$W/v.vault"
+            VAULT_AGENT_SOCK="$VAULT_AGENT_SOCK" "$VAULTTOOL" secret-service --replace --vault "$W/v.vault" 2>/dev/null &
+            SECOND=$!
+            sleep 1
+            echo "agent $(secret-tool lookup service db account app)"
+            # A writer the agent does not hear of: its keys for the file go stale.
+            VAULT_AGENT_SOCK= "$VAULTTOOL" rekey --password-file "$W/pw" "$W/v.vault" >/dev/null 2>&1 || echo "rekey failed"
+            /usr/bin/python3 -u "$W/locked.py" 2>&1
+            kill $SECOND $AGENT
+            """
+        )
+        #expect(r.stdout.contains("before db-pw"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("after db-pw"))
+        #expect(r.stdout.contains("agent db-pw"))
+        #expect(r.stdout.contains("agent-only locked True items 0"))
+        #expect(!r.stdout.contains("rekey failed"))
+    }
+
+    /// R-SS-16, found by an outside attack: an askpass that writes without end is killed at
+    /// once, and one that leaves a child holding its output answers when it exits (the child
+    /// is killed with its process group).
+    @Test func askpassProgramsThatMisbehaveEndWithTheirPrompt() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.write(
+            "askpass",
+            """
+            #!/bin/sh
+            [ -e "$W/flood" ] && exec yes
+            printf '%s\\n' "$(cat "$W/pw")"
+            sleep 300 &
+            echo $! > "$W/child.pid"
+            """
+        )
+        chmod(w.file("askpass"), 0o755)
+        try w.write(
+            "misbehave.py",
+            """
+            import os, secretstorage
+            W = os.environ["W"]
+            coll = secretstorage.get_default_collection(secretstorage.dbus_init())
+            open(W + "/flood", "w").close()
+            print("flood dismissed", coll.unlock(), "locked", coll.is_locked())
+            os.remove(W + "/flood")
+            print("child-kept dismissed", coll.unlock(), "locked", coll.is_locked())
+            # Killed, it may stay a zombie (this container's init may not reap orphans).
+            try:
+                state = open("/proc/%d/stat" % int(open(W + "/child.pid").read())).read().split(") ")[1][0]
+            except FileNotFoundError:
+                state = "gone"
+            print("child", "ended" if state in ("Z", "g") else "running")
+            """
+        )
+        let r = try onBus(
+            w,
+            provider: "secret-service --vault \"$W/v.vault\"",
+            before: #"export VAULT_ASKPASS="$W/askpass"; unset VAULT_AGENT_SOCK"#,
+            #"/usr/bin/python3 -u "$W/misbehave.py" 2>&1"#
+        )
+        #expect(r.stdout.contains("flood dismissed True locked True"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("child-kept dismissed False locked False"))
+        #expect(r.stdout.contains("child ended"))
     }
 
     @Test func aSecondProviderNamesTheOwnerAndExitsBusy() throws {

@@ -42,9 +42,14 @@ int vss_read_signal(int fd);
 
 /// Starts `program` (looked up on PATH when it has no `/`) with the one argument `prompt`,
 /// standard input `/dev/null`, standard output a pipe whose non-blocking, close-on-exec read end
-/// is stored in `*out_fd`, and the default signal mask and dispositions (the provider blocks
-/// SIGTERM for its signalfd; the child must not inherit that). Returns the pid, or -1 with errno.
+/// is stored in `*out_fd`, the default signal mask and dispositions (the provider blocks SIGTERM
+/// for its signalfd; the child must not inherit that), in a process group of its own (whose ID is
+/// the pid). Returns the pid, or -1 with errno.
 int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd);
+
+/// Whether child `pid` has exited, without reaping it (so that its process group ID cannot be
+/// reused before the group is killed): 1, 0 while it runs, -1 with errno.
+int vss_child_exited(pid_t pid);
 
 /// The SHA-256 of everything `fd` reads from its current offset to the end (R-SS-28). Returns 0,
 /// or -1 with errno when a read fails.
