@@ -17,7 +17,7 @@ deps:
 test-deps:
 	scripts/install-test-deps.sh
 
-# Release build; vaulttool links the Swift runtime and Foundation statically (faster start).
+# Release build; vaulttool links the Swift runtime statically (one file; no Foundation in it).
 build: deps
 	swift build -c release --static-swift-stdlib
 

@@ -15,6 +15,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // The XML reader every distribution ships, for KeePass XML (FoundationXML would pull in Foundation).
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "CVaultSys", cSettings: [.define("_GNU_SOURCE")]),
         // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's;
         // and `vaulttool run`'s fork/exec, memfd and pseudo-terminal calls (GNU extensions).
@@ -28,9 +30,9 @@ let package = Package(
         ),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
-        // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts): Foundation and
-        // FoundationXML live here, so VaultIO stays free of them.
-        .target(name: "VaultImport", dependencies: ["VaultIO"]),
+        // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts), with
+        // FoundationEssentials' JSON and libxml2: no Foundation, so vaulttool starts without it.
+        .target(name: "VaultImport", dependencies: ["VaultIO", "CLibXML2"]),
         .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
         // org.freedesktop.secrets over the session bus, from VaultIO's public API (not a product).
         .target(name: "VaultSecretService", dependencies: ["VaultIO", "CSecretService"]),

@@ -8,6 +8,6 @@ if pkg-config --exists libsodium libargon2 libsystemd libcrypto 2>/dev/null; the
 fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "installing libsodium-dev, libargon2-dev, libsystemd-dev and libssl-dev (apt-get)..." >&2
+echo "installing libsodium-dev, libargon2-dev, libsystemd-dev, libssl-dev and libxml2-dev (apt-get)..." >&2
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libsodium-dev libargon2-dev libsystemd-dev libssl-dev pkg-config >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libsodium-dev libargon2-dev libsystemd-dev libssl-dev libxml2-dev pkg-config >/dev/null

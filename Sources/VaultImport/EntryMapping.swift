@@ -1,6 +1,6 @@
 // vault: the mapping shared by the password-manager formats, and the dates of exports.
 
-import Foundation
+import FoundationEssentials
 import VaultIO
 
 /// The mapping shared by the password-manager formats (KeePassXC, Bitwarden).
@@ -55,7 +55,7 @@ enum EntryMapping {
 
     /// `https://host:port/path` → its parts; a bare `host.name/path` counts as a host without protocol.
     static func parse(_ text: String) -> (scheme: String, host: String, port: UInt16, path: String)? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty, !trimmed.contains(" ") else { return nil }
         if let components = URLComponents(string: trimmed), let scheme = components.scheme,
             let host = components.host, !host.isEmpty
@@ -92,10 +92,7 @@ enum ExportDates {
 
     /// Parses `2026-01-01T00:00:00Z`, with or without fractional seconds.
     static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

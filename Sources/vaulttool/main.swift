@@ -1,5 +1,6 @@
 // vaulttool: entry point.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 exit(VaultTool.run(CredentialHelper.arguments(invokedAs: CommandLine.arguments)))

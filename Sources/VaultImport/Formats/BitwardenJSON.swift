@@ -1,6 +1,6 @@
 // vault: Bitwarden's unencrypted JSON export.
 
-import Foundation
+import FoundationEssentials
 
 /// `bw export --format json` (or the web vault's "File > Export vault > .json").
 ///

@@ -1,6 +1,6 @@
 // vault: what a JSON export's decoding error says, without quoting a value.
 
-import Foundation
+import FoundationEssentials
 
 /// A `DecodingError` as an ``ImportProblem``: the key or the path at fault, never the value there.
 enum DecodingProblem {

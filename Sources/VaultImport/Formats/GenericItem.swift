@@ -1,6 +1,6 @@
 // vault: one item of the generic layouts, as read from an export.
 
-import Foundation
+import FoundationEssentials
 import VaultIO
 
 /// An item of the generic JSON layout (what `vaulttool export` writes), or of a generic CSV row.

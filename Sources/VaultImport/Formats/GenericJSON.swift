@@ -1,6 +1,6 @@
 // vault: the generic JSON layout (Spec/cli.md, "The generic JSON layout").
 
-import Foundation
+import FoundationEssentials
 
 /// The JSON that `vaulttool export` writes: `{"format": "vault-items", "version": 1, "items": [...]}`.
 enum GenericJSON {

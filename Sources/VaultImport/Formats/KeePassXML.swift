@@ -1,6 +1,6 @@
 // vault: KeePassXC's XML export (the KeePass 2.x XML document).
 
-import Foundation
+import FoundationEssentials
 
 /// `keepassxc-cli export --format xml`: the KeePass 2.x XML document.
 ///

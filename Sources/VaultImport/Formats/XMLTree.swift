@@ -1,9 +1,9 @@
-// vault: a small element tree over Foundation's XMLParser, for KeePass XML.
+// vault: a small element tree over libxml2, for KeePass XML.
 
-import Foundation
-import FoundationXML
+import CLibXML2
 
-/// A small element tree built with Foundation's `XMLParser`; external entities are not resolved.
+/// A small element tree read with libxml2: no network, no external entities, no document type
+/// declaration (KeePass XML has none, and refusing one rules out entity expansion).
 final class XMLTree {
     let name: String
     let attributes: [String: String]
@@ -22,48 +22,65 @@ final class XMLTree {
 
     /// Parses a document and returns its root element.
     ///
-    /// - Throws: ``ImportProblem`` naming the line where the document stops being well-formed.
+    /// - Throws: ``ImportProblem`` naming the line where the document stops being well-formed
+    ///   (libxml2's error number only: its message may quote the document, which holds secrets).
     static func parse(_ bytes: [UInt8]) throws -> XMLTree {
-        let builder = Builder()
-        let parser = XMLParser(data: Data(bytes))
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = builder
-        guard parser.parse(), let root = builder.root else {
+        guard let context = xmlNewParserCtxt() else { throw ImportProblem("cannot start the XML reader") }
+        defer { xmlFreeParserCtxt(context) }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        guard bytes.count <= Int(Int32.max) else { throw ImportProblem("the XML document is over 2 GiB") }
+        let document = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), nil, nil, options)
+            }
+        }
+        guard let document else {
+            let error = context.pointee.lastError
             throw ImportProblem(
-                "not well-formed XML (\(parser.parserError.map { "\($0.localizedDescription)" } ?? "empty"))",
-                row: parser.parserError == nil ? nil : parser.lineNumber
+                "not well-formed XML (libxml2 error \(error.code))",
+                row: error.line > 0 ? Int(error.line) : nil
             )
         }
-        return root
+        defer { xmlFreeDoc(document) }
+        if document.pointee.intSubset != nil || document.pointee.extSubset != nil {
+            throw ImportProblem("not well-formed XML for this format: a document type declaration is not accepted")
+        }
+        guard let root = xmlDocGetRootElement(document) else { throw ImportProblem("not well-formed XML (empty)") }
+        return tree(root)
     }
 
-    private final class Builder: NSObject, XMLParserDelegate {
-        var stack: [XMLTree] = []
-        var root: XMLTree?
-
-        func parser(
-            _ parser: XMLParser,
-            didStartElement name: String,
-            namespaceURI: String?,
-            qualifiedName: String?,
-            attributes: [String: String] = [:]
-        ) {
-            let element = XMLTree(name: name, attributes: attributes)
-            stack.last?.elements.append(element)
-            if stack.isEmpty { root = element }
-            stack.append(element)
+    /// The element at `node`, its children and its text (text and CDATA nodes, in order).
+    private static func tree(_ node: xmlNodePtr) -> XMLTree {
+        var attributes: [String: String] = [:]
+        var attribute = node.pointee.properties
+        while let a = attribute {
+            var value = ""
+            var part = a.pointee.children
+            while let p = part {
+                if let content = p.pointee.content { value += text(content) }
+                part = p.pointee.next
+            }
+            attributes[text(a.pointee.name)] = value
+            attribute = a.pointee.next
         }
-
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            stack.removeLast()
+        let element = XMLTree(name: text(node.pointee.name), attributes: attributes)
+        var child = node.pointee.children
+        while let c = child {
+            switch c.pointee.type {
+            case XML_ELEMENT_NODE: element.elements.append(tree(c))
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                if let content = c.pointee.content { element.buffer += text(content) }
+            default: break
+            }
+            child = c.pointee.next
         }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.buffer += string
-        }
-
-        func parser(_ parser: XMLParser, foundCDATA block: Data) {
-            stack.last?.buffer += String(decoding: block, as: UTF8.self)
-        }
+        return element
     }
+
+    private static func text(_ p: UnsafePointer<xmlChar>?) -> String {
+        guard let p else { return "" }
+        return String(cString: p)
+    }
+
+    private static func text(_ p: UnsafeMutablePointer<xmlChar>?) -> String { text(UnsafePointer(p)) }
 }

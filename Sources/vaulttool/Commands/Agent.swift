@@ -1,6 +1,6 @@
 // vaulttool agent: hold unlocked keys so that scripts pay one key derivation.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 
@@ -77,7 +77,7 @@ struct Agent: Command {
         } else {
             try startInBackground()
             // Single-quoted for sh: a socket path with a space or `$(...)` must stay one word, never code.
-            let quoted = "'" + socketPath.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            let quoted = "'" + socketPath.replacing("'", with: "'\\''") + "'"
             Output.out("VAULT_AGENT_SOCK=\(quoted); export VAULT_AGENT_SOCK;\n")
         }
     }

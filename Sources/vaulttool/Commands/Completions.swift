@@ -1,6 +1,7 @@
 // vaulttool completions: shell completion scripts.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `vaulttool completions bash|zsh`.
 struct Completions: Command {
@@ -155,7 +156,7 @@ struct Completions: Command {
 
     /// Quotes `text` for a single-quoted zsh word.
     static func zshQuoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "'", with: "'\\''")
+        text.replacing("'", with: "'\\''")
     }
 
     /// The `_arguments` action for a completion.
@@ -172,12 +173,12 @@ struct Completions: Command {
         var subcommands = ""
         var cases = ""
         for entry in entries {
-            let abstract = zshQuoted(entry.abstract.replacingOccurrences(of: ":", with: "\\:"))
+            let abstract = zshQuoted(entry.abstract.replacing(":", with: "\\:"))
             for name in entry.names { subcommands += "        '\(name):\(abstract)'\n" }
             var specs = [String]()
             for option in entry.options {
-                let help = zshQuoted(option.help).replacingOccurrences(of: "[", with: "(")
-                    .replacingOccurrences(of: "]", with: ")")
+                let help = zshQuoted(option.help).replacing("[", with: "(")
+                    .replacing("]", with: ")")
                 let value = option.valueName.map { ":\($0):\(zshAction(resolved(option)))" } ?? ""
                 let repeats = option.repeats ? "*" : ""
                 for name in option.names { specs.append("'\(repeats)\(name)[\(help)]\(value)'") }

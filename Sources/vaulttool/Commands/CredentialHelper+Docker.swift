@@ -1,6 +1,7 @@
 // vaulttool credential-helper docker: docker's credential-helper protocol mapped onto internet passwords.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// A docker registry's `ServerURL` split into internet-password attributes, and joined back.
@@ -18,7 +19,7 @@ struct DockerServer: Equatable {
 
     init(url: String) {
         var rest = url[...]
-        if let separator = url.range(of: "://") {
+        if let separator = url.firstRange(of: "://") {
             scheme = String(url[..<separator.lowerBound])
             rest = url[separator.upperBound...]
         } else {
@@ -181,7 +182,7 @@ struct DockerCredentialProtocol {
 
     /// The server URL of `get` and `erase`: the joined lines, trimmed of white space.
     static func serverURL(_ bytes: [UInt8]) throws -> String {
-        let text = String(decoding: lines(bytes).joined(), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let text = String(decoding: lines(bytes).joined(), as: UTF8.self).trimmingWhitespace()
         guard !text.isEmpty else { throw Failure.missingServerURL }
         return text
     }

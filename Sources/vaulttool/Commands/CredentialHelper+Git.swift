@@ -1,6 +1,7 @@
 // vaulttool credential-helper git: git's credential-helper protocol mapped onto internet passwords.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// One credential description of git's protocol (git-credential(1), "INPUT/OUTPUT FORMAT"):
@@ -49,7 +50,7 @@ struct GitCredential {
 
     /// Sets the fields of `url=<scheme>://[<user>@]<host>[/<path>]`, as git does before it calls a helper.
     private mutating func url(_ url: String) throws {
-        guard let scheme = url.range(of: "://") else {
+        guard let scheme = url.firstRange(of: "://") else {
             throw ToolError("the url in the credential request has no scheme", exitCode: .usage)
         }
         `protocol` = String(url[..<scheme.lowerBound])
@@ -59,9 +60,8 @@ struct GitCredential {
         var authority = rest[..<slash]
         if let at = authority.lastIndex(of: "@") {
             let user = authority[..<at]
-            username =
-                String(user.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
-                .removingPercentEncoding
+            let name = user.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            username = name.percentDecoded()
             authority = authority[authority.index(after: at)...]
         }
         host = String(authority)

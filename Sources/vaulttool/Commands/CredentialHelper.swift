@@ -1,6 +1,6 @@
 // vaulttool credential-helper: git's and docker's credential-helper protocols over a vault.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 
@@ -93,7 +93,7 @@ struct CredentialHelper: Command {
     /// `credential-helper git|docker` put in front when the program was started under a helper's name.
     static func arguments(invokedAs argv: [String]) -> [String] {
         let rest = Array(argv.dropFirst())
-        guard let first = argv.first, let helper = linkNames[(first as NSString).lastPathComponent] else { return rest }
+        guard let first = argv.first, let helper = linkNames[lastPathComponent(first)] else { return rest }
         return ["credential-helper", helper.rawValue] + rest
     }
 }

@@ -1,6 +1,7 @@
 // vaulttool credential-helper: where the helpers keep internet passwords (the vault file, later the agent).
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// An internet-password item as the helpers see it: its attributes and, when asked for, its secret.

@@ -1,6 +1,6 @@
 // vaulttool credential-server: serve systemd's LoadCredential= sockets from a vault.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 

@@ -1,6 +1,7 @@
 // vaulttool device-secret: create this machine's device secret, or show where it lives.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool device-secret init [<file>]` and `vaulttool device-secret path`.

@@ -1,6 +1,7 @@
 // vaulttool generate: a random password.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool generate [--length <n>] [--alphabet <characters>]`.

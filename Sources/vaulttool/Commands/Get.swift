@@ -1,6 +1,7 @@
 // vaulttool get: print one item's secret, and nothing else.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool get --password-file <file> --service <service> --account <account> <vault>`.

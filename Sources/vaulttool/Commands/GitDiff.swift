@@ -1,6 +1,7 @@
 // vaulttool git-diff: the textconv driver that lets git show a vault's changes item by item.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool git-diff [<credential options>] <file>`, run by git as `diff.vault.textconv`.

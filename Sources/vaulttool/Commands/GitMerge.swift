@@ -1,6 +1,7 @@
 // vaulttool git-merge: git's merge driver for vault files (`vaulttool git-merge %O %A %B %P`).
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool git-merge [<credential options>] <ancestor> <ours> <theirs>`.
@@ -96,7 +97,11 @@ struct GitMerge: Command {
             )
         }
         // Git gives an empty ancestor when both branches added the file: merge two-way.
-        let base = try FileManager.default.attributesOfItem(atPath: ancestor)[.size] as? Int == 0 ? nil : open(ancestor)
+        var status = stat()
+        guard stat(ancestor, &status) == 0 else {
+            throw ToolError("cannot read \(ancestor): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
+        }
+        let base = status.st_size == 0 ? nil : try open(ancestor)
         let target = name ?? ours
         let other = name.map { "\($0) (their side)" } ?? theirs
         let theirsSnapshot = try open(theirs)

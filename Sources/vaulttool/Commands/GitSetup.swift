@@ -1,6 +1,7 @@
 // vaulttool git-setup: make a git repository merge and diff its vaults with vaulttool's drivers.
 
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 /// `vaulttool git-setup [--repo <dir>] [--dry-run] [--use-path] [<credential options>] [<pattern>...]`.
@@ -80,7 +81,7 @@ struct GitSetup: Command {
         let suffix = options.isEmpty ? "" : " " + options
         // git expands %O, %A, %B, %L, %P and %% in a merge driver (not in textconv), also
         // inside quotes: a '%' of a path is written as '%%'.
-        let merge = "\(program) git-merge\(suffix)".replacingOccurrences(of: "%", with: "%%")
+        let merge = "\(program) git-merge\(suffix)".replacing("%", with: "%%")
         return [
             ("merge.vault.name", "vaulttool item-level merge of vault files"),
             ("merge.vault.driver", "\(merge) %O %A %B %P"),
@@ -109,18 +110,18 @@ struct GitSetup: Command {
             ["-C", repo, "rev-parse", "--show-toplevel"],
             failure: "'\(repo)' is not inside a git repository"
         )
-        .trimmingCharacters(in: .newlines)
+        .trimmingNewlines()
         var changes = [String]()
         let attributes = patterns.map(Self.attributesLine)
         changes += try update(top + "/.gitattributes", adding: attributes) { line, wanted in
             Self.attributesMatch(line, wanted)
         }
         changes += try update(top + "/.gitignore", adding: patterns.flatMap(Self.ignoreLines)) { line, wanted in
-            line.trimmingCharacters(in: .whitespaces) == wanted
+            line.trimmingWhitespace() == wanted
         }
         for (key, value) in configValues(program: usePath ? "vaulttool" : Self.programPath()) {
             let current = try? Self.git(["-C", top, "config", "--local", "--get", key], failure: "")
-            guard current?.trimmingCharacters(in: .newlines) != value else { continue }
+            guard current?.trimmingNewlines() != value else { continue }
             if !dryRun { _ = try Self.git(["-C", top, "config", "--local", key, value], failure: "cannot set \(key)") }
             changes.append("git config \(key) \(value)")
         }
@@ -134,7 +135,7 @@ struct GitSetup: Command {
 
     /// Appends each wanted line that `matches` finds in no existing line; returns what it added.
     private func update(_ file: String, adding wanted: [String], matches: (String, String) -> Bool) throws -> [String] {
-        let name = (file as NSString).lastPathComponent
+        let name = lastPathComponent(file)
         var text = ""
         if FileManager.default.fileExists(atPath: file) {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -151,7 +152,7 @@ struct GitSetup: Command {
             do {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
             } catch {
-                throw ToolError("cannot write \(file): \(error.localizedDescription)", exitCode: .ioFailure)
+                throw ToolError("cannot write \(file): \(error)", exitCode: .ioFailure)
             }
         }
         return missing.map { "\(name): \($0)" }
@@ -185,43 +186,21 @@ struct GitSetup: Command {
     static func shellQuoted(_ word: String) -> String {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%")
         if !word.isEmpty && word.allSatisfy({ safe.contains($0) }) { return word }
-        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + word.replacing("'", with: "'\\''") + "'"
     }
 
     /// Runs `git arguments` (found on PATH, never through a shell) and returns its stdout;
     /// throws `failure` with git's own message when it exits non-zero.
     @discardableResult
     static func git(_ arguments: [String], failure: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git"] + arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw ToolError("cannot run git: \(error.localizedDescription)", exitCode: .ioFailure)
-        }
-        nonisolated(unsafe) var errorData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errorData = error.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        if process.terminationStatus == 127 {
+        let run = try Subprocess.run(["git"] + arguments)
+        if run.status == 127 {
             throw ToolError("cannot run git: it is not installed or not on PATH", exitCode: .ioFailure)
         }
-        guard process.terminationStatus == 0 else {
-            let detail = String(decoding: errorData, as: UTF8.self).split(separator: "\n").first.map(String.init)
+        guard run.status == 0 else {
+            let detail = String(decoding: run.error, as: UTF8.self).split(separator: "\n").first.map(String.init)
             throw ToolError(failure + (detail.map { " (git: \($0))" } ?? ""))
         }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: run.output, as: UTF8.self)
     }
 }

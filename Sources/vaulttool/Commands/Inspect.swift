@@ -1,6 +1,7 @@
 // vaulttool inspect: everything the plain header shows, without a credential.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool inspect [--json] [--items] <path>`.
@@ -264,8 +265,8 @@ struct InspectReport: Encodable {
         out += Output.field("Keyslots:", String(keyslots.count))
         for slot in keyslots {
             var line =
-                "  #\(slot.index)  " + slot.kind.padding(toLength: 20, withPad: " ", startingAt: 0)
-                + slot.scope.padding(toLength: 8, withPad: " ", startingAt: 0)
+                "  #\(slot.index)  " + padded(slot.kind, 20)
+                + padded(slot.scope, 8)
             if let kdf = slot.kdf {
                 line +=
                     "Argon2id \(kdf.memoryKiB / 1024 > 0 ? "\(kdf.memoryKiB / 1024) MiB" : "\(kdf.memoryKiB) KiB"), t=\(kdf.iterations), p=\(kdf.lanes)"

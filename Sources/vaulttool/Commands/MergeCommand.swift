@@ -1,6 +1,7 @@
 // vaulttool merge: merge other copies of a vault (git branches, sync conflict files) into it.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool merge [--base <file>] [--output <file>] [--remove-merged] <vault> <other> ...`.

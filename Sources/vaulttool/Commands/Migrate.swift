@@ -1,6 +1,7 @@
 // vaulttool migrate: bring a vault to the current format and KDF cost, or import into it.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool migrate --password-file <file> [--dry-run] <vault>`, or with `--from <format> <file> <vault>`.

@@ -1,6 +1,7 @@
 // vaulttool passwd: change the password, add or remove key files and recovery keyslots.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `vaulttool passwd --password-file <file> --new-password-file <file> <vault>`.

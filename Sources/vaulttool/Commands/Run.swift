@@ -1,7 +1,7 @@
 // vaulttool run: start a program with secrets from the vault in its environment, masked in its output.
 
 import CVaultTool
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 

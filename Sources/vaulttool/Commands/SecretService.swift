@@ -1,6 +1,6 @@
 // vaulttool secret-service: answer org.freedesktop.secrets on the session bus from vaults.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 import VaultSecretService
@@ -188,7 +188,7 @@ enum SecretServiceInstall {
     /// A word for Exec= lines: quoted when it holds a space or a quote.
     private static func quoted(_ word: String) -> String {
         guard word.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" }) else { return word }
-        return "\"" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + word.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
             + "\""
     }
 }

@@ -1,7 +1,8 @@
 // vaulttool secret-service --allow-executable / --disallow-executable / --only-allowed-executables:
 // the allow list of Spec/secret-service.md R-SS-28.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 import VaultSecretService
 

@@ -1,6 +1,7 @@
 // vaulttool set: add an item or replace its secret. The secret never comes from argv.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `printf %s SECRET | vaulttool set --password-file <file> --service <service> --account <account> <vault>`.

@@ -1,6 +1,6 @@
 // vaulttool: where passwords, key files and the device secret come from (never argv).
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 

@@ -1,6 +1,6 @@
 // vaulttool credential-server: the config file that maps a unit's credential to a vault item.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 

@@ -1,6 +1,7 @@
 // vaulttool: turning errors into one sentence and an exit status.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// Prints `error` to stderr as one sentence and returns its exit status.

@@ -1,6 +1,7 @@
 // vaulttool: the import side of migrate, shared by `import` and `migrate --from`.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 import VaultImport
 
@@ -139,7 +140,7 @@ struct ImportRunner {
     /// directory is removed when the process exits. It never holds a secret: a dry run
     /// rolls its transaction back.
     private static func scratchVault() throws -> Vault {
-        var template = Array((NSTemporaryDirectory() + "/vaulttool-dry-run-XXXXXX").utf8CString)
+        var template = Array((temporaryDirectory() + "/vaulttool-dry-run-XXXXXX").utf8CString)
         guard let directory = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw ToolError("cannot create a temporary directory for the dry run", exitCode: .ioFailure)
         }

@@ -1,6 +1,7 @@
 // vaulttool: writing items as JSON without JSONEncoder, for `list --json`.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// Writes ``ItemRecord``s as JSON with the same bytes as `Output.json` (JSONEncoder with

@@ -1,6 +1,7 @@
 // vaulttool: one item in the generic JSON layout (export, import, list, get --json).
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 import VaultImport
 

@@ -1,6 +1,7 @@
 // vaulttool: choosing items by their attributes, and showing them one per line.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// Attribute options that select items (`list`, `get`, `rm`, `export`) or name one (`set`).

@@ -1,6 +1,7 @@
 // vaulttool: Argon2id cost by preset name, explicit numbers, or calibration.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `--kdf`, `--kdf-memory`, `--kdf-iterations`, `--kdf-lanes`, `--kdf-target-ms`.

@@ -1,6 +1,6 @@
 // vaulttool: reading key files as a stream, generating new ones, and the limits on both.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 

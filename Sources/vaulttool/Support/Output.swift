@@ -1,20 +1,23 @@
 // vaulttool: writing to stdout and stderr.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where the tool's text goes. Library code never prints; commands do, through here.
 enum Output {
     /// Writes `text` to standard output as is.
-    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func out(_ text: String) { write(Array(text.utf8), to: STDOUT_FILENO) }
     /// Writes raw bytes to standard output (for `get` and `list --json`), without copying them.
     ///
     /// The corresponding C function is `write`.
-    static func outBytes(_ bytes: [UInt8]) {
+    static func outBytes(_ bytes: [UInt8]) { write(bytes, to: STDOUT_FILENO) }
+
+    /// Writes all of `bytes` to `descriptor`, retrying interrupted and partial writes.
+    private static func write(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return
@@ -24,7 +27,7 @@ enum Output {
         }
     }
     /// Writes `text` to standard error.
-    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    static func err(_ text: String) { write(Array(text.utf8), to: STDERR_FILENO) }
 
     /// Encodes a value as stable JSON (sorted keys) followed by a newline.
     static func json<T: Encodable>(_ value: T) throws -> String {

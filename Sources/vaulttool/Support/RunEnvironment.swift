@@ -1,6 +1,6 @@
 // vaulttool run: which variables the child gets, and which of them are references to resolve.
 
-import Foundation
+import FoundationEssentials
 import Glibc
 import VaultIO
 
@@ -133,23 +133,24 @@ enum RunEnvironment {
     }
 
     private static func readEnvFile(_ path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
             throw ToolError(
                 "cannot read the env file '\(path)': \(String(cString: strerror(errno)))",
                 exitCode: .ioFailure
             )
         }
-        defer { try? handle.close() }
-        let data: Data
+        defer { close(fd) }
+        let data: [UInt8]
         do {
-            data = try handle.read(upToCount: envFileLimit + 1) ?? Data()
+            data = try SecretInput.read(descriptor: fd, limit: envFileLimit, path: path)
         } catch {
-            throw ToolError("cannot read the env file '\(path)': \(error.localizedDescription)", exitCode: .ioFailure)
+            if error.code == .tooLarge {
+                throw ToolError("the env file '\(path)' is larger than 1 MiB", exitCode: .usage)
+            }
+            throw ToolError("cannot read the env file '\(path)': \(error)", exitCode: .ioFailure)
         }
-        guard data.count <= envFileLimit else {
-            throw ToolError("the env file '\(path)' is larger than 1 MiB", exitCode: .usage)
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw ToolError("the env file '\(path)' is not UTF-8 text", exitCode: .usage)
         }
         return text

@@ -1,7 +1,9 @@
 // vaulttool: the controlling terminal: prompts without echo, and what is a terminal.
 
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
+import Synchronization
 import VaultIO
 
 /// The terminal, for prompts that must not echo and for deciding when to show progress.
@@ -92,10 +94,9 @@ private enum EchoGuard {
 
 /// Reports a slow step on stderr, only when stderr is a terminal and the step
 /// takes longer than about a third of a second.
-final class Progress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var shown = false
-    private var finished = false
+final class Progress: Sendable {
+    /// Whether the label was shown, and whether the step finished.
+    private let state = Mutex((shown: false, finished: false))
 
     /// The delay before a step is shown.
     static let delay: DispatchTimeInterval = .milliseconds(300)
@@ -110,17 +111,17 @@ final class Progress: @unchecked Sendable {
     }
 
     private func show(_ label: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !finished else { return }
-        shown = true
-        Output.err("\(label)…")
+        state.withLock { state in
+            guard !state.finished else { return }
+            state.shown = true
+            Output.err("\(label)…")
+        }
     }
 
     private func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        finished = true
-        if shown { Output.err("\r\u{1B}[K") }
+        state.withLock { state in
+            state.finished = true
+            if state.shown { Output.err("\r\u{1B}[K") }
+        }
     }
 }

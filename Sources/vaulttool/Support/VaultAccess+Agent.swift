@@ -1,6 +1,7 @@
 // vaulttool: opening vaults with keys from the agent when one holds them.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// How a command opens a vault: with keys from the agent (already checked against the

@@ -1,6 +1,7 @@
 // vaulttool: opening vaults for reading and writing, with progress and the lock timeout.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// How commands open vaults.

@@ -1,6 +1,7 @@
 // vaulttool: which vault a command that takes no <vault> argument opens.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import VaultIO
 
 /// `--vault <path>`, else `VAULTTOOL_VAULT`, else the standard per-user vault: the vault of the
