@@ -55,7 +55,9 @@ enum EntryMapping {
 
     /// `https://host:port/path` → its parts; a bare `host.name/path` counts as a host without protocol.
     static func parse(_ text: String) -> (scheme: String, host: String, port: UInt16, path: String)? {
-        let trimmed = text.trimmingWhitespace()
+        // Spaces and tabs around it dropped (Unicode white space that is not a line break).
+        let blank: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
+        let trimmed = String(text.drop(while: blank).reversed().drop(while: blank).reversed())
         guard !trimmed.isEmpty, !trimmed.contains(" ") else { return nil }
         if let components = URLComponents(string: trimmed), let scheme = components.scheme,
             let host = components.host, !host.isEmpty

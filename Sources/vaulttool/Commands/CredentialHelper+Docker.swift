@@ -182,7 +182,7 @@ struct DockerCredentialProtocol {
 
     /// The server URL of `get` and `erase`: the joined lines, trimmed of white space.
     static func serverURL(_ bytes: [UInt8]) throws -> String {
-        let text = String(decoding: lines(bytes).joined(), as: UTF8.self).trimmingWhitespace()
+        let text = Text.trimmingWhitespace(String(decoding: lines(bytes).joined(), as: UTF8.self))
         guard !text.isEmpty else { throw Failure.missingServerURL }
         return text
     }

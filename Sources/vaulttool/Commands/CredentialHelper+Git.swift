@@ -61,7 +61,7 @@ struct GitCredential {
         if let at = authority.lastIndex(of: "@") {
             let user = authority[..<at]
             let name = user.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            username = name.percentDecoded()
+            username = Text.percentDecoded(name)
             authority = authority[authority.index(after: at)...]
         }
         host = String(authority)

@@ -1,8 +1,8 @@
 // vaulttool git-setup: make a git repository merge and diff its vaults with vaulttool's drivers.
 
-import Dispatch
 import FoundationEssentials
 import Glibc
+import VaultIO
 
 /// `vaulttool git-setup [--repo <dir>] [--dry-run] [--use-path] [<credential options>] [<pattern>...]`.
 ///
@@ -106,22 +106,23 @@ struct GitSetup: Command {
     // MARK: - Running
 
     func run() throws {
-        let top = try Self.git(
-            ["-C", repo, "rev-parse", "--show-toplevel"],
-            failure: "'\(repo)' is not inside a git repository"
+        let top = Text.trimmingNewlines(
+            try Self.git(
+                ["-C", repo, "rev-parse", "--show-toplevel"],
+                failure: "'\(repo)' is not inside a git repository"
+            )
         )
-        .trimmingNewlines()
         var changes = [String]()
         let attributes = patterns.map(Self.attributesLine)
         changes += try update(top + "/.gitattributes", adding: attributes) { line, wanted in
             Self.attributesMatch(line, wanted)
         }
         changes += try update(top + "/.gitignore", adding: patterns.flatMap(Self.ignoreLines)) { line, wanted in
-            line.trimmingWhitespace() == wanted
+            Text.trimmingWhitespace(line) == wanted
         }
         for (key, value) in configValues(program: usePath ? "vaulttool" : Self.programPath()) {
             let current = try? Self.git(["-C", top, "config", "--local", "--get", key], failure: "")
-            guard current?.trimmingNewlines() != value else { continue }
+            guard current.map(Text.trimmingNewlines) != value else { continue }
             if !dryRun { _ = try Self.git(["-C", top, "config", "--local", key, value], failure: "cannot set \(key)") }
             changes.append("git config \(key) \(value)")
         }
