@@ -15,24 +15,27 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
-        // The XML reader every distribution ships, for KeePass XML (FoundationXML would pull in Foundation).
-        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // KeePass XML through libxml2, the XML reader every distribution ships (FoundationXML would
+        // pull in Foundation), loaded with dlopen when an export is read. `libxml2/libxml` links to
+        // libxml2-dev's headers (/usr/include/libxml2/libxml): a pkg-config system library would
+        // also link the library into every vaulttool start.
+        .target(name: "CVaultXML", cSettings: [.headerSearchPath("libxml2")]),
         .target(name: "CVaultSys", cSettings: [.define("_GNU_SOURCE")]),
         // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's;
         // and `vaulttool run`'s fork/exec, memfd and pseudo-terminal calls (GNU extensions).
         .target(name: "CVaultTool", cSettings: [.define("_GNU_SOURCE")]),
         // The Secret Service provider's C side: sd-bus object tables, and the DH session's
-        // arithmetic and AES-CBC from libcrypto (Spec/secret-service.md).
+        // arithmetic and AES-CBC from libcrypto (Spec/secret-service.md). Both libraries are
+        // loaded with dlopen when the provider starts (Lazy.c), not linked.
         .target(
             name: "CSecretService",
-            cSettings: [.define("_GNU_SOURCE")],
-            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("crypto")]
+            cSettings: [.define("_GNU_SOURCE")]
         ),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
         .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
         // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts), with
         // FoundationEssentials' JSON and libxml2: no Foundation, so vaulttool starts without it.
-        .target(name: "VaultImport", dependencies: ["VaultIO", "CLibXML2"]),
+        .target(name: "VaultImport", dependencies: ["VaultIO", "CVaultXML"]),
         .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
         // org.freedesktop.secrets over the session bus, from VaultIO's public API (not a product).
         .target(name: "VaultSecretService", dependencies: ["VaultIO", "CSecretService"]),

@@ -34,10 +34,7 @@ let package = Package(
     dependencies: [.package(path: "$root")],
     targets: [
         .target(name: "COutsideTool", cSettings: [.define("_GNU_SOURCE")]),  // as CVaultTool in Package.swift
-        .target(
-            name: "COutsideSecretService", cSettings: [.define("_GNU_SOURCE")],
-            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("crypto")]
-        ),
+        .target(name: "COutsideSecretService", cSettings: [.define("_GNU_SOURCE")]),  // dlopens its libraries
         .target(
             name: "OutsideSecretService",
             dependencies: [.product(name: "VaultIO", package: "$identity"), "COutsideSecretService"]

@@ -99,6 +99,20 @@ struct KeePassXMLTests {
         #expect(!error.description.contains("hunter2"))
     }
 
+    /// libxml2 reads the export (FoundationXML is gone): a document type declaration is refused
+    /// before any entity could expand, and nothing of the document is quoted.
+    @Test func read_documentTypeDeclaration_isRefusedWithoutExpansion() throws {
+        let text =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE KeePassFile [<!ENTITY a \"hunter2hunter2\">"
+            + "<!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;\">]>\n"
+            + "<KeePassFile><Root><Group><Entry><String><Key>Password</Key><Value>&b;</Value></String>"
+            + "</Entry></Group></Root></KeePassFile>\n"
+        let error = try #require(readError(.keepassXML, text))
+        #expect(error == ImportError(.malformed))
+        #expect(error.reason.contains("document type declaration"))
+        #expect(!error.description.contains("hunter2"))
+    }
+
     @Test func read_withoutRoot_namesTheMissingElement() throws {
         let error = try #require(readError(.keepassXML, "<KeePassFile><Meta/></KeePassFile>"))
         #expect(error == ImportError(.missingField))

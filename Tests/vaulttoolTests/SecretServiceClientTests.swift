@@ -429,7 +429,7 @@ struct SecretServiceClientTests {
             "askpass",
             """
             #!/bin/sh
-            [ -e "$W/slow" ] && { echo $$ > "$W/slow.pid"; exec sleep 300; }
+            [ -e "$W/slow" ] && { echo $$ > "$W/slow.tmp"; mv "$W/slow.tmp" "$W/slow.pid"; exec sleep 300; }
             cat "$W/pw"
             """
         )

@@ -55,6 +55,10 @@ int vss_child_exited(pid_t pid);
 /// or -1 with errno when a read fails.
 int vss_sha256_fd(int fd, uint8_t digest[32]);
 
+/// Loads libsystemd and libcrypto (Lazy.c): `NULL`, or why they cannot be loaded. The provider
+/// calls it first; a vaulttool run that never serves the bus never loads them.
+const char *vss_load_libraries(void);
+
 // MARK: DH session crypto (dh-ietf1024-sha256_aes128_cbc_pkcs7)
 
 /// Makes a key pair in the second Oakley group: `private_key` 128 random bytes, `public_key`

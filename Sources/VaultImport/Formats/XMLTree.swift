@@ -1,6 +1,6 @@
-// vault: a small element tree over libxml2, for KeePass XML.
+// vault: a small element tree over libxml2 (CVaultXML), for KeePass XML.
 
-import CLibXML2
+import CVaultXML
 
 /// A small element tree read with libxml2: no network, no external entities, no document type
 /// declaration (KeePass XML has none, and refusing one rules out entity expansion).
@@ -25,62 +25,63 @@ final class XMLTree {
     /// - Throws: ``ImportProblem`` naming the line where the document stops being well-formed
     ///   (libxml2's error number only: its message may quote the document, which holds secrets).
     static func parse(_ bytes: [UInt8]) throws -> XMLTree {
-        guard let context = xmlNewParserCtxt() else { throw ImportProblem("cannot start the XML reader") }
-        defer { xmlFreeParserCtxt(context) }
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
-        guard bytes.count <= Int(Int32.max) else { throw ImportProblem("the XML document is over 2 GiB") }
-        let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), nil, nil, options)
+        let builder = Builder()
+        var code: Int32 = 0
+        var line: Int32 = 0
+        var handlers = vault_xml_handlers(
+            start: { context, name, attributes in
+                var map: [String: String] = [:]
+                var i = 0
+                while let attributes, let key = attributes[i], let value = attributes[i + 1] {
+                    map[String(cString: key)] = String(cString: value)
+                    i += 2
+                }
+                Builder.of(context).start(String(cString: name!), map)
+            },
+            text: { context, text in Builder.of(context).stack.last?.buffer += String(cString: text!) },
+            end: { context in _ = Builder.of(context).stack.popLast() }
+        )
+        let result = withExtendedLifetime(builder) {
+            bytes.withUnsafeBufferPointer {
+                vault_xml_walk(
+                    $0.baseAddress,
+                    $0.count,
+                    &handlers,
+                    Unmanaged.passUnretained(builder).toOpaque(),
+                    &code,
+                    &line
+                )
             }
         }
-        guard let document else {
-            let error = context.pointee.lastError
-            throw ImportProblem(
-                "not well-formed XML (libxml2 error \(error.code))",
-                row: error.line > 0 ? Int(error.line) : nil
-            )
-        }
-        defer { xmlFreeDoc(document) }
-        if document.pointee.intSubset != nil || document.pointee.extSubset != nil {
+        switch result {
+        case Int32(VAULT_XML_OK):
+            guard let root = builder.root else { throw ImportProblem("not well-formed XML (empty)") }
+            return root
+        case Int32(VAULT_XML_DOCTYPE):
             throw ImportProblem("not well-formed XML for this format: a document type declaration is not accepted")
+        case Int32(VAULT_XML_UNAVAILABLE):
+            throw ImportProblem(
+                "cannot load libxml2, which reads XML exports: \(String(cString: vault_xml_load_error()))"
+            )
+        default:
+            throw ImportProblem("not well-formed XML (libxml2 error \(code))", row: line > 0 ? Int(line) : nil)
         }
-        guard let root = xmlDocGetRootElement(document) else { throw ImportProblem("not well-formed XML (empty)") }
-        return tree(root)
     }
 
-    /// The element at `node`, its children and its text (text and CDATA nodes, in order).
-    private static func tree(_ node: xmlNodePtr) -> XMLTree {
-        var attributes: [String: String] = [:]
-        var attribute = node.pointee.properties
-        while let a = attribute {
-            var value = ""
-            var part = a.pointee.children
-            while let p = part {
-                if let content = p.pointee.content { value += text(content) }
-                part = p.pointee.next
-            }
-            attributes[text(a.pointee.name)] = value
-            attribute = a.pointee.next
-        }
-        let element = XMLTree(name: text(node.pointee.name), attributes: attributes)
-        var child = node.pointee.children
-        while let c = child {
-            switch c.pointee.type {
-            case XML_ELEMENT_NODE: element.elements.append(tree(c))
-            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-                if let content = c.pointee.content { element.buffer += text(content) }
-            default: break
-            }
-            child = c.pointee.next
-        }
-        return element
-    }
+    /// Builds the tree from the walk's callbacks.
+    private final class Builder {
+        var stack: [XMLTree] = []
+        var root: XMLTree?
 
-    private static func text(_ p: UnsafePointer<xmlChar>?) -> String {
-        guard let p else { return "" }
-        return String(cString: p)
-    }
+        static func of(_ context: UnsafeMutableRawPointer?) -> Builder {
+            Unmanaged<Builder>.fromOpaque(context!).takeUnretainedValue()
+        }
 
-    private static func text(_ p: UnsafeMutablePointer<xmlChar>?) -> String { text(UnsafePointer(p)) }
+        func start(_ name: String, _ attributes: [String: String]) {
+            let element = XMLTree(name: name, attributes: attributes)
+            stack.last?.elements.append(element)
+            if stack.isEmpty { root = element }
+            stack.append(element)
+        }
+    }
 }
