@@ -17,9 +17,10 @@ deps:
 test-deps:
 	scripts/install-test-deps.sh
 
-# Release build; vaulttool links the Swift runtime statically (one file; no Foundation in it).
+# Release build; vaulttool links the Swift runtime statically (one file; no Foundation in it),
+# without symbols (17.6 MB instead of 35 MB; BENCHMARKS.md, issue 24).
 build: deps
-	swift build -c release --static-swift-stdlib
+	swift build -c release --static-swift-stdlib -Xlinker --strip-all
 
 # Regenerate Fixtures/v1 (landed fixtures are frozen: only to add cases).
 fixtures: deps
