@@ -27,30 +27,7 @@ struct SecretServiceClientTests {
             kill $PROVIDER; wait $PROVIDER; echo "provider-status $?"
             """
         try w.write("bus.sh", script)
-        let environment = [
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": w.path, "XDG_DATA_HOME": w.file("share"),
-            "XDG_STATE_HOME": w.file("state"), "XDG_CONFIG_HOME": w.file("config"), "VAULTTOOL": Tool.path,
-            "W": w.path, "LANG": "C.UTF-8",
-        ]
-        // The bus daemon must not inherit the test's pipes (it could outlive the script): the
-        // output goes to a file, read once the run ends.
-        let run = try Tool.runProgram(
-            "/bin/sh",
-            [
-                "-c",
-                "timeout -k 5 120 dbus-run-session -- /bin/sh \"$W/bus.sh\" >\"$W/bus.out\" 2>&1 </dev/null; echo $?",
-            ],
-            stdin: nil,
-            environment: environment,
-            in: w.path
-        )
-        let output = (try? String(contentsOfFile: w.file("bus.out"), encoding: .utf8)) ?? ""
-        return RunResult(
-            status: Int32(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
-            stdout: output,
-            stderr: run.stderr,
-            stdoutBytes: Array(output.utf8)
-        )
+        return try PrivateBus.run(w)
     }
 
     @Test func secretToolStoresWhatVaulttoolGetReads() throws {

@@ -31,7 +31,7 @@ struct SecretService: Command {
         completion: .files
     )
     var vaults: [String]
-    @Flag("--replace", help: "Take org.freedesktop.secrets over from the provider that owns it.")
+    @Flag("--replace", help: "Take org.freedesktop.secrets from an owner that allows it (gnome-keyring does not).")
     var replace: Bool
     @Flag("--install", help: "Write the D-Bus activation file and the systemd user unit, then exit.")
     var install: Bool
@@ -75,10 +75,11 @@ struct SecretService: Command {
         } catch .stopped(let why) {
             Output.err("vaulttool: secret-service stopped: \(why)\n")
         } catch .nameOwned(let owner) {
-            throw ToolError(
-                "the name org.freedesktop.secrets is owned by \(owner); stop it, or pass --replace to take it over",
-                exitCode: .busy
-            )
+            // With --replace the owner refused to give the name up (gnome-keyring does): only stopping it helps.
+            let advice =
+                replace
+                ? "which does not allow replacement; stop it first" : "stop it, or pass --replace to take it over"
+            throw ToolError("the name org.freedesktop.secrets is owned by \(owner), \(advice)", exitCode: .busy)
         } catch .bus(let why) {
             throw ToolError(why, exitCode: .ioFailure)
         }
