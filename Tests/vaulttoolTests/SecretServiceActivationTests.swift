@@ -174,4 +174,157 @@ struct SecretServiceActivationTests {
             ]
         )
     }
+
+    /// The two files of R-SS-4 and §9.
+    struct Installed {
+        let service: String
+        let unit: String
+        init(data: String, config: String) {
+            service = data + "/dbus-1/services/org.freedesktop.secrets.service"
+            unit = config + "/systemd/user/vaulttool-secret-service.service"
+        }
+        func contents() -> (String?, String?) {
+            (try? String(contentsOfFile: service, encoding: .utf8), try? String(contentsOfFile: unit, encoding: .utf8))
+        }
+        static func service(_ exec: String) -> String {
+            "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=\(exec)\nSystemdService=vaulttool-secret-service.service\n"
+        }
+        static func unit(_ exec: String) -> String {
+            "[Unit]\nDescription=vault Secret Service provider (org.freedesktop.secrets)\n\n[Service]\nType=dbus\n"
+                + "BusName=org.freedesktop.secrets\nExecStart=\(exec)\n"
+        }
+    }
+
+    @Test func installWritesTheFilesTheSpecNamesAndSaysWhatChanged() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.makeVault("two words.vault")
+        let environment = [
+            "HOME": w.file("home"), "XDG_DATA_HOME": w.file("share"), "XDG_CONFIG_HOME": w.file("config"),
+        ]
+        let files = Installed(data: w.file("share"), config: w.file("config"))
+        // /proc/self/exe: the binary itself, not the .build/debug link that may lead to it.
+        let exe = URL(fileURLWithPath: Tool.path).resolvingSymlinksInPath().path
+        let install = ["secret-service", "--install", "--vault", "v.vault", "--vault", w.file("two words.vault")]
+
+        let first = try w.run(install, environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "wrote \(files.service)\nwrote \(files.unit)\n")
+        let vaults = "--vault \(w.file("v.vault")) --vault"
+        let (service, unit) = files.contents()
+        #expect(service == Installed.service("\(exe) secret-service \(vaults) '\(w.file("two words.vault"))'"))
+        #expect(unit == Installed.unit("\(exe) secret-service \(vaults) \"\(w.file("two words.vault"))\""))
+        for path in [files.service, files.unit] {
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+            #expect(mode == 0o644, "\(path)")
+        }
+
+        let again = try w.run(install, environment: environment)
+        #expect(again.status == 0 && again.stdout == "unchanged \(files.service)\nunchanged \(files.unit)\n")
+        let other = try w.run(["secret-service", "--install"], environment: environment)
+        #expect(other.status == 0 && other.stdout == "replaced \(files.service)\nreplaced \(files.unit)\n")
+        #expect(files.contents().0 == Installed.service("\(exe) secret-service"))
+        #expect(files.contents().1 == Installed.unit("\(exe) secret-service"))
+
+        // Empty XDG variables count as unset: the files go under HOME.
+        let home = try w.run(
+            ["secret-service", "--install"],
+            environment: environment.merging(["XDG_DATA_HOME": "", "XDG_CONFIG_HOME": ""]) { $1 }
+        )
+        let defaults = Installed(data: w.file("home/.local/share"), config: w.file("home/.config"))
+        #expect(
+            home.status == 0 && home.stdout == "wrote \(defaults.service)\nwrote \(defaults.unit)\n",
+            "\(home.stderr)"
+        )
+        #expect(defaults.contents().0 == Installed.service("\(exe) secret-service"))
+
+        // What the files cannot carry is refused, and nothing is written.
+        try FileManager.default.removeItem(atPath: w.file("share"))
+        for (arguments, status) in [
+            (["--password-file", "pw"], Int32(64)), (["--replace"], 64), (["--vault", "missing.vault"], 2),
+            (["--vault", "line\nbreak.vault"], 64),
+        ] {
+            try w.write("line\nbreak.vault", "")
+            let refused = try w.run(["secret-service", "--install"] + arguments, environment: environment)
+            #expect(refused.status == status, "\(arguments): \(refused.stderr)")
+            #expect(refused.stdout.isEmpty && !FileManager.default.fileExists(atPath: files.service), "\(arguments)")
+        }
+    }
+
+    /// Real activation: nothing owns the name, the bus reads the installed file from
+    /// $XDG_DATA_HOME/dbus-1/services (before gnome-keyring's in /usr/share) and starts vaulttool
+    /// itself. The executable and the vault are in directories whose names need quoting.
+    @Test func theBusStartsTheInstalledProvider() throws {
+        let w = try Workspace()
+        // systemd refuses quotes and backslashes in an executable's path, not in its arguments.
+        let bin = w.file("bin 100% $x")
+        let vault = w.file("it's \"q\" \\b 5% $HOME") + "/a.vault"
+        for directory in [bin, (vault as NSString).deletingLastPathComponent] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: Tool.path, toPath: bin + "/vaulttool")
+        // A vault this user's device secret opens: the standard vault a provider creates, copied.
+        let seeded = try onBus(
+            w,
+            """
+            "$VAULTTOOL" secret-service 2>"$W/seed.err" &
+            SEEDER=$!
+            wait_owner_not "" || { cat "$W/seed.err"; exit 91; }
+            printf 'seed-pw' | secret-tool store --label=Seed service seed account s
+            kill $SEEDER; wait $SEEDER; echo "seeded $?"
+            """
+        )
+        #expect(seeded.stdout.contains("seeded 0"), "\(seeded.stdout)")
+        try FileManager.default.copyItem(atPath: w.file("share/vault/default.vault"), toPath: vault)
+
+        let environment = ["XDG_DATA_HOME": w.file("share"), "XDG_CONFIG_HOME": w.file("config"), "HOME": w.path]
+        let install = try Tool.runProgram(
+            bin + "/vaulttool",
+            ["secret-service", "--install", "--vault", vault],
+            stdin: nil,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            in: w.path
+        )
+        #expect(install.status == 0, "\(install.stderr)")
+        let files = Installed(data: w.file("share"), config: w.file("config"))
+        // systemd's spelling (R-SS-4): %% everywhere, $$ in the arguments, C escapes in double quotes.
+        let execStart =
+            #""\#(w.path)/bin 100%% $x/vaulttool" secret-service --vault "\#(w.path)/it's \"q\" \\b 5%% $$HOME/a.vault""#
+        #expect(files.contents().1 == Installed.unit(execStart), "\(files.contents())")
+        // systemd parses the unit and finds the executable its ExecStart names.
+        let verify = try Tool.runProgram(
+            "/usr/bin/systemd-analyze",
+            ["verify", "--man=no", files.unit],
+            stdin: nil,
+            environment: ["PATH": "/usr/bin:/bin", "SYSTEMD_LOG_LEVEL": "notice", "HOME": w.path],
+            in: w.path
+        )
+        #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stdout)\(verify.stderr)\n\(files.contents())")
+
+        let r = try onBus(
+            w,
+            """
+            [ -z "$(owner)" ] && echo "nobody owns the name"
+            echo "lookup=$(secret-tool lookup service seed account s)"
+            printf 'activated-pw' | secret-tool store --label=A service act account carol
+            PID=$(owner_pid)
+            echo "exe=$(readlink /proc/$PID/exe)"
+            kill $PID
+            """
+        )
+        expect(
+            r,
+            contains: [
+                "nobody owns the name", "Activating service name='org.freedesktop.secrets'", "lookup=seed-pw\n",
+                "exe=\(bin)/vaulttool\n", "vaulttool: serving org.freedesktop.secrets: a (\(vault))",
+            ]
+        )
+        let get = try w.run(
+            [
+                "get", "--device-secret-file", w.file("share/vault/device-secret"), "--service", "act", "--account",
+                "carol", vault,
+            ]
+        )
+        #expect(get.status == 0 && get.stdout == "activated-pw", "\(get.stderr)")
+    }
 }

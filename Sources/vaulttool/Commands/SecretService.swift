@@ -55,7 +55,17 @@ struct SecretService: Command {
     var credentialOptions: CredentialOptions
 
     func run() throws {
-        if install { return try SecretServiceInstall.write(vaults: vaults) }
+        if install {
+            // The files carry only --vault: credentials would have to be read by whatever the bus
+            // starts, and --replace means nothing for a provider started because nobody owns the name.
+            guard !replace, credentialOptions.namesNoOption else {
+                throw UsageError(
+                    "--install takes only --vault: the provider it installs opens vaults with the "
+                        + "agent's keys or this user's device secret"
+                )
+            }
+            return try SecretServiceInstall.write(vaults: try vaults.map { try Self.servedPath($0).path })
+        }
         if !allowExecutables.isEmpty || !disallowExecutables.isEmpty {
             return try SecretServiceAllowList.update(allow: allowExecutables, disallow: disallowExecutables)
         }
@@ -92,10 +102,7 @@ struct SecretService: Command {
         let named = options.namesNoCredential ? nil : try options.credentials()
         let configuration = try VaultAccess.configuration()
         for vault in given {
-            let (path, isStandard) = try VaultLocation.path(vault)
-            if !isStandard && !FileManager.default.fileExists(atPath: path) {
-                throw ToolError("\(path): no such vault; create it with 'vaulttool create'", exitCode: .notFound)
-            }
+            let (path, isStandard) = try servedPath(vault)
             var credentials = named
             if credentials == nil, let device = DeviceSecretFile.defaultPath,
                 isStandard || FileManager.default.fileExists(atPath: device)
@@ -127,6 +134,15 @@ struct SecretService: Command {
         return out
     }
 
+    /// The file of `--vault` (`nil`: the standard vault), which must exist unless it is the standard vault (§8).
+    static func servedPath(_ vault: String?) throws -> (path: String, isStandard: Bool) {
+        let (path, isStandard) = try VaultLocation.path(vault)
+        if !isStandard && !FileManager.default.fileExists(atPath: path) {
+            throw ToolError("\(path): no such vault; create it with 'vaulttool create'", exitCode: .notFound)
+        }
+        return (path, isStandard)
+    }
+
     /// R-SS-6: the file name without `.vault`, every byte outside `[A-Za-z0-9_]` as `_`.
     static func collectionName(_ path: String) -> String {
         var file = String(path.split(separator: "/").last ?? "")
@@ -151,9 +167,25 @@ enum SecretServiceInstall {
         }
         let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "vaulttool"
-        let command = ([executable, "secret-service"] + vaults.flatMap { ["--vault", absolute($0)] })
-            .map(quoted).joined(separator: " ")
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            throw ToolError("cannot find this executable's path (/proc/self/exe)", exitCode: .ioFailure)
+        }
+        let words = [executable, "secret-service"] + vaults.flatMap { ["--vault", absolute($0)] }
+        if let bad = words.first(where: { $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f } }) {
+            throw ToolError(
+                "\(String(reflecting: bad)) holds a control character, which an Exec= line cannot carry",
+                exitCode: .usage
+            )
+        }
+        // systemd refuses an executable whose path holds a quote or a backslash (string_is_safe).
+        if executable.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" }) {
+            throw ToolError(
+                "systemd cannot run \(executable): its path holds a quote or a backslash; install vaulttool elsewhere",
+                exitCode: .usage
+            )
+        }
+        let command = words.map(activationWord).joined(separator: " ")
+        let unitCommand = words.enumerated().map { unitWord($1, isExecutable: $0 == 0) }.joined(separator: " ")
         let files = [
             (
                 data + "/dbus-1/services/org.freedesktop.secrets.service",
@@ -163,7 +195,7 @@ enum SecretServiceInstall {
             (
                 config + "/systemd/user/vaulttool-secret-service.service",
                 "[Unit]\nDescription=vault Secret Service provider (org.freedesktop.secrets)\n\n[Service]\n"
-                    + "Type=dbus\nBusName=org.freedesktop.secrets\nExecStart=\(command)\n"
+                    + "Type=dbus\nBusName=org.freedesktop.secrets\nExecStart=\(unitCommand)\n"
             ),
         ]
         for (path, text) in files {
@@ -186,10 +218,33 @@ enum SecretServiceInstall {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
-    /// A word for Exec= lines: quoted when it holds a space or a quote.
-    private static func quoted(_ word: String) -> String {
-        guard word.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" }) else { return word }
-        return "\"" + word.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+    private static func isBare(_ word: String) -> Bool {
+        !word.isEmpty
+            && word.unicodeScalars.allSatisfy { c in
+                c.isASCII
+                    && (c.properties.isAlphabetic || c.properties.numericType != nil
+                        || "/._+,:@=-".unicodeScalars.contains(c))
+            }
+    }
+
+    /// A word for the activation file's `Exec=`: dbus-daemon reads the value as a desktop-entry
+    /// value (so `\\` stands for a backslash, and `\"` makes the file invalid) and then splits it
+    /// as a shell would, without expansions. So: bare when it holds only `[A-Za-z0-9/._+,:@=-]`,
+    /// else in single quotes (a quote as `'\''`), then every backslash doubled.
+    private static func activationWord(_ word: String) -> String {
+        if isBare(word) { return word }
+        return ("'" + word.replacing("'", with: "'\\''") + "'")
+            .replacing("\\", with: "\\\\")
+    }
+
+    /// A word for the unit's `ExecStart=`: systemd resolves `%` specifiers in every word and `$`
+    /// variables in the arguments (not in the executable), and unescapes C-style inside double
+    /// quotes. So `%%`, `$$` in an argument, then bare or in double quotes with `\\` and `\"`.
+    private static func unitWord(_ word: String, isExecutable: Bool) -> String {
+        var text = word.replacing("%", with: "%%")
+        if !isExecutable { text = text.replacing("$", with: "$$") }
+        if isBare(text) { return text }
+        return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
             + "\""
     }
 }

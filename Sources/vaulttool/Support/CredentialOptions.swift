@@ -129,6 +129,9 @@ struct CredentialOptions: OptionGroup {
         !hasPasswordSource && keyFile == nil && deviceSecretFile == nil && identityFile == nil
     }
 
+    /// Whether no credential option is on the command line (their environment variables aside).
+    var namesNoOption: Bool { !hasPasswordSource && keyFile == nil && !deviceSecretFileNamed && !identityOptionGiven }
+
     var usesStdin: Bool { passwordStdin }
 
     /// Whether a password was asked for explicitly on the command line.
