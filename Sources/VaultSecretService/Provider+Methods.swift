@@ -84,9 +84,6 @@ extension SecretServiceProvider {
 
     private func openSession(_ caller: String, _ r: MessageReader, _ w: MessageWriter) throws(BusError) {
         let algorithm = try r.string()
-        guard sessions.values.filter({ $0.owner == caller }).count < 64 else {
-            throw .limits("at most 64 sessions per connection")
-        }
         let cipher: SessionCipher
         switch algorithm {
         case SessionCipher.plainAlgorithm:
@@ -103,8 +100,17 @@ extension SecretServiceProvider {
         default:
             throw .notSupported("algorithm \(algorithm) is not supported; use plain or \(SessionCipher.dhAlgorithm)")
         }
+        // R-SS-9: a name keeps at most 64 sessions. secretstorage opens one per Item object and
+        // never closes it, so a client reading many items must not be refused: the session this
+        // name used least recently is closed instead.
+        let owned = sessions.filter { $0.value.owner == caller }
+        if owned.count >= 64, let oldest = owned.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            oldest.value.cipher.close()
+            sessions[oldest.key] = nil
+        }
         let path = newPath("session")
-        sessions[path] = Session(owner: caller, cipher: cipher)
+        sessionClock += 1
+        sessions[path] = Session(owner: caller, cipher: cipher, lastUse: sessionClock)
         if cipher.publicValue.isEmpty {
             try w.open("v", "s")
             try w.string("")

@@ -16,6 +16,8 @@ package final class SecretServiceProvider {
     struct Session {
         let owner: String
         let cipher: SessionCipher
+        /// When the session was opened or last used, on `sessionClock` (R-SS-9 closes the least recent).
+        var lastUse: UInt64
     }
 
     struct Prompt {
@@ -30,6 +32,8 @@ package final class SecretServiceProvider {
     }
 
     var sessions: [String: Session] = [:]
+    /// Counts session openings and uses.
+    var sessionClock: UInt64 = 0
     var prompts: [String: Prompt] = [:]
     private var nextObject = 1
     /// Each caller's effective UID, asked of the bus once per unique name (R-SS-27).
@@ -138,6 +142,8 @@ package final class SecretServiceProvider {
 
     func session(_ path: String, caller: String) throws(BusError) -> SessionCipher {
         guard let s = sessions[path], s.owner == caller else { throw .noSession }
+        sessionClock += 1
+        sessions[path]!.lastUse = sessionClock
         return s.cipher
     }
 

@@ -336,6 +336,43 @@ struct SecretServiceClientTests {
         #expect(r.stdout.contains("child ended"))
     }
 
+    /// python-secretstorage opens a session for every Item object and never closes it: reading 100
+    /// items over one connection must work, the name keeping its 64 most recently used sessions (R-SS-9).
+    @Test func aClientReadingManyItemsOverOneConnectionKeepsItsRecentSessions() throws {
+        let w = try Workspace()
+        try w.write(
+            "many.py",
+            """
+            import secretstorage
+            conn = secretstorage.dbus_init()
+            coll = secretstorage.get_default_collection(conn)
+            for n in range(100):
+                coll.create_item("many %d" % n, {"many": "yes", "n": str(n)}, b"s%d" % n, replace=True)
+            # A Collection object that opened no session: each Item it finds opens its own.
+            reader = secretstorage.get_default_collection(conn)
+            items = sorted(reader.search_items({"many": "yes"}), key=lambda i: int(i.get_attributes()["n"]))
+            print("items", len(items))
+            print("read", sum(1 for n, i in enumerate(items) if i.get_secret() == b"s%d" % n))
+            print("last-again", items[-1].get_secret() == b"s99")
+            try:
+                items[0].get_secret()
+                print("first-again still open")
+            except Exception as e:
+                print("first-again", e)
+            """
+        )
+        let r = try onBus(w, #"/usr/bin/python3 -u "$W/many.py" 2>&1"#)
+        #expect(r.stdout.contains("items 100\n"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("read 100\n"))
+        #expect(r.stdout.contains("last-again True\n"))
+        // The first item's session was the least recently used: closed.
+        #expect(
+            r.stdout.contains("first-again") && r.stdout.contains("org.freedesktop.Secret.Error.NoSession"),
+            "\(r.stdout)"
+        )
+        #expect(r.stdout.contains("provider-status 0"))
+    }
+
     @Test func aSecondProviderNamesTheOwnerAndExitsBusy() throws {
         let w = try Workspace()
         let r = try onBus(w, #""$VAULTTOOL" secret-service 2>&1; echo "second $?""#)
