@@ -17,7 +17,7 @@ cp -R "$root/Sources/CVaultTool" "$work/Sources/COutsideTool"
 cp -R "$root/Sources/VaultSecretService" "$work/Sources/OutsideSecretService"
 cp -R "$root/Sources/CSecretService" "$work/Sources/COutsideSecretService"
 mv "$work/Sources/COutsideSecretService/include/CSecretService.h" "$work/Sources/COutsideSecretService/include/COutsideSecretService.h"
-sed -i 's/"CSecretService.h"/"COutsideSecretService.h"/' "$work/Sources/COutsideSecretService/CSecretService.c"
+sed -i 's/"CSecretService.h"/"COutsideSecretService.h"/' "$work/Sources/COutsideSecretService/"*.c
 grep -rl '^import CSecretService$' "$work/Sources/OutsideSecretService" | xargs sed -i 's/^import CSecretService$/import COutsideSecretService/'
 grep -rl '^import VaultSecretService$' "$work/Sources/outside_vaulttool" | xargs sed -i 's/^import VaultSecretService$/import OutsideSecretService/'
 grep -rl '^import CVaultTool$' "$work/Sources/outside_vaulttool" | xargs sed -i 's/^import CVaultTool$/import COutsideTool/'

@@ -25,7 +25,7 @@
 
 /// The vtable format this code is compiled for (sd-bus-vtable.h's macros point at it; sd-bus
 /// reads the element size and features from the table itself).
-const unsigned sd_bus_object_vtable_format = 242;
+__attribute__((visibility("hidden"))) const unsigned sd_bus_object_vtable_format = 242;
 
 static void *library(const char *name, void **handle) {
     if (!*handle) *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -56,14 +56,16 @@ static void *symbol(const char *lib, void **handle, const char *name) {
     return p;
 }
 
+// Hidden: only this program's calls reach the stubs; the libraries' own calls stay inside them, and
+// a library loaded later cannot bind to a stub built for another version.
 #define FORWARD(lib, handle, ret, name, params, args)                                                     \
-    ret name params {                                                                                   \
+    __attribute__((visibility("hidden"))) ret name params {                                                                                   \
         static ret(*forward) params;                                                                    \
         if (!forward) forward = (ret(*) params)symbol(lib, &handle, #name);                             \
         return forward args;                                                                            \
     }
 #define FORWARD_VOID(lib, handle, name, params, args)                                                     \
-    void name params {                                                                                  \
+    __attribute__((visibility("hidden"))) void name params {                                                                                  \
         static void(*forward) params;                                                                   \
         if (!forward) forward = (void(*) params)symbol(lib, &handle, #name);                            \
         forward args;                                                                                   \

@@ -32,14 +32,15 @@ static void *symbol(const char *name) {
     return p;
 }
 
+// Hidden: only this program's calls reach the stubs (see Sources/CSecretService/Lazy.c).
 #define FORWARD(ret, name, params, args)                                                                  \
-    ret name params {                                                                                   \
+    __attribute__((visibility("hidden"))) ret name params {                                                                                   \
         static ret(*forward) params;                                                                    \
         if (!forward) forward = (ret(*) params)symbol(#name);                                           \
         return forward args;                                                                            \
     }
 #define FORWARD_VOID(name, params, args)                                                                  \
-    void name params {                                                                                  \
+    __attribute__((visibility("hidden"))) void name params {                                                                                  \
         static void(*forward) params;                                                                   \
         if (!forward) forward = (void(*) params)symbol(#name);                                          \
         forward args;                                                                                   \

@@ -25,6 +25,9 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let encrypted = Code("encrypted")
         /// The generic layout names another format or a version this library does not read.
         public static let unsupportedLayout = Code("unsupportedLayout")
+        /// The system library that reads this format cannot be loaded (libxml2, for KeePass XML):
+        /// nothing is wrong with the file.
+        public static let readerUnavailable = Code("readerUnavailable")
 
         public var description: String { name }
     }
@@ -55,9 +58,12 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
         field = problem.field
     }
 
-    /// `the file is not a valid <format> export: <reason>`.
+    /// `the file is not a valid <format> export: <reason>`, or for ``Code/readerUnavailable``
+    /// `cannot read <format> exports here: <reason>`.
     public var description: String {
-        "the file is not a valid \(format.map(\.rawValue) ?? "import") export: \(reason)"
+        let name = format.map(\.rawValue) ?? "import"
+        if code == .readerUnavailable { return "cannot read \(name) exports here: \(reason)" }
+        return "the file is not a valid \(name) export: \(reason)"
     }
 
     public static func == (lhs: ImportError, rhs: ImportError) -> Bool { lhs.code == rhs.code }

@@ -60,8 +60,12 @@ package struct ExecutableAllowList: Equatable {
         return entries.count != before
     }
 
-    /// The SHA-256 of the file open at `fd`, `nil` when it cannot be read.
+    /// Why libcrypto, which hashes executables, cannot be loaded; `nil` when it can.
+    package static var hashingUnavailable: String? { vss_load_libraries().map { String(cString: $0) } }
+
+    /// The SHA-256 of the file open at `fd`, `nil` when it cannot be read (or libcrypto is missing).
     package static func digest(ofFileAt fd: Int32) -> [UInt8]? {
+        guard hashingUnavailable == nil else { return nil }
         var digest = [UInt8](repeating: 0, count: 32)
         return vss_sha256_fd(fd, &digest) == 0 ? digest : nil
     }

@@ -113,6 +113,14 @@ struct KeePassXMLTests {
         #expect(!error.description.contains("hunter2"))
     }
 
+    @Test func aReaderThatCannotBeLoadedBlamesTheMachineNotTheFile() {
+        let error = ImportError(
+            ImportProblem("libxml2 cannot be loaded", code: .readerUnavailable),
+            format: .keepassXML
+        )
+        #expect(error.description == "cannot read keepassxc-xml exports here: libxml2 cannot be loaded")
+    }
+
     @Test func read_withoutRoot_namesTheMissingElement() throws {
         let error = try #require(readError(.keepassXML, "<KeePassFile><Meta/></KeePassFile>"))
         #expect(error == ImportError(.missingField))

@@ -52,6 +52,27 @@ struct ExitCodeTests {
         #expect(result.stderr == "Error: Vault format 3 needs a newer vaulttool\n")
     }
 
+    /// Found by a review after stdout stopped going through Foundation: an export or a get to a
+    /// full disk said nothing and exited 0, so a "backup" could be empty. (A standard output that
+    /// is closed at start is /dev/null, VaultTool.run: its writes succeed.)
+    @Test func ioFailure_7_whenStandardOutputCannotBeWritten() throws {
+        let w = try Workspace()
+        try w.makeVault()
+        try w.set("s3cret", ["--service", "svc", "--account", "a"])
+        for command in ["export --password-file pw v.vault", "get --password-file pw --service svc v.vault"] {
+            let r = try Tool.runProgram(
+                "/bin/sh",
+                ["-c", "\"$VAULTTOOL\" \(command) >/dev/full; echo \"status $?\" >&2"],
+                stdin: nil,
+                environment: ["VAULTTOOL": Tool.path, "PATH": "/usr/bin:/bin"],
+                in: w.path
+            )
+            #expect(r.stderr.contains("status 7"), "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("vaulttool: cannot write to standard output: "))
+            #expect(!r.stderr.contains("s3cret"))
+        }
+    }
+
     @Test func busy_6_whenAnotherWriterHoldsTheLock() throws {
         let w = try Workspace()
         try w.makeVault()

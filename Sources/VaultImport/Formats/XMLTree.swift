@@ -61,10 +61,12 @@ final class XMLTree {
             throw ImportProblem("not well-formed XML for this format: a document type declaration is not accepted")
         case Int32(VAULT_XML_UNAVAILABLE):
             throw ImportProblem(
-                "cannot load libxml2, which reads XML exports: \(String(cString: vault_xml_load_error()))"
+                "libxml2 cannot be loaded (install it: Debian's libxml2): \(String(cString: vault_xml_load_error()))",
+                code: .readerUnavailable
             )
         default:
-            throw ImportProblem("not well-formed XML (libxml2 error \(code))", row: line > 0 ? Int(line) : nil)
+            let at = line > 0 ? " at line \(line)" : ""
+            throw ImportProblem("not well-formed XML\(at) (libxml2 error \(code))", row: line > 0 ? Int(line) : nil)
         }
     }
 

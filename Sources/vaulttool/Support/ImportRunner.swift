@@ -170,7 +170,7 @@ struct ImportRunner {
         let importer = VaultImporter(format: format)
         let batch = try Progress.run("Reading \(source)") {
             do { return try importer.read(bytes) } catch let error as ImportError {
-                throw ToolError(error.description, exitCode: .damaged)
+                throw ToolError(error.description, exitCode: error.code == .readerUnavailable ? .ioFailure : .damaged)
             }
         }
         var summary = Summary(source: source, format: format.rawValue, vault: vaultPath, dryRun: dryRun)

@@ -12,7 +12,10 @@ enum Output {
     /// The corresponding C function is `write`.
     static func outBytes(_ bytes: [UInt8]) { write(bytes, to: STDOUT_FILENO) }
 
-    /// Writes all of `bytes` to `descriptor`, retrying interrupted and partial writes.
+    /// Writes all of `bytes` to `descriptor`, retrying interrupted and partial writes. Standard
+    /// output that cannot be written (a full disk, a closed descriptor) ends the tool with status 7
+    /// and a sentence on standard error, so that `export > backup` never reports success for a file it
+    /// did not write. A reader that went away (EPIPE, when SIGPIPE is ignored) ends it quietly.
     private static func write(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
@@ -20,7 +23,14 @@ enum Output {
                 let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return
+                    // Standard error that cannot be written has nobody to tell: the command goes on.
+                    guard descriptor == STDOUT_FILENO else { return }
+                    let failure = errno
+                    if failure != EPIPE {
+                        let line = "vaulttool: cannot write to standard output: \(String(cString: strerror(failure)))\n"
+                        _ = line.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
+                    }
+                    exit(ExitCode.ioFailure.rawValue)
                 }
                 offset += written
             }
