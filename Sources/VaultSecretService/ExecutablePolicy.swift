@@ -70,10 +70,8 @@ package struct ExecutableAllowList: Equatable {
         return vss_sha256_fd(fd, &digest) == 0 ? digest : nil
     }
 
-    package static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
+    /// Lower-case hex of a digest, as the file writes it.
+    package static func hex(_ bytes: [UInt8]) -> String { VaultSecretService.hex(bytes) }
 
     private static func bytes(_ hex: Substring) -> [UInt8]? {
         var out: [UInt8] = []
@@ -145,8 +143,7 @@ package final class ExecutablePolicy {
                 try reload()
             } catch {
                 broken = error.description
-                let line = Array("vaulttool: \(error.description); every caller is denied\n".utf8)
-                _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                log("\(error.description); every caller is denied")
             }
         }
         let denied =

@@ -117,11 +117,6 @@ extension SecretServiceProvider {
         }
     }
 
-    /// One line on standard error (the provider's log; never a secret).
-    func log(_ text: String) {
-        let line = Array("vaulttool: \(text)\n".utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    }
 }
 
 extension ServedCollection {

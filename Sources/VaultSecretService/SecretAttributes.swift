@@ -80,7 +80,12 @@ package enum SecretAttributes {
 
     /// The map in an item's tag 64, `nil` when it has none or it does not decode.
     package static func storedMap(of a: ItemAttributes) -> [String: String]? {
-        a.preserved.first(where: { $0.tag == mapTag }).flatMap { decode($0.value) }
+        storedBytes(of: a).flatMap(decode)
+    }
+
+    /// Tag 64's value as stored, `nil` when the item has none.
+    package static func storedBytes(of a: ItemAttributes) -> [UInt8]? {
+        a.preserved.first(where: { $0.tag == mapTag })?.value
     }
 
     /// The map an item's own fields give (R-SS-18's list), whatever tag 64 holds.

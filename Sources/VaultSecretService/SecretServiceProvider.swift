@@ -158,19 +158,18 @@ package final class SecretServiceProvider {
     ) throws(BusError) -> (String, Bool) {
         let (itemClass, identity) = try SecretAttributes.identity(of: map)
         // R-SS-25: an item stored under an earlier release's mapping holds this very map in tag 64.
-        let earlier = try c.items().first {
-            $0.itemClass == .genericPassword && $0.hasStoredMap && SecretAttributes.same($0.map, map)
-        }
+        // The encoding is canonical, so its bytes compare the maps byte for byte.
+        let encoded = SecretAttributes.encode(map)
+        let holdsMap = { (a: ItemAttributes) in SecretAttributes.storedBytes(of: a) == encoded }
+        let earlier = try c.items().first { $0.itemClass == .genericPassword && holdsMap($0.attributes) }
         let (id, created): (ItemID, Bool) = try c.write { txn in
             var existing = try txn.item(identifiedBy: identity, itemClass: itemClass)
-            if existing == nil, let earlier, let item = try txn.item(id: earlier.id),
-                let stored = SecretAttributes.storedMap(of: item.attributes), SecretAttributes.same(stored, map)
-            {
+            if existing == nil, let earlier, let item = try txn.item(id: earlier.id), holdsMap(item.attributes) {
                 existing = item
             }
             let result = try txn.upsert(itemClass, identity: identity, secret: secret, existing: existing) { a in
                 if let label { a.label = label }
-                SecretAttributes.setPreserved(SecretAttributes.mapTag, SecretAttributes.encode(map), in: &a)
+                SecretAttributes.setPreserved(SecretAttributes.mapTag, encoded, in: &a)
                 SecretAttributes.setContentType(contentType, in: &a)
             }
             return (result.id, existing == nil)
@@ -204,9 +203,18 @@ package final class SecretServiceProvider {
     }
 }
 
-func hex(_ id: ItemID) -> String {
+func hex(_ id: ItemID) -> String { hex(id.bytes) }
+
+/// Lower-case hex of `bytes` (item paths, executable digests).
+func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out: [UInt8] = []
-    for b in id.bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+    for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
     return String(decoding: out, as: UTF8.self)
+}
+
+/// One line on standard error, the provider's log (never a secret).
+func log(_ text: String) {
+    let line = Array("vaulttool: \(text)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }

@@ -38,9 +38,6 @@ package struct ServedItem {
     /// The map its fields give, which searches also match (R-SS-24).
     package let fieldsMap: [String: String]
 
-    /// Whether ``map`` is one a client stored (tag 64), not the one its fields give.
-    package var hasStoredMap: Bool { SecretAttributes.storedMap(of: attributes) != nil }
-
     /// Whether a search for `wanted` finds the item (R-SS-24).
     package func matches(_ wanted: [String: String]) -> Bool {
         SecretAttributes.matches(map, wanted) || SecretAttributes.matches(fieldsMap, wanted)
@@ -124,24 +121,20 @@ package final class ServedCollection {
     }
 
     /// The items the keys open, in ascending ID order; empty when locked.
-    package func items() throws(BusError) -> [ServedItem] {
-        guard let vault = vault() else { return [] }
-        do {
-            return try reading(vault) { snapshot in try self.listing(snapshot).items }
-        } catch {
-            if error == .isLocked { return [] }  // R-SS-15: a collection that just locked lists nothing
-            throw error
-        }
-    }
+    package func items() throws(BusError) -> [ServedItem] { try currentListing()?.items ?? [] }
 
     /// The item with `id`, when it exists and the keys open it.
     package func item(_ id: ItemID) throws(BusError) -> ServedItem? {
+        guard let listing = try currentListing(), let i = listing.byID[id] else { return nil }
+        return listing.items[i]
+    }
+
+    /// The listing of the file as it is now; `nil` when the collection is locked, or just locked
+    /// (R-SS-15: a locked collection lists nothing).
+    private func currentListing() throws(BusError) -> Listing? {
         guard let vault = vault() else { return nil }
         do {
-            return try reading(vault) { snapshot in
-                let listing = try self.listing(snapshot)
-                return listing.byID[id].map { listing.items[$0] }
-            }
+            return try reading(vault) { snapshot in try self.listing(snapshot) }
         } catch {
             if error == .isLocked { return nil }
             throw error

@@ -60,17 +60,11 @@ enum SecretServiceAllowList {
 
     /// `name` as the bus reports a running program: looked up on PATH when it has no `/`, links followed.
     private static func resolve(_ name: String) throws -> String {
-        var candidates = [name]
-        if !name.contains("/") {
-            let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            candidates = directories.map { "\($0)/\(name)" }
+        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? ChildProgram.minimalPath
+        guard let found = try? ChildProgram.lookUp(name, searchPath: searchPath), let real = realpath(found, nil) else {
+            throw ToolError("\(name): no such executable", exitCode: .notFound)
         }
-        for candidate in candidates where access(candidate, X_OK) == 0 {
-            if let real = realpath(candidate, nil) {
-                defer { free(real) }
-                return String(cString: real)
-            }
-        }
-        throw ToolError("\(name): no such executable", exitCode: .notFound)
+        defer { free(real) }
+        return String(cString: real)
     }
 }
