@@ -30,6 +30,23 @@ struct SecretServiceClientTests {
         return try PrivateBus.run(w)
     }
 
+    /// Shell lines that start an agent on `$W/agent/sock`, export `VAULT_AGENT_SOCK`, set
+    /// `AGENT` to its pid, and wait for its socket.
+    static let startAgent = """
+        mkdir -m 700 "$W/agent"
+        export VAULT_AGENT_SOCK="$W/agent/sock"
+        "$VAULTTOOL" agent --foreground --socket "$VAULT_AGENT_SOCK" 2>/dev/null &
+        AGENT=$!
+        i=0
+        until [ -S "$VAULT_AGENT_SOCK" ]; do i=$((i+1)); [ $i -gt 100 ] && echo "no agent"; sleep 0.1; done
+        """
+
+    /// Writes the executable `$W/askpass` (a `sh` script) that tests name in `VAULT_ASKPASS`.
+    func writeAskpass(_ w: Workspace, _ script: String) throws {
+        try w.write("askpass", script)
+        chmod(w.file("askpass"), 0o755)
+    }
+
     @Test func secretToolStoresWhatVaulttoolGetReads() throws {
         let w = try Workspace()
         let r = try onBus(
@@ -283,12 +300,7 @@ struct SecretServiceClientTests {
             echo "before $(secret-tool lookup service db account app)"
             "$VAULTTOOL" rekey --password-file "$W/pw" "$W/v.vault" >/dev/null 2>&1 || echo "rekey failed"
             echo "after $(secret-tool lookup service db account app)"
-            mkdir -m 700 "$W/agent"
-            export VAULT_AGENT_SOCK="$W/agent/sock"
-            "$VAULTTOOL" agent --foreground --socket "$VAULT_AGENT_SOCK" 2>/dev/null &
-            AGENT=$!
-            i=0
-            until [ -S "$VAULT_AGENT_SOCK" ]; do i=$((i+1)); [ $i -gt 100 ] && echo "no agent"; sleep 0.1; done
+            \(Self.startAgent)
             "$VAULTTOOL" unlock --password-file "$W/pw" "$W/v.vault"
             VAULT_AGENT_SOCK="$VAULT_AGENT_SOCK" "$VAULTTOOL" secret-service --replace --vault "$W/v.vault" 2>/dev/null &
             SECOND=$!
@@ -313,8 +325,8 @@ struct SecretServiceClientTests {
     @Test func askpassProgramsThatMisbehaveEndWithTheirPrompt() throws {
         let w = try Workspace()
         try w.makeVault()
-        try w.write(
-            "askpass",
+        try writeAskpass(
+            w,
             """
             #!/bin/sh
             [ -e "$W/flood" ] && exec yes
@@ -323,7 +335,6 @@ struct SecretServiceClientTests {
             echo $! > "$W/child.pid"
             """
         )
-        chmod(w.file("askpass"), 0o755)
         try w.write(
             "misbehave.py",
             """
@@ -404,8 +415,8 @@ struct SecretServiceClientTests {
         let w = try Workspace()
         try w.makeVault()
         try w.set("db-pw", ["--service", "db", "--account", "app"])
-        try w.write(
-            "askpass",
+        try writeAskpass(
+            w,
             """
             #!/bin/sh
             printf '%s|' "$1" >> "$W/askpass.log"
@@ -415,7 +426,6 @@ struct SecretServiceClientTests {
             cat "$W/answer"
             """
         )
-        chmod(w.file("askpass"), 0o755)
         try w.write(
             "askpass.py",
             """
@@ -456,15 +466,14 @@ struct SecretServiceClientTests {
     @Test func askpassKeysGoToTheAgentAndDismissEndsTheProgram() throws {
         let w = try Workspace()
         try w.makeVault()
-        try w.write(
-            "askpass",
+        try writeAskpass(
+            w,
             """
             #!/bin/sh
             [ -e "$W/slow" ] && { echo $$ > "$W/slow.tmp"; mv "$W/slow.tmp" "$W/slow.pid"; exec sleep 300; }
             cat "$W/pw"
             """
         )
-        chmod(w.file("askpass"), 0o755)
         try w.write(
             "dismiss.py",
             """
@@ -497,12 +506,7 @@ struct SecretServiceClientTests {
             provider: "secret-service --vault \"$W/v.vault\"",
             before: """
                 export VAULT_ASKPASS="$W/askpass"
-                mkdir -m 700 "$W/agent"
-                export VAULT_AGENT_SOCK="$W/agent/sock"
-                "$VAULTTOOL" agent --foreground --socket "$VAULT_AGENT_SOCK" 2>/dev/null &
-                AGENT=$!
-                i=0
-                until [ -S "$VAULT_AGENT_SOCK" ]; do i=$((i+1)); [ $i -gt 100 ] && echo "no agent"; sleep 0.1; done
+                \(Self.startAgent)
                 """,
             """
             /usr/bin/python3 -u "$W/dismiss.py" 2>&1
@@ -536,12 +540,7 @@ struct SecretServiceClientTests {
             w,
             provider: "secret-service --vault \"$W/v.vault\"",
             before: """
-                mkdir -m 700 "$W/agent"
-                export VAULT_AGENT_SOCK="$W/agent/sock"
-                "$VAULTTOOL" agent --foreground --socket "$VAULT_AGENT_SOCK" 2>/dev/null &
-                AGENT=$!
-                i=0
-                until [ -S "$VAULT_AGENT_SOCK" ]; do i=$((i+1)); [ $i -gt 100 ] && echo "no agent"; sleep 0.1; done
+                \(Self.startAgent)
                 """,
             """
             ( sleep 2; "$VAULTTOOL" unlock --password-file "$W/pw" "$W/v.vault" ) &
