@@ -71,7 +71,7 @@ package struct ExecutableAllowList: Equatable {
     }
 
     /// Lower-case hex of a digest, as the file writes it.
-    package static func hex(_ bytes: [UInt8]) -> String { VaultSecretService.hex(bytes) }
+    package static func hex(_ bytes: [UInt8]) -> String { hexDigits(bytes) }
 
     private static func bytes(_ hex: Substring) -> [UInt8]? {
         var out: [UInt8] = []

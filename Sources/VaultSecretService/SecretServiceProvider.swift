@@ -203,10 +203,10 @@ package final class SecretServiceProvider {
     }
 }
 
-func hex(_ id: ItemID) -> String { hex(id.bytes) }
+func hex(_ id: ItemID) -> String { hexDigits(id.bytes) }
 
 /// Lower-case hex of `bytes` (item paths, executable digests).
-func hex(_ bytes: [UInt8]) -> String {
+func hexDigits(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out: [UInt8] = []
     for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
