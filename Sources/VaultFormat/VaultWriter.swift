@@ -322,6 +322,7 @@ package struct VaultWriter: Sendable {
         // Base positions that do not survive, in index order.
         let droppedPositions = dropped.compactMap { base?.positions.position(of: $0) }.sorted()
         var header = self.header
+        header.unknownFields = header.unknownFieldsWithoutOrphanedBindings  // R-TPM-5
         header.indexNonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
         header.recordCount = count
         header.recordsLength = fresh.reduce(0) { $0 + $1.bytes.count }

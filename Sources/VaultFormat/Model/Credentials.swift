@@ -18,6 +18,10 @@ public struct Credentials: Sendable {
     /// A recipient identity: opens a format 1.2 vault whose header names its public key
     /// (Spec/format-v1.2.md, R12-RCP-3).
     public var identity: RecipientIdentity?
+    /// Unlock with this machine's TPM: VaultIO unseals the file's TPM2 keyslots (Spec/tpm2.md).
+    public var tpm2: TPM2Unlock?
+    /// Key files unsealed from TPM2 bindings, by the salt of the one keyslot each opens (R-TPM-4).
+    package var unsealedKeyFiles: [[UInt8]: KeyFileDigest] = [:]
 
     /// Creates a set of credentials.
     public init(password: SecretBytes? = nil, keyFile: SecretBytes? = nil, deviceSecret: DeviceSecret? = nil) {
@@ -44,6 +48,22 @@ public struct Credentials: Sendable {
         var credentials = Credentials(deviceSecret: deviceSecret)
         credentials.identity = identity
         return credentials
+    }
+
+    /// This machine's TPM alone, for a vault with a TPM2 keyslot (Spec/tpm2.md).
+    public static func tpm2(
+        pin: SecretBytes? = nil,
+        device: TPM2Device? = nil,
+        deviceSecret: DeviceSecret? = nil
+    ) -> Credentials {
+        var credentials = Credentials(deviceSecret: deviceSecret)
+        credentials.tpm2 = TPM2Unlock(pin: pin, device: device)
+        return credentials
+    }
+
+    /// Whether a key file, a password, an identity or a device secret is offered besides the TPM.
+    package var offersMoreThanTPM2: Bool {
+        password != nil || hasKeyFile || deviceSecret != nil || identity != nil
     }
 
     /// A password given as a string.

@@ -292,7 +292,10 @@ package enum KeyHierarchy {
                 secret: try Argon2id.deriveKey(password: password, salt: slot.salt, parameters: kdf)
             )
         case .keyFile:
-            guard let keyFile = credentials.resolvedKeyFile else { return nil }
+            // A TPM-unsealed key file opens only the keyslot its binding names (R-TPM-4).
+            guard let keyFile = credentials.unsealedKeyFiles[slot.salt] ?? credentials.resolvedKeyFile else {
+                return nil
+            }
             return KeyEncryptionKey(
                 secret: BLAKE2b.keyedKey(
                     key: SecretBytes(bytes: slot.salt),
