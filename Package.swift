@@ -31,8 +31,11 @@ let package = Package(
             name: "CSecretService",
             cSettings: [.define("_GNU_SOURCE")]
         ),
+        // TPM2 sealing (Spec/tpm2.md) through the TSS2 ESAPI, loaded with dlopen when a TPM is first
+        // used: libtss2-dev's headers at build time, its libraries only on machines that use a TPM.
+        .target(name: "CVaultTPM", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "VaultFormat", dependencies: ["CSodium", "CArgon2"]),
-        .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys"]),
+        .target(name: "VaultIO", dependencies: ["VaultFormat", "CVaultSys", "CVaultTPM"]),
         // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts), with
         // FoundationEssentials' JSON and libxml2: no Foundation, so vaulttool starts without it.
         .target(name: "VaultImport", dependencies: ["VaultIO", "CVaultXML"]),

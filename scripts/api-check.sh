@@ -23,7 +23,7 @@ mkdir -p API
 status=0
 for module in VaultFormat VaultIO VaultImport; do
     "$digester" -dump-sdk -module "$module" -I "$bin/Modules" -I Sources/CSodium -I Sources/CArgon2 -I Sources/CVaultXML/include -I "$bin/CVaultXML.build" \
-        -I Sources/CVaultSys/include -I "$bin/CVaultSys.build" -avoid-location -avoid-tool-args -swift-only -o "$work/$module.json"
+        -I Sources/CVaultSys/include -I "$bin/CVaultSys.build" -I Sources/CVaultTPM/include -I "$bin/CVaultTPM.build" -avoid-location -avoid-tool-args -swift-only -o "$work/$module.json"
     python3 scripts/api-listing.py "$work/$module.json" "$module" >"$work/$module.txt"
     if $update; then
         cp "$work/$module.txt" "API/$module.txt"

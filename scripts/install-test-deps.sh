@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the programs the tests drive when they are missing: git (credential helper tests),
 # zsh (completion test), python3 (a local HTTP server), script(1) from bsdutils (terminal
-# tests), /usr/bin/time (benchmark smoke), dbus, secret-tool and Python's keyring and secretstorage
-# (the Secret Service clients) and systemd-analyze from systemd (the example units of
-# Examples/systemd, scripts/verify-systemd-units.sh). Debian/Ubuntu only; needs root or sudo.
+# tests), /usr/bin/time (benchmark smoke), dbus, secret-tool and Python's keyring and
+# secretstorage (the Secret Service clients), gnome-keyring (the provider vaulttool must not
+# displace), systemd-analyze from systemd (the example units of Examples/systemd,
+# scripts/verify-systemd-units.sh), swtpm and tpm2-tools (a software TPM for the TPM2 keyslot
+# tests and the recovery recipe of Spec/tpm2.md). Debian/Ubuntu only; needs root or sudo.
 set -euo pipefail
 "$(dirname "$0")/install-deps.sh"
 need=()
@@ -16,7 +18,12 @@ command -v systemd-analyze >/dev/null || need+=(systemd)
 # The Secret Service tests: a private session bus and real clients (SecretServiceClientTests).
 command -v dbus-run-session >/dev/null || need+=(dbus)
 command -v secret-tool >/dev/null || need+=(libsecret-tools)
+# The provider already on the bus in SecretServiceActivationTests (vaulttool must not take its name).
+command -v gnome-keyring-daemon >/dev/null || need+=(gnome-keyring)
 /usr/bin/python3 -c 'import secretstorage, keyring' 2>/dev/null || need+=(python3-secretstorage python3-keyring)
+# The TPM2 tests: a software TPM and the reference tools (TPM2Tests, TPM2KeyslotTests).
+command -v swtpm >/dev/null || need+=(swtpm swtpm-tools)
+command -v tpm2_unseal >/dev/null || need+=(tpm2-tools)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi

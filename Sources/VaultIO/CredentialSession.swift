@@ -44,7 +44,10 @@ public final class CredentialSession {
         let reader = try VaultFileReader(path: location.path)
         let headerBytes = try reader.headerBytes()
         let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
-        let unlocked = try KeyHierarchy.unlockKeepingKEK(header, with: credentials)
+        let unlocked = try KeyHierarchy.unlockKeepingKEK(
+            header,
+            with: try TPM2Keyslots.unsealing(credentials, header: header)
+        )
         // Checks the header MAC with the keys, as an open with credentials does (R-HDR-6).
         let snapshot = try reader.open(keys: unlocked.keys, openedKeyslot: unlocked.slot)
         vault = try Vault(location: location, screening: snapshot, configuration: configuration)

@@ -54,9 +54,9 @@ public enum DeviceSecretFile {
     ///   `"create temporary file"`, `"write temporary file"`, `"fsync temporary file"`,
     ///   `"link"`, `"fsync directory"`, `"open"`, `"read"`), or
     ///   ``VaultIOError/Code/invalidDeviceSecret`` when an existing file is not 32 bytes.
-    public static func loadOrCreate(at path: String) throws -> DeviceSecret {
+    public static func loadOrCreate(at path: String, tpm2 device: TPM2Device? = nil) throws -> DeviceSecret {
         do {
-            return try load(at: path)
+            return try load(at: path, tpm2: device)
         } catch let error as VaultIOError where error.errno == .noSuchFileOrDirectory {
             try create(at: path)
             return try load(at: path)
@@ -142,30 +142,26 @@ public enum DeviceSecretFile {
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    /// Reads a device-secret file: exactly 32 bytes, in a regular file (not a symbolic link)
-    /// owned by this user and readable by nobody else.
+    /// Reads a device-secret file: exactly 32 bytes, or a secret sealed by this machine's TPM
+    /// (``createNew(at:sealedBy:pcrs:)``), in a regular file (not a symbolic link) owned by this
+    /// user and readable by nobody else.
     ///
-    /// - Parameter path: The device-secret file.
+    /// - Parameters:
+    ///   - path: The device-secret file.
+    ///   - device: The TPM that unseals a TPM-sealed file; ``TPM2Device/default`` when `nil`.
     /// - Returns: The secret.
     /// - Throws: ``VaultIOError/Code/invalidDeviceSecret`` when the file is not a regular file,
-    ///   belongs to another user, is readable or writable by group or others, or is not 32 bytes;
-    ///   a ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
-    public static func load(at path: String) throws -> DeviceSecret {
+    ///   belongs to another user, is readable or writable by group or others, or is neither 32
+    ///   bytes nor a TPM-sealed secret; a TPM error of Spec/tpm2.md L-TPM-3 for a sealed one; a
+    ///   ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
+    public static func load(at path: String, tpm2 device: TPM2Device? = nil) throws -> DeviceSecret {
         var bytes = try OwnerOnlyFile.read(
             at: path,
-            maximumByteCount: DeviceSecret.byteCount,
+            maximumByteCount: sealedMaximumByteCount,
             failing: .invalidDeviceSecret,
             reason: "a device secret must be a regular file owned by this user with mode 0600"
         )
         defer { wipe(&bytes) }
-        guard bytes.count == DeviceSecret.byteCount else {
-            throw VaultIOError(
-                .invalidDeviceSecret,
-                operation: "read",
-                path: path,
-                reason: "a device secret is exactly \(DeviceSecret.byteCount) bytes"
-            )
-        }
-        return DeviceSecret(secret: SecretBytes(bytes: bytes))
+        return try secret(from: bytes, path: path, device: device)
     }
 }

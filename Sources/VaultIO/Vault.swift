@@ -382,8 +382,9 @@ public final class Vault: Sendable {
         guard credentials.deviceSecret == nil, let path = configuration.deviceSecretPath else { return credentials }
         var credentials = credentials
         switch configuration.readOnly ? .never : configuration.deviceSecretCreation {
-        case .never: credentials.deviceSecret = try DeviceSecretFile.load(at: path)
-        case .ifMissing: credentials.deviceSecret = try DeviceSecretFile.loadOrCreate(at: path)
+        case .never: credentials.deviceSecret = try DeviceSecretFile.load(at: path, tpm2: configuration.tpm2Device)
+        case .ifMissing:
+            credentials.deviceSecret = try DeviceSecretFile.loadOrCreate(at: path, tpm2: configuration.tpm2Device)
         }
         return credentials
     }

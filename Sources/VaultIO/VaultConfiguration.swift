@@ -37,6 +37,10 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// standard vault (``Vault/standard(directory:configuration:)``) creates it.
     public var deviceSecretCreation: DeviceSecretCreation = .never
 
+    /// The TPM that unseals a TPM-sealed device secret at ``deviceSecretPath``
+    /// (Spec/tpm2.md, L-TPM-7); ``TPM2Device/default`` when `nil`.
+    public var tpm2Device: TPM2Device? = nil
+
     /// Locks the vault (``Vault/lock()``) after this long without a read or write; `nil` never does.
     ///
     /// Checked before every use and by a background timer, so an idle vault wipes

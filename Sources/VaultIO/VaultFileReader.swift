@@ -96,8 +96,15 @@ public final class VaultFileReader: RecordSource {
     ///
     /// - Throws: ``VaultFormatError`` (for example `wrongCredential`) or a ``VaultIOError``.
     public func open(with credentials: Credentials) throws -> VaultSnapshot {
-        try VaultSnapshot.open(
-            headerBytes: try headerBytes(),
+        let headerBytes = try headerBytes()
+        var credentials = credentials
+        if credentials.tpm2 != nil {
+            // The bindings are read like keyslots, before the MAC can be checked (R-TPM-2).
+            let header = try VaultHeader.decode(headerBytes, fileLength: fileLength)
+            credentials = try TPM2Keyslots.unsealing(credentials, header: header)
+        }
+        return try VaultSnapshot.open(
+            headerBytes: headerBytes,
             fileLength: fileLength,
             source: self,
             with: credentials

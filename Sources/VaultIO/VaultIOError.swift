@@ -83,6 +83,23 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let tooLarge = Code("tooLarge")
         /// A reference (``ItemReference``) is not in the grammar of Spec/cli.md, "References".
         public static let invalidReference = Code("invalidReference")
+        /// The TPM cannot be used: the TPM2 libraries are not installed, or the TCTI
+        /// (``TPM2Device``) reaches no TPM (Spec/tpm2.md, L-TPM-3).
+        public static let tpm2Unavailable = Code("tpm2Unavailable")
+        /// The TPM refused the PIN of a TPM2 keyslot, and counted a failure.
+        public static let tpm2WrongPIN = Code("tpm2WrongPIN")
+        /// The TPM refuses every PIN until its dictionary-attack lockout interval has passed.
+        public static let tpm2LockedOut = Code("tpm2LockedOut")
+        /// A PCR the sealed object is bound to changed since it was sealed.
+        public static let tpm2PolicyMismatch = Code("tpm2PolicyMismatch")
+        /// This TPM cannot load the sealed object: another machine's TPM sealed it, or this one was cleared.
+        public static let tpm2SealedElsewhere = Code("tpm2SealedElsewhere")
+        /// A TPM2 keyslot needs a PIN, and neither a PIN nor a way to ask for one was given.
+        public static let tpm2PINRequired = Code("tpm2PINRequired")
+        /// The TPM was the only credential offered, and the vault has no TPM2 keyslot.
+        public static let noTPM2Keyslot = Code("noTPM2Keyslot")
+        /// The TPM refused for another reason; ``reason`` holds its response code.
+        public static let tpm2Refused = Code("tpm2Refused")
     }
 
     /// What went wrong.

@@ -95,7 +95,10 @@ extension VaultTransaction {
         let newKeys = KeyHierarchy.keys(master: master, deviceSecret: writer.keys.deviceSecret, vaultID: vaultID)
         let newBase = KeyHierarchy.baseKey(from: master)
 
-        var candidates = options.credentials
+        // A TPM2 keyslot is rewrapped when the TPM unseals it (L-TPM-4); otherwise it is unopened.
+        var candidates = try options.credentials.map {
+            try TPM2Keyslots.unsealing($0, header: writer.header, bestEffort: true)
+        }
         if let held = writer.keys.deviceSecret { candidates.append(Credentials(deviceSecret: held)) }
         let previous = keyslots
         var slots = [Keyslot]()

@@ -53,6 +53,9 @@ public struct VaultTransaction: Sendable {
     /// can rewrap them without their credentials (which the transaction does not keep). Dropped
     /// with the transaction.
     var newSlotKEKs: [Keyslot: KeyEncryptionKey] = [:]
+    /// Allows removals and replacements that leave only TPM2 keyslots to open the vault
+    /// (Spec/tpm2.md, L-TPM-2). `false` by default: a cleared TPM would then lock everyone out.
+    public var allowsTPM2Only = false
     /// Argon2id cost and floor for new password keyslots, from the vault's configuration.
     let kdf: KDFParameters
     let kdfFloor: KDFFloor

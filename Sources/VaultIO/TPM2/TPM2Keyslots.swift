@@ -1,0 +1,130 @@
+// vault: TPM2 keyslots: unsealing their key files for an open, sealing new ones in a write.
+
+public import VaultFormat
+
+/// Turns a ``Credentials/tpm2`` request into the key files of the file's TPM2 keyslots.
+///
+/// Spec: Spec/tpm2.md, R-TPM-4 and L-TPM-3.
+enum TPM2Keyslots {
+    /// `credentials` with the key file of the first binding of `header` that unseals, when they
+    /// ask for the TPM.
+    ///
+    /// - Parameter bestEffort: For a rekey's candidates: a binding that does not unseal leaves
+    ///   its keyslot unopened instead of failing.
+    /// - Throws: The TPM's refusal (L-TPM-3) when the TPM is the only credential and nothing
+    ///   unsealed; ``VaultIOError/Code/noTPM2Keyslot`` when the header has no binding.
+    static func unsealing(_ credentials: Credentials, header: VaultHeader, bestEffort: Bool = false) throws
+        -> Credentials
+    {
+        guard let request = credentials.tpm2 else { return credentials }
+        let lenient = bestEffort || credentials.offersMoreThanTPM2
+        let bindings = header.tpm2Bindings
+        guard !bindings.isEmpty else {
+            if lenient { return credentials }
+            throw VaultIOError(
+                .noTPM2Keyslot,
+                reason: "this vault has no TPM2 keyslot; open it with its password, then add one with "
+                    + "'vaulttool passwd --add-tpm2'"
+            )
+        }
+        let device = request.device ?? .default
+        var credentials = credentials
+        var pin = request.pin
+        var firstFailure: VaultIOError?
+        for binding in bindings {
+            do {
+                if binding.sealed.requiresPIN && pin == nil {
+                    guard let ask = request.askPIN else {
+                        throw VaultIOError(.tpm2PINRequired, reason: "the TPM2 keyslot needs its PIN")
+                    }
+                    pin = try ask()
+                }
+                let secret = try TPM2Chip.unseal(binding.sealed, pin: pin, device: device)
+                credentials.unsealedKeyFiles[binding.slotSalt] = KeyFileDigest(contents: secret)
+                return credentials
+            } catch let error as VaultIOError {
+                firstFailure = firstFailure ?? error
+                // Every wrong PIN counts against the TPM's lockout: one try per open, not one per slot.
+                if [.tpm2WrongPIN, .tpm2LockedOut, .tpm2Unavailable].contains(error.code) { break }
+            }
+        }
+        if let firstFailure, !lenient { throw firstFailure }
+        return credentials
+    }
+}
+
+extension VaultTransaction {
+    /// Adds a TPM2 keyslot: a key-file keyslot whose key file, 32 random bytes, only this machine's
+    /// TPM can unseal, and the binding that holds the sealed object (Spec/tpm2.md, R-TPM-3).
+    ///
+    /// The vault must keep another way in (a master-scope keyslot that is not a TPM2 keyslot, or a
+    /// full recipient), unless `allowTPM2Only`: a TPM is cleared, fails or goes with its machine.
+    ///
+    /// ```swift
+    /// try vault.write { txn in try txn.addTPM2Keyslot(pcrs: [7]) }
+    /// let server = try Vault(path: path, credentials: .tpm2())
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - pcrs: SHA-256 PCRs (0 to 23) to bind to, at their current values.
+    ///   - pin: A PIN the TPM checks (and counts failures of); `nil` for none.
+    ///   - device: The TPM; ``TPM2Device/default`` when `nil`.
+    ///   - allowTPM2Only: Allows a vault that only TPM2 keyslots open (L-TPM-2).
+    /// - Returns: The new keyslot's position in ``keyslots``.
+    /// - Throws: `invalidParameter` for a PCR out of range, an empty PIN, 32 keyslots or bindings
+    ///   already, or no other way in; ``VaultIOError/Code/locked`` without the master key; a TPM
+    ///   error of L-TPM-3.
+    @discardableResult
+    public mutating func addTPM2Keyslot(
+        pcrs: [Int] = [],
+        pin: SecretBytes? = nil,
+        device: TPM2Device? = nil,
+        allowTPM2Only: Bool = false
+    ) throws -> Int {
+        try requireMasterKey("add a TPM2 keyslot")
+        guard pcrs.allSatisfy({ (0..<24).contains($0) }) else {
+            throw VaultFormatError(.invalidParameter, "a PCR is a number from 0 to 23")
+        }
+        if let pin, pin.count == 0 { throw VaultFormatError(.invalidParameter, "an empty PIN is no PIN") }
+        guard writer.header.tpm2Bindings.count < TPM2Binding.maximumCount else {
+            throw VaultFormatError(.invalidParameter, "a vault holds at most \(TPM2Binding.maximumCount) TPM2 keyslots")
+        }
+        guard allowTPM2Only || hasWayInBesidesTPM2(keyslots) else {
+            throw Self.tpm2OnlyRefusal
+        }
+        let mask = pcrs.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
+        let keyFile = SecretBytes.random(count: TPM2Chip.secretByteCount)
+        let sealed = try TPM2Chip.seal(keyFile, pin: pin, pcrMask: mask, device: device ?? .default)
+        try addKeyslot(.keyFile, credentials: Credentials(keyFile: keyFile))
+        let slot = keyslots[keyslots.count - 1]
+        writer.setUnknownFields(writer.header.unknownFields + [TPM2Binding(slotSalt: slot.salt, sealed: sealed).field])
+        return keyslots.count - 1
+    }
+
+    /// The positions in ``keyslots`` of the TPM2 keyslots: key-file keyslots a binding names.
+    public var tpm2Keyslots: [Int] {
+        let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
+        return keyslots.indices.filter { keyslots[$0].kind == .keyFile && bound.contains(keyslots[$0].salt) }
+    }
+
+    /// Whether `slots` (or a full recipient) open the master key without a TPM (L-TPM-2).
+    func hasWayInBesidesTPM2(_ slots: [Keyslot]) -> Bool {
+        let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
+        let others = slots.contains { $0.scope == .masterKey && !($0.kind == .keyFile && bound.contains($0.salt)) }
+        return others || writer.header.recipientStanzas.contains { !$0.isLimited }
+    }
+
+    /// Whether `slots` hold a TPM2 keyslot of this header.
+    func hasTPM2Keyslot(_ slots: [Keyslot]) -> Bool {
+        let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
+        return slots.contains { $0.kind == .keyFile && bound.contains($0.salt) }
+    }
+
+    static var tpm2OnlyRefusal: VaultFormatError {
+        VaultFormatError(
+            .invalidParameter,
+            "the TPM would be the only way into the vault, and a TPM can be cleared or fail: keep a "
+                + "password or recovery keyslot (or allow it explicitly: --tpm2-only)"
+        )
+    }
+}
