@@ -39,6 +39,8 @@ struct RecoveryHelpTests {
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
                   --identity <file>       An identity file (format 1.2 recipients).
+                  --tpm2                  Unseal a TPM2 keyslot with this machine's TPM (PIN from VAULTTOOL_TPM2_PIN_FILE or a prompt).
+                  --tpm2-tcti <tcti>      The TPM to use (default $VAULT_TPM2_TCTI, else device:/dev/tpmrm0).
                   -h, --help              Show help information.
 
                 EXAMPLES:
@@ -65,17 +67,25 @@ struct RecoveryHelpTests {
                 looks. Commands use a device secret only when given one with --device-secret-file or
                 VAULTTOOL_DEVICE_SECRET_FILE. Keep it out of backups and synced folders.
 
-                USAGE: vaulttool device-secret <action> [<file>]
+                With --tpm2, 'init' writes the secret sealed by this machine's TPM instead: the file
+                holds only what the TPM can unseal, so a copy of the home directory is no device, and
+                a cleared TPM loses the ThisDeviceOnly items as a deleted file would.
+
+                USAGE: vaulttool device-secret [<options>] <action> [<file>]
 
                 ARGUMENTS:
                   <action>                init or path.
                   <file>                  The device-secret file (default: see above).
 
                 OPTIONS:
+                  --tpm2                  With init: seal the secret by this machine's TPM, so a copy of the file is no device.
+                  --tpm2-pcrs <list>      With --tpm2: bind to these SHA-256 PCRs, such as 7.
+                  --tpm2-tcti <tcti>      The TPM (default $VAULT_TPM2_TCTI, else device:/dev/tpmrm0).
                   -h, --help              Show help information.
 
                 EXAMPLES:
                   vaulttool device-secret init
+                  vaulttool device-secret init --tpm2
                   vaulttool device-secret path
 
                 """#

@@ -168,13 +168,14 @@ struct RekeyCommandTests {
                 file that was removed or changed, no longer opens anything written after the rekey.
 
                 A keyslot holds the master key sealed under its own credential, so only that credential can
-                rewrap it: a keyslot is kept when the credential given, a --keep-password-file password or
-                this device's secret opens it. Any other keyslot makes rekey refuse (the error lists them)
-                unless --drop-keyslots removes them. Other devices' ThisDeviceOnly items cannot be sealed
-                again and could never be read after a rekey: rekey refuses while any exist, unless
-                --drop-foreign deletes them. Give this device's secret (--device-secret-file) to keep its
-                own ThisDeviceOnly items and device keyslots. Copies made before the rekey still open with
-                the credentials they had and show what they hold: delete them.
+                rewrap it: a keyslot is kept when the credential given, a --keep-password-file password, this
+                device's secret or this machine's TPM (a TPM2 keyslot) opens it. Any other keyslot makes
+                rekey refuse (the error lists them) unless --drop-keyslots removes them. Other devices'
+                ThisDeviceOnly items cannot be sealed again and could never be read after a rekey: rekey
+                refuses while any exist, unless --drop-foreign deletes them. Give this device's secret
+                (--device-secret-file) to keep its own ThisDeviceOnly items and device keyslots. Copies made
+                before the rekey still open with the credentials they had and show what they hold: delete
+                them.
 
                 USAGE: vaulttool rekey [<options>] <vault>
 
@@ -195,6 +196,8 @@ struct RekeyCommandTests {
                   --device-secret-file <file>
                                           This machine's 32-byte device secret.
                   --identity <file>       An identity file (format 1.2 recipients).
+                  --tpm2                  Unseal a TPM2 keyslot with this machine's TPM (PIN from VAULTTOOL_TPM2_PIN_FILE or a prompt).
+                  --tpm2-tcti <tcti>      The TPM to use (default $VAULT_TPM2_TCTI, else device:/dev/tpmrm0).
                   --accept-rollback       Write even when the vault is older than one seen before here, and record it as the newest.
                   -h, --help              Show help information.
 

@@ -17,15 +17,27 @@ struct DeviceSecretCommand: Command {
             (~/.local/share/vault/device-secret), which is also where the library's standard vault
             looks. Commands use a device secret only when given one with --device-secret-file or
             VAULTTOOL_DEVICE_SECRET_FILE. Keep it out of backups and synced folders.
+
+            With --tpm2, 'init' writes the secret sealed by this machine's TPM instead: the file
+            holds only what the TPM can unseal, so a copy of the home directory is no device, and
+            a cleared TPM loses the ThisDeviceOnly items as a deleted file would.
             """
     )
     @Argument("action", help: "init or path.") var action: String
     @OptionalArgument("file", help: "The device-secret file (default: see above).") var file: String?
+    @Flag("--tpm2", help: "With init: seal the secret by this machine's TPM, so a copy of the file is no device.")
+    var tpm2: Bool
+    @Option("--tpm2-pcrs", valueName: "list", help: "With --tpm2: bind to these SHA-256 PCRs, such as 7.")
+    var tpm2PCRs: String?
+    @Option("--tpm2-tcti", valueName: "tcti", help: "The TPM (default $VAULT_TPM2_TCTI, else device:/dev/tpmrm0).")
+    var tpm2TCTI: String?
 
     func validate() throws {
         guard action == "init" || action == "path" else {
             throw UsageError("The action is 'init' or 'path', not '\(action)'")
         }
+        if !tpm2 && tpm2PCRs != nil { throw UsageError("'--tpm2-pcrs' goes with '--tpm2'") }
+        if action == "path" && tpm2 { throw UsageError("'--tpm2' goes with 'init'") }
     }
 
     func run() throws {
@@ -39,16 +51,22 @@ struct DeviceSecretCommand: Command {
             Output.out(path + "\n")
             return
         }
+        let device = tpm2TCTI.map(TPM2Device.init(tcti:)) ?? .default
         do {
-            try DeviceSecretFile.createNew(at: path)
+            if tpm2 {
+                try DeviceSecretFile.createNew(at: path, sealedBy: device, pcrs: try Passwd.pcrs(tpm2PCRs ?? ""))
+            } else {
+                try DeviceSecretFile.createNew(at: path)
+            }
         } catch let error as VaultIOError where error.code == .alreadyExists {
             throw ToolError(
                 "a device secret already exists at '\(path)' and is kept: replacing it would make "
                     + "the ThisDeviceOnly items sealed with it unreadable"
             )
         }
+        let what = tpm2 ? "32 bytes sealed by the TPM at \(device), mode 0600" : "32 bytes, mode 0600"
         Output.out(
-            "Created the device secret \(path) (32 bytes, mode 0600). "
+            "Created the device secret \(path) (\(what)). "
                 + "Use it with --device-secret-file or VAULTTOOL_DEVICE_SECRET_FILE.\n"
         )
     }

@@ -78,6 +78,12 @@ struct InspectReport: Encodable {
         var scope: String
         var kdf: KDF?
         var weak: Bool
+        /// A TPM2 keyslot's policy (Spec/tpm2.md L-TPM-5): unauthenticated, as every keyslot here.
+        var tpm2: TPM2Policy? = nil
+    }
+    struct TPM2Policy: Encodable {
+        var pcrs: [Int]
+        var pin: Bool
     }
     struct Sizes: Encodable {
         var header: Int
@@ -182,8 +188,18 @@ struct InspectReport: Encodable {
                 KDF(memoryKiB: Int($0.memoryKiB), iterations: Int($0.iterations), lanes: Int($0.lanes))
             }
             let weak = slot.kdf?.isWeak ?? false
+            let tpm2 = header.tpm2Binding(for: slot).map {
+                TPM2Policy(pcrs: $0.sealed.pcrs, pin: $0.sealed.requiresPIN)
+            }
             keyslots.append(
-                Slot(index: index, kind: slot.kind.description, scope: slot.scope.description, kdf: kdf, weak: weak)
+                Slot(
+                    index: index,
+                    kind: tpm2 == nil ? slot.kind.description : "tpm2",
+                    scope: slot.scope.description,
+                    kdf: kdf,
+                    weak: weak,
+                    tpm2: tpm2
+                )
             )
             if weak {
                 warnings.append(
@@ -271,6 +287,10 @@ struct InspectReport: Encodable {
                 line +=
                     "Argon2id \(kdf.memoryKiB / 1024 > 0 ? "\(kdf.memoryKiB / 1024) MiB" : "\(kdf.memoryKiB) KiB"), t=\(kdf.iterations), p=\(kdf.lanes)"
                 if slot.weak { line += "  (weak)" }
+            }
+            if let tpm2 = slot.tpm2 {
+                line += tpm2.pcrs.isEmpty ? "no PCRs" : "PCRs " + tpm2.pcrs.map(String.init).joined(separator: ",")
+                line += tpm2.pin ? ", PIN" : ", no PIN"
             }
             out += line + "\n"
         }

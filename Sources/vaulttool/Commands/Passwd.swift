@@ -58,6 +58,13 @@ struct Passwd: Command {
     @Flag("--add-recovery", help: "Add a keyslot for a generated recovery password (printed once).")
     var addRecovery: Bool
     @Option("--remove-keyslot", valueName: "index", help: "Remove the keyslot at <index>.") var removeKeyslot: String?
+    @Flag("--add-tpm2", help: "Add a keyslot that this machine's TPM unseals (Spec/tpm2.md).") var addTPM2: Bool
+    @Option("--tpm2-pcrs", valueName: "list", help: "With --add-tpm2: bind to these SHA-256 PCRs, such as 7 or 0,2,7.")
+    var tpm2PCRs: String?
+    @Flag("--tpm2-pin", help: "With --add-tpm2: the TPM also asks for a PIN (VAULTTOOL_TPM2_PIN_FILE or a prompt).")
+    var tpm2PIN: Bool
+    @Flag("--tpm2-only", help: "Allow the TPM to be the only way into the vault (a cleared TPM then loses it).")
+    var tpm2Only: Bool
     @Flag("--no-rekey", help: "Keep the master key: the old credential still works with an old copy of the vault.")
     var noRekey: Bool
     @Group var rekeyFlags: RekeyFlags
@@ -68,6 +75,7 @@ struct Passwd: Command {
     enum Action {
         case changePassword, addKeyFile(String), generateKeyFile(String), removeKeyFiles, addRecovery
         case removeKeyslot(Int)
+        case addTPM2(pcrs: [Int])
     }
 
     private(set) var action = Action.changePassword
@@ -94,6 +102,11 @@ struct Passwd: Command {
             guard let index = Int(text), index >= 0 else { throw UsageError("'--remove-keyslot' needs an index") }
             actions.append(.removeKeyslot(index))
         }
+        if addTPM2 {
+            actions.append(.addTPM2(pcrs: try Self.pcrs(tpm2PCRs ?? "")))
+        } else if tpm2PCRs != nil || tpm2PIN {
+            throw UsageError("'--tpm2-pcrs' and '--tpm2-pin' go with '--add-tpm2'")
+        }
         guard actions.count <= 1 else { throw UsageError("Give one action at a time") }
         action = actions.first ?? .changePassword
         _ = try newPassword  // refuses two new-password sources before anything is opened
@@ -103,7 +116,7 @@ struct Passwd: Command {
         }
         switch action {
         case .changePassword, .removeKeyFiles, .removeKeyslot: rekeys = !noRekey
-        case .addKeyFile, .generateKeyFile, .addRecovery:
+        case .addKeyFile, .generateKeyFile, .addRecovery, .addTPM2:
             if noRekey { throw UsageError("'--no-rekey' only goes with a change or removal") }
             rekeys = false
         }
@@ -111,6 +124,17 @@ struct Passwd: Command {
             throw UsageError(
                 "'--keep-password-file', '--drop-keyslots' and '--drop-foreign' only go with a rekeying action"
             )
+        }
+    }
+
+    /// `7` or `0,2,7`: PCR numbers from 0 to 23.
+    static func pcrs(_ text: String) throws -> [Int] {
+        guard !text.isEmpty else { return [] }
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+            guard let pcr = Int(part), (0..<24).contains(pcr) else {
+                throw UsageError("'--tpm2-pcrs' takes PCR numbers from 0 to 23 separated by commas, such as 7 or 0,2,7")
+            }
+            return pcr
         }
     }
 
@@ -133,7 +157,7 @@ struct Passwd: Command {
             if case .changePassword = action {
                 try newPassword.password(confirm: true, prompt: "New password")
             } else { nil }
-        let rekey = rekeys ? try rekeyFlags.options(current: credentials) : nil
+        let rekey = rekeys ? try rekeyFlags.options(current: credentials, tpm2: credentialOptions.tpm2Unlock) : nil
         // The new key file is read (or written) before the vault is touched.
         var newKeyFile: KeyFileDigest?
         if case .addKeyFile(let file) = action { newKeyFile = try KeyFiles.readForNewKeyslot(file) }
@@ -142,11 +166,13 @@ struct Passwd: Command {
             newKeyFile = try KeyFiles.generate(file)
             generated = file
         }
+        let newPIN = addTPM2 && tpm2PIN ? try CredentialOptions.tpm2PIN(confirm: true) : nil
         var message: String
         do {
             VaultAccess.warnAboutLocation(of: vault)
             message = try Progress.run("Writing \(vault.path)") {
                 try session.write { txn -> String in
+                    txn.allowsTPM2Only = tpm2Only
                     let message = try change(
                         &txn,
                         opened: session.openedKeyslot(in: txn.keyslots),
@@ -154,7 +180,8 @@ struct Passwd: Command {
                         newSecret: newSecret,
                         newKeyFile: newKeyFile,
                         kdf: kdf,
-                        recovery: recovery
+                        recovery: recovery,
+                        newPIN: newPIN
                     )
                     guard let rekey else { return message }
                     return message.dropLast() + "; " + RekeyFlags.summary(try txn.rekey(rekey)) + "."
@@ -187,7 +214,8 @@ struct Passwd: Command {
         newSecret: SecretBytes?,
         newKeyFile: KeyFileDigest?,
         kdf: KDFParameters?,
-        recovery: String?
+        recovery: String?,
+        newPIN: SecretBytes?
     ) throws -> String {
         switch action {
         case .changePassword:
@@ -217,7 +245,8 @@ struct Passwd: Command {
             try txn.addKeyslot(.keyFile, credentials: Credentials(keyFileDigest: newKeyFile!))
             return "Added key-file keyslot #\(txn.keyslots.count - 1)."
         case .removeKeyFiles:
-            let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile }
+            let tpm2 = Set(txn.tpm2Keyslots)  // TPM2 keyslots are key-file keyslots, but not the user's key files
+            let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile && !tpm2.contains($0) }
             guard !indices.isEmpty else {
                 throw ToolError("the vault has no key-file keyslot", exitCode: .notFound)
             }
@@ -232,6 +261,15 @@ struct Passwd: Command {
             }
             try txn.removeKeyslot(at: index, rekey: nil)
             return "Removed keyslot #\(index)."
+        case .addTPM2(let pcrs):
+            let index = try txn.addTPM2Keyslot(
+                pcrs: pcrs,
+                pin: newPIN,
+                device: credentialOptions.tpm2Device,
+                allowTPM2Only: tpm2Only
+            )
+            let policy = (pcrs.isEmpty ? "no PCRs" : "PCRs " + pcrs.map(String.init).joined(separator: ","))
+            return "Added TPM2 keyslot #\(index) (\(policy)\(newPIN == nil ? "" : ", PIN"))."
         }
     }
 }

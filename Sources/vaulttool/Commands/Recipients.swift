@@ -146,7 +146,7 @@ struct Recipients: Command {
             let limit = accessGroup.map { " (access group \(TerminalText.escaped($0)) only)" } ?? ""
             Output.out("Added recipient \(TerminalText.escaped(name!))\(limit) to \(path): \(key!)\n")
         default:
-            let options = try flags.options(current: credentials)
+            let options = try flags.options(current: credentials, tpm2: credentialOptions.tpm2Unlock)
             if unreadable {
                 let (count, report) = try VaultAccess.write(vault) { txn in
                     try txn.removeUnreadableRecipients(rekey: options)

@@ -13,13 +13,14 @@ struct Rekey: Command {
             file that was removed or changed, no longer opens anything written after the rekey.
 
             A keyslot holds the master key sealed under its own credential, so only that credential can
-            rewrap it: a keyslot is kept when the credential given, a --keep-password-file password or
-            this device's secret opens it. Any other keyslot makes rekey refuse (the error lists them)
-            unless --drop-keyslots removes them. Other devices' ThisDeviceOnly items cannot be sealed
-            again and could never be read after a rekey: rekey refuses while any exist, unless
-            --drop-foreign deletes them. Give this device's secret (--device-secret-file) to keep its
-            own ThisDeviceOnly items and device keyslots. Copies made before the rekey still open with
-            the credentials they had and show what they hold: delete them.
+            rewrap it: a keyslot is kept when the credential given, a --keep-password-file password, this
+            device's secret or this machine's TPM (a TPM2 keyslot) opens it. Any other keyslot makes
+            rekey refuse (the error lists them) unless --drop-keyslots removes them. Other devices'
+            ThisDeviceOnly items cannot be sealed again and could never be read after a rekey: rekey
+            refuses while any exist, unless --drop-foreign deletes them. Give this device's secret
+            (--device-secret-file) to keep its own ThisDeviceOnly items and device keyslots. Copies made
+            before the rekey still open with the credentials they had and show what they hold: delete
+            them.
             """
     )
     @Group var flags: RekeyFlags
@@ -28,7 +29,7 @@ struct Rekey: Command {
 
     func run() throws {
         let credentials = try credentialOptions.credentials()
-        let options = try flags.options(current: credentials)
+        let options = try flags.options(current: credentials, tpm2: credentialOptions.tpm2Unlock)
         let vault = try VaultAccess.vault(
             path,
             credentials: credentials,

@@ -42,11 +42,20 @@ struct CredentialOptions: OptionGroup {
         valueName: "file",
         help: "An identity file (format 1.2 recipients)."
     )
+    static let tpm2Flag = Flag(
+        "--tpm2",
+        help: "Unseal a TPM2 keyslot with this machine's TPM (PIN from VAULTTOOL_TPM2_PIN_FILE or a prompt)."
+    )
+    static let tpm2TCTIOption = Option(
+        "--tpm2-tcti",
+        valueName: "tcti",
+        help: "The TPM to use (default $VAULT_TPM2_TCTI, else device:/dev/tpmrm0)."
+    )
 
     /// The group's declarations, in help order.
     static let specs = [
         passwordFileOption.spec, passwordStdinFlag.spec, passwordEnvOption.spec, passwordFileEnvOption.spec,
-        keyFileOption.spec, deviceSecretFileOption.spec, identityOption.spec,
+        keyFileOption.spec, deviceSecretFileOption.spec, identityOption.spec, tpm2Flag.spec, tpm2TCTIOption.spec,
     ]
 
     /// The group without `excluded`, for a command that cannot take those options.
@@ -62,6 +71,10 @@ struct CredentialOptions: OptionGroup {
     var deviceSecretFile: String?
     /// `--identity` or `VAULTTOOL_IDENTITY_FILE`: a recipient's identity file (Spec/format-v1.2.md).
     var identityFile: String?
+    /// `--tpm2`: unseal a TPM2 keyslot (Spec/tpm2.md).
+    var tpm2 = false
+    /// `--tpm2-tcti`, else `VAULT_TPM2_TCTI`, else the kernel's device.
+    var tpm2Device = TPM2Device.default
     /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
     var identityOptionGiven = false
     /// Whether `--device-secret-file` itself was given (not only `VAULTTOOL_DEVICE_SECRET_FILE`).
@@ -86,6 +99,8 @@ struct CredentialOptions: OptionGroup {
         passwordEnv = parsed[Self.passwordEnvOption]
         passwordFileEnv = parsed[Self.passwordFileEnvOption]
         keyFile = parsed[Self.keyFileOption]
+        tpm2 = parsed[Self.tpm2Flag]
+        if let tcti = parsed[Self.tpm2TCTIOption] { tpm2Device = TPM2Device(tcti: tcti) }
         deviceSecretFile =
             parsed[Self.deviceSecretFileOption] ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
         identityOptionGiven = parsed[Self.identityOption] != nil
@@ -126,11 +141,13 @@ struct CredentialOptions: OptionGroup {
     /// Whether no credential was named at all, by an option or its variable (then the commands
     /// that name no `<vault>` open the standard vault with this user's device secret).
     var namesNoCredential: Bool {
-        !hasPasswordSource && keyFile == nil && deviceSecretFile == nil && identityFile == nil
+        !hasPasswordSource && keyFile == nil && deviceSecretFile == nil && identityFile == nil && !tpm2
     }
 
     /// Whether no credential option is on the command line (their environment variables aside).
-    var namesNoOption: Bool { !hasPasswordSource && keyFile == nil && !deviceSecretFileNamed && !identityOptionGiven }
+    var namesNoOption: Bool {
+        !hasPasswordSource && keyFile == nil && !deviceSecretFileNamed && !identityOptionGiven && !tpm2
+    }
 
     var usesStdin: Bool { passwordStdin }
 
@@ -150,19 +167,82 @@ struct CredentialOptions: OptionGroup {
             credentials.keyFileDigest = try KeyFiles.read(keyFile)
         }
         // A device secret or an identity alone opens the vault: then there is nothing to prompt for.
-        if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil && identityFile == nil) {
+        if hasPasswordSource || (keyFile == nil && deviceSecretFile == nil && identityFile == nil && !tpm2) {
             credentials.password = try password(confirm: confirm, prompt: prompt)
         }
-        if let deviceSecretFile { credentials.deviceSecret = try Self.loadDeviceSecret(deviceSecretFile) }
+        if tpm2 { credentials.tpm2 = tpm2Unlock }
+        if let deviceSecretFile {
+            credentials.deviceSecret = try Self.loadDeviceSecret(deviceSecretFile, tpm2: tpm2Device)
+        }
         if let identityFile { credentials.identity = try Self.loadIdentity(identityFile, mayPrompt: mayPrompt) }
         return credentials
     }
 
+    /// The TPM request of `--tpm2`: the PIN is read only when a keyslot needs one.
+    var tpm2Unlock: TPM2Unlock {
+        let mayPrompt = mayPrompt
+        return TPM2Unlock(device: tpm2Device) { try Self.tpm2PIN(confirm: false, mayPrompt: mayPrompt) }
+    }
+
+    /// The variable naming a file that holds a TPM2 keyslot's PIN, for commands without a terminal.
+    static let tpm2PINVariable = "VAULTTOOL_TPM2_PIN_FILE"
+
+    /// A TPM2 PIN: from the file `VAULTTOOL_TPM2_PIN_FILE` names, else from a no-echo prompt
+    /// (`confirm` asks twice, for a new one).
+    static func tpm2PIN(confirm: Bool, mayPrompt: Bool = true) throws -> SecretBytes {
+        try secretFromFileOrPrompt(
+            variable: tpm2PINVariable,
+            what: "PIN",
+            neverPrompts: "the TPM2 keyslot needs its PIN",
+            prompt: confirm ? "New TPM PIN" : "TPM PIN",
+            confirm: confirm,
+            mayPrompt: mayPrompt
+        )
+    }
+
+    /// A short secret (a PIN, a passphrase) from the file that `variable` names, else from a
+    /// no-echo prompt; one trailing newline dropped, never empty, wiped after the copy.
+    private static func secretFromFileOrPrompt(
+        variable: String,
+        what: String,
+        neverPrompts reason: String,
+        prompt question: String,
+        confirm: Bool,
+        mayPrompt: Bool
+    ) throws -> SecretBytes {
+        var bytes: [UInt8]
+        let file = ProcessInfo.processInfo.environment[variable] ?? ""
+        if !file.isEmpty {
+            bytes = try readFile(
+                file,
+                what: "\(what) file named by \(variable)",
+                showPath: false,
+                limit: KeyFiles.maximumPasswordByteCount
+            )
+        } else {
+            guard mayPrompt else {
+                throw ToolError(
+                    "\(reason), and this command never prompts: set \(variable) to a file holding the \(what)",
+                    exitCode: .usage
+                )
+            }
+            bytes = try prompt(
+                question,
+                confirm: confirm,
+                otherwise: "\(variable) (a file holding the \(what))"
+            )
+        }
+        defer { SecretMemory.wipe(&bytes) }
+        SecretMemory.trimNewline(&bytes)
+        guard !bytes.isEmpty else { throw ToolError("the \(what) is empty", exitCode: .usage) }
+        return SecretBytes(bytes: bytes, protection: .guarded)
+    }
+
     /// Reads a device secret through the library, which refuses a file that is not a regular file
     /// of this user with mode 0600, or not 32 bytes (Spec/cli.md, "Credentials").
-    static func loadDeviceSecret(_ path: String) throws -> DeviceSecret {
+    static func loadDeviceSecret(_ path: String, tpm2: TPM2Device? = nil) throws -> DeviceSecret {
         do {
-            return try DeviceSecretFile.load(at: path)
+            return try DeviceSecretFile.load(at: path, tpm2: tpm2)
         } catch let error as VaultIOError where error.code == .invalidDeviceSecret {
             throw ToolError("the device secret '\(path)' is refused: \(error.reason)", exitCode: .usage)
         } catch let error as VaultIOError where error.errno == Errno(rawValue: ELOOP) {
@@ -189,33 +269,14 @@ struct CredentialOptions: OptionGroup {
     static func identityPassphrase(for path: String, confirm: Bool = false, mayPrompt: Bool = true) throws
         -> SecretBytes
     {
-        var bytes: [UInt8]
-        let file = ProcessInfo.processInfo.environment[identityPassphraseVariable] ?? ""
-        guard !file.isEmpty || mayPrompt else {
-            throw ToolError(
-                "the identity file '\(path)' is sealed under a passphrase, and this command never prompts: "
-                    + "set \(identityPassphraseVariable) to a file holding the passphrase",
-                exitCode: .usage
-            )
-        }
-        if !file.isEmpty {
-            bytes = try readFile(
-                file,
-                what: "passphrase file named by \(identityPassphraseVariable)",
-                showPath: false,
-                limit: KeyFiles.maximumPasswordByteCount
-            )
-        } else {
-            bytes = try prompt(
-                "Passphrase for the identity \(path)",
-                confirm: confirm,
-                otherwise: "\(identityPassphraseVariable) (a file holding the passphrase)"
-            )
-        }
-        defer { SecretMemory.wipe(&bytes) }
-        SecretMemory.trimNewline(&bytes)
-        guard !bytes.isEmpty else { throw ToolError("the identity passphrase is empty", exitCode: .usage) }
-        return SecretBytes(bytes: bytes, protection: .guarded)
+        try secretFromFileOrPrompt(
+            variable: identityPassphraseVariable,
+            what: "passphrase",
+            neverPrompts: "the identity file '\(path)' is sealed under a passphrase",
+            prompt: "Passphrase for the identity \(path)",
+            confirm: confirm,
+            mayPrompt: mayPrompt
+        )
     }
 
     static func loadIdentity(_ path: String, mayPrompt: Bool = true) throws -> RecipientIdentity {

@@ -150,6 +150,12 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         return ("\(error.reason); it was changed, possibly by someone holding only the vault's base key", .failure)
     case .invalidReference:
         return ("the reference is not valid: \(error.reason) (see 'vaulttool inject --help')", .usage)
+    case .tpm2WrongPIN, .tpm2LockedOut, .tpm2PolicyMismatch, .tpm2SealedElsewhere, .noTPM2Keyslot, .tpm2PINRequired:
+        return (error.reason, .wrongCredential)  // the TPM did not yield a credential (Spec/tpm2.md L-TPM-3)
+    case .tpm2Unavailable:
+        return (error.reason, .ioFailure)
+    case .tpm2Refused:
+        return ("the TPM refused: \(error.reason)", .failure)
     default:
         return (error.description, .failure)
     }

@@ -32,6 +32,7 @@ enum Examples {
         "passwd": [
             "vaulttool passwd --password-file old-pw --new-password-file new-pw app.vault",
             "vaulttool passwd --password-file pw --add-key-file app.key app.vault",
+            "vaulttool passwd --password-file pw --add-tpm2 --tpm2-pcrs 7 app.vault",
         ],
         "keygen": [
             "vaulttool keygen ~/.config/vault/identity",
@@ -78,6 +79,7 @@ enum Examples {
         ],
         "device-secret": [
             "vaulttool device-secret init",
+            "vaulttool device-secret init --tpm2",
             "vaulttool device-secret path",
         ],
         "credential-helper": [

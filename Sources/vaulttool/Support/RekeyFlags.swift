@@ -35,8 +35,15 @@ struct RekeyFlags: OptionGroup {
     var isGiven: Bool { !keepPasswordFiles.isEmpty || dropKeyslots || dropForeign }
 
     /// The library options: the current credentials, then each extra password.
-    func options(current: Credentials) throws -> RekeyOptions {
+    /// - Parameter tpm2: How to reach this machine's TPM: a TPM2 keyslot is kept when the TPM
+    ///   unseals it (Spec/tpm2.md, L-TPM-4), without `--tpm2` on the command line.
+    func options(current: Credentials, tpm2: TPM2Unlock) throws -> RekeyOptions {
         var credentials = [current]
+        if current.tpm2 == nil {
+            var machine = Credentials()
+            machine.tpm2 = tpm2
+            credentials.append(machine)
+        }
         for file in keepPasswordFiles {
             let password = try CredentialOptions(passwordFile: file, passwordEnv: nil, passwordFileEnv: nil)
                 .password(confirm: false, prompt: "Password")
