@@ -84,9 +84,11 @@ static void unload(void) {
 // dlerror text into `why`.
 static bool load_locked(char *why, size_t why_capacity) {
     // The ESAPI logs errors to stderr unless told otherwise, and a refused PIN is an expected
-    // outcome here, not something to print over the caller's terminal. Only when unset, so that a
-    // developer can still ask for logs; before the first call, since each library reads it once.
-    setenv("TSS2_LOG", "all+NONE", 0);
+    // outcome here, not something to print over the caller's terminal. Always, even when the
+    // user set it: at its debug and trace levels the ESAPI prints the unsealed key file and the
+    // PIN's authValue (Spec/tpm2.md §7.4), and TPM logs end up in bug reports and CI output.
+    // Before the first call, since each library reads it once.
+    setenv("TSS2_LOG", "all+NONE", 1);
     for (int i = 0; i < LIB_COUNT; i++) {
         library_handles[i] = dlopen(library_names[i], RTLD_NOW | RTLD_LOCAL);
         if (!library_handles[i]) {

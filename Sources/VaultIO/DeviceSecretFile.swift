@@ -48,7 +48,10 @@ public enum DeviceSecretFile {
 
     /// Reads the device secret at `path`, creating it first when there is none.
     ///
-    /// - Parameter path: The device-secret file.
+    /// - Parameters:
+    ///   - path: The device-secret file.
+    ///   - device: The TPM that unseals a TPM-sealed file (Spec/tpm2.md L-TPM-7);
+    ///     ``TPM2Device/default`` when `nil`. A new file is always a plain 32-byte secret.
     /// - Returns: The secret.
     /// - Throws: A ``VaultIOError`` naming the step (`"create directory"`,
     ///   `"create temporary file"`, `"write temporary file"`, `"fsync temporary file"`,
@@ -66,12 +69,12 @@ public enum DeviceSecretFile {
     /// Creates a new device secret at `path`: 32 random bytes, mode `0600`, published only if
     /// no file is there (the directories are created with mode `0700`).
     ///
-    /// Unlike ``loadOrCreate(at:)``, an existing file is an error: a device secret is never
+    /// Unlike ``loadOrCreate(at:tpm2:)``, an existing file is an error: a device secret is never
     /// replaced, because every `…ThisDeviceOnly` item sealed with it would become unreadable.
     ///
     /// - Parameter path: The device-secret file, such as ``defaultPath``.
     /// - Throws: ``VaultIOError/Code/alreadyExists`` when a file is at `path`; otherwise a
-    ///   ``VaultIOError`` naming the step, as ``loadOrCreate(at:)``.
+    ///   ``VaultIOError`` naming the step, as ``loadOrCreate(at:tpm2:)``.
     public static func createNew(at path: String) throws {
         guard try create(at: path) else {
             throw VaultIOError(

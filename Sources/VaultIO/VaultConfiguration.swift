@@ -149,7 +149,7 @@ public struct VaultConfiguration: Sendable, Equatable {
 public enum DeviceSecretCreation: Sendable, Hashable {
     /// Fail with the `open` error (`ENOENT`).
     case never
-    /// Create it with ``DeviceSecretFile/loadOrCreate(at:)``.
+    /// Create it with ``DeviceSecretFile/loadOrCreate(at:tpm2:)``.
     case ifMissing
 }
 

@@ -119,10 +119,17 @@ extension VaultTransaction {
         }
 
         if !unopened.isEmpty && options.unopenedKeyslots == .refuse {
+            let tpm2 = Set(writer.header.tpm2Bindings.map(\.slotSalt))
+            let kind = { (slot: Keyslot) in
+                slot.kind == .keyFile && tpm2.contains(slot.salt) ? "tpm2" : "\(slot.kind)"
+            }
             var reason =
                 "keyslot\(unopened.count == 1 ? "" : "s") "
-                + unopened.map { "#\($0) (\(previous[$0].kind))" }.joined(separator: ", ")
+                + unopened.map { "#\($0) (\(kind(previous[$0])))" }.joined(separator: ", ")
                 + " cannot be rewrapped: no credential given opens \(unopened.count == 1 ? "it" : "them")"
+            if unopened.contains(where: { kind(previous[$0]) == "tpm2" }) {
+                reason += " (a TPM2 keyslot needs this machine's TPM, and --tpm2 for one with a PIN)"
+            }
             if options.foreignItems == .refuse {
                 let foreign = try writer.foreignItems().count
                 if foreign > 0 { reason += "; " + Self.foreignReason(foreign) }

@@ -5,35 +5,35 @@ import Glibc
 import Testing
 import VaultTestSupport
 
+/// A vault with a password keyslot, one item, and a TPM2 keyslot added with `options`.
+func vaultWithTPM2Slot(_ w: Workspace, _ tpm: SoftwareTPM, _ options: [String] = []) throws {
+    try w.makeVault()
+    try w.set("s3cret", ["--service", "db", "--account", "app"])
+    let add = try w.run(
+        ["passwd", "--password-file", "pw", "--add-tpm2"] + options + ["v.vault"],
+        environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
+    )
+    #expect(add.status == 0, "\(add.stderr)")
+    #expect(add.stdout.hasPrefix("Added TPM2 keyslot #1"))
+}
+
+func getWithTPM(_ w: Workspace, _ tpm: SoftwareTPM, pinFile: String? = nil) throws -> RunResult {
+    var environment = tpm.environment
+    if let pinFile { environment["VAULTTOOL_TPM2_PIN_FILE"] = w.file(pinFile) }
+    return try w.run(["get", "--tpm2", "--service", "db", "v.vault"], environment: environment)
+}
+
+func lockoutCounter(_ tpm: SoftwareTPM) throws -> Int? {
+    let cap = try tpm.tool("tpm2_getcap", ["properties-variable"])
+    guard let line = cap.output.split(separator: "\n").first(where: { $0.contains("TPM2_PT_LOCKOUT_COUNTER") }),
+        let value = line.split(separator: " ").last
+    else { return nil }
+    return Int(value.dropFirst(2), radix: 16)
+}
+
 /// Spec/tpm2.md, through the CLI a server operator uses; each test starts its own swtpm.
 @Suite("TPM2 keyslots", .serialized)
 struct TPM2Tests {
-    /// A vault with a password keyslot, one item, and a TPM2 keyslot added with `options`.
-    private func vaultWithTPM2Slot(_ w: Workspace, _ tpm: SoftwareTPM, _ options: [String] = []) throws {
-        try w.makeVault()
-        try w.set("s3cret", ["--service", "db", "--account", "app"])
-        let add = try w.run(
-            ["passwd", "--password-file", "pw", "--add-tpm2"] + options + ["v.vault"],
-            environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
-        )
-        #expect(add.status == 0, "\(add.stderr)")
-        #expect(add.stdout.hasPrefix("Added TPM2 keyslot #1"))
-    }
-
-    private func getWithTPM(_ w: Workspace, _ tpm: SoftwareTPM, pinFile: String? = nil) throws -> RunResult {
-        var environment = tpm.environment
-        if let pinFile { environment["VAULTTOOL_TPM2_PIN_FILE"] = w.file(pinFile) }
-        return try w.run(["get", "--tpm2", "--service", "db", "v.vault"], environment: environment)
-    }
-
-    private func lockoutCounter(_ tpm: SoftwareTPM) throws -> Int? {
-        let cap = try tpm.tool("tpm2_getcap", ["properties-variable"])
-        guard let line = cap.output.split(separator: "\n").first(where: { $0.contains("TPM2_PT_LOCKOUT_COUNTER") }),
-            let value = line.split(separator: " ").last
-        else { return nil }
-        return Int(value.dropFirst(2), radix: 16)
-    }
-
     @Test func theTPMAloneOpensTheVault_andInspectShowsTheSlotWithoutOpeningIt() throws {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
@@ -72,12 +72,13 @@ struct TPM2Tests {
         #expect(wrong.stderr.contains("Wrong TPM PIN"))
         #expect(!wrong.stderr.contains("1234") && !wrong.stderr.contains("4711"))
         #expect(try lockoutCounter(tpm) == before + 1)
-        // No PIN and no terminal: a clear refusal, and the TPM is not asked.
+        // No PIN and no terminal: a clear refusal, and the TPM counts no failure.
         var noPIN = tpm.environment
         noPIN["VAULTTOOL_TPM2_PIN_FILE"] = ""
         let missing = try w.run(["get", "--tpm2", "--service", "db", "v.vault"], environment: noPIN)
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("VAULTTOOL_TPM2_PIN_FILE"))
+        #expect(try lockoutCounter(tpm) == before + 1)
         let right = try getWithTPM(w, tpm, pinFile: "pin")
         #expect(right.status == 0, "\(right.stderr)")
         #expect(right.stdout == "s3cret")
@@ -261,5 +262,5 @@ struct TPM2Tests {
 }
 
 extension Dictionary where Key == String, Value == String {
-    fileprivate static func + (lhs: Self, rhs: Self) -> Self { lhs.merging(rhs) { $1 } }
+    static func + (lhs: Self, rhs: Self) -> Self { lhs.merging(rhs) { $1 } }
 }

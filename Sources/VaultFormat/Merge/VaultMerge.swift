@@ -139,6 +139,12 @@ struct Merger {
             !Self.lowersPasswordCost(from: ours.header.keyslots, to: theirs.header.keyslots)
         {
             try writer.setKeyslots(theirs.header.keyslots)
+            // A TPM2 binding goes with the keyslot it names (Spec/tpm2.md R-TPM-5).
+            let binding = TPM2Binding.fieldType
+            writer.setUnknownFields(
+                writer.header.unknownFields.filter { $0.type != binding }
+                    + theirs.header.unknownFields.filter { $0.type == binding }
+            )
             keyslotsFrom = .theirs
         } else {
             keyslotsFrom = keysFrom

@@ -541,7 +541,15 @@ package enum KeyHierarchy {
     /// Why nothing opened, naming the identity when one was offered (R12-RCP-3): an identity that
     /// matches no stanza says so, without telling which stanzas exist or what the key is.
     static func noSlotOpened(_ header: VaultHeader, _ credentials: Credentials) -> String {
-        guard credentials.identity != nil else { return "wrong password or key file" }
+        guard credentials.identity != nil else {
+            // Only the TPM was offered, and what it unsealed opens no keyslot: the binding is not
+            // the keyslot's own (Spec/tpm2.md R-TPM-4).
+            if credentials.tpm2 != nil && !credentials.offersMoreThanTPM2 && !credentials.unsealedKeyFiles.isEmpty {
+                return "the key the TPM unsealed opens no keyslot: the TPM2 binding was altered or copied "
+                    + "from another vault; open with the password and run 'vaulttool verify'"
+            }
+            return "wrong password or key file"
+        }
         var reason = identityMatchesNoStanza
         if !header.followsVersion12Rules {
             reason += " (it is format \(header.major).\(header.minor), which has no recipients)"

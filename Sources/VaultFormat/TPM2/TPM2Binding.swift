@@ -155,14 +155,24 @@ extension VaultHeader {
     }
 
     /// The non-critical fields a writer carries: every unknown field, without the bindings whose
-    /// keyslot is gone (R-TPM-5).
-    var unknownFieldsWithoutOrphanedBindings: [UnknownField] {
+    /// keyslot is gone (R-TPM-5) and without the bindings past the 32nd, which no reader uses
+    /// (R-TPM-6).
+    package var unknownFieldsWithoutOrphanedBindings: [UnknownField] {
         let salts = Set(keyslots.filter { $0.kind == .keyFile }.map(\.salt))
+        var seen = 0
         return unknownFields.filter { field in
             guard field.type == TPM2Binding.fieldType, let binding = TPM2Binding.decode(field.value) else {
                 return true
             }
-            return salts.contains(binding.slotSalt)
+            seen += 1
+            return seen <= TPM2Binding.maximumCount && salts.contains(binding.slotSalt)
+        }
+    }
+
+    /// How many bindings a writer of this header writes (orphans and those past the 32nd dropped).
+    package var writtenBindingCount: Int {
+        unknownFieldsWithoutOrphanedBindings.count {
+            $0.type == TPM2Binding.fieldType && TPM2Binding.decode($0.value) != nil
         }
     }
 }

@@ -40,7 +40,10 @@ extension DeviceSecretFile {
     /// The device secret in `bytes`, read from `path`: 32 bytes as they are, or a TPM-sealed
     /// secret unsealed by `device` (L-TPM-7).
     static func secret(from bytes: [UInt8], path: String, device: TPM2Device?) throws -> DeviceSecret {
-        if bytes.count == DeviceSecret.byteCount { return DeviceSecret(secret: SecretBytes(bytes: bytes)) }
+        // A sealed file cut to 32 bytes would otherwise pass as a secret of public bytes.
+        if bytes.count == DeviceSecret.byteCount && !bytes.starts(with: sealedMagic) {
+            return DeviceSecret(secret: SecretBytes(bytes: bytes))
+        }
         guard bytes.starts(with: sealedMagic) else {
             throw VaultIOError(
                 .invalidDeviceSecret,
@@ -59,6 +62,33 @@ extension DeviceSecretFile {
                 reason: "the TPM-sealed device secret is malformed"
             )
         }
-        return DeviceSecret(secret: try TPM2Chip.unseal(sealed, pin: nil, device: device ?? .default))
+        let secret: SecretBytes
+        do {
+            secret = try TPM2Chip.unseal(sealed, pin: nil, device: device ?? .default)
+        } catch {
+            throw deviceSecretRefusal(error, path: path)
+        }
+        return DeviceSecret(secret: secret)
+    }
+
+    /// The TPM's refusal, said of a device secret rather than of a keyslot: there is no other
+    /// credential to fall back on, and the items it binds are this machine's.
+    private static func deviceSecretRefusal(_ error: VaultIOError, path: String) -> VaultIOError {
+        let detail = error.reason.lastIndex(of: "(").map { " " + error.reason[$0...] } ?? ""
+        let reason: String
+        switch error.code {
+        case .tpm2SealedElsewhere:
+            reason =
+                "this TPM cannot unseal the device secret: it was sealed by another machine's TPM, or this "
+                + "TPM was cleared; the ThisDeviceOnly items sealed with it are lost with it, as with a "
+                + "deleted device-secret file" + detail
+        case .tpm2PolicyMismatch:
+            reason =
+                "the TPM refuses the device secret: a PCR it is bound to changed since it was sealed (a "
+                + "firmware, boot loader or Secure Boot change); boot the state it was sealed in to read "
+                + "this machine's ThisDeviceOnly items" + detail
+        default: return error
+        }
+        return VaultIOError(error.code, operation: "read device secret", path: path, reason: reason)
     }
 }

@@ -209,6 +209,14 @@ package enum TPM2Chip {
             )
         case 0x09F:  // TPM_RC_INTEGRITY
             return sealedElsewhere(what, operation: operation)
+        case 0x12F:  // TPM_RC_AUTH_UNAVAILABLE
+            return VaultIOError(
+                .tpm2PolicyMismatch,
+                operation: operation,
+                reason: "the TPM refuses the authorization the binding states: its PCR or PIN fields do not "
+                    + "match its sealed object, so the header was damaged or altered; open with the password "
+                    + "and run 'vaulttool verify' (\(what))"
+            )
         case 0x902:  // TPM_RC_OBJECT_MEMORY
             return VaultIOError(
                 .tpm2Refused,

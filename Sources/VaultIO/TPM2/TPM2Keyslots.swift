@@ -6,13 +6,20 @@ public import VaultFormat
 ///
 /// Spec: Spec/tpm2.md, R-TPM-4 and L-TPM-3.
 enum TPM2Keyslots {
-    /// `credentials` with the key file of the first binding of `header` that unseals, when they
+    /// `credentials` with the key files of the TPM2 keyslots of `header` that unseal, when they
     /// ask for the TPM.
     ///
-    /// - Parameter bestEffort: For a rekey's candidates: a binding that does not unseal leaves
-    ///   its keyslot unopened instead of failing.
-    /// - Throws: The TPM's refusal (L-TPM-3) when the TPM is the only credential and nothing
-    ///   unsealed; ``VaultIOError/Code/noTPM2Keyslot`` when the header has no binding.
+    /// Bindings without a PIN are tried first: they cost no dictionary-attack strike, and a PIN
+    /// that is missing or wrong does not hide them. Bindings with a PIN follow; the PIN is asked
+    /// for once, only after the TPM answered, and the first wrong PIN or lockout ends the search,
+    /// so one open costs at most one strike (R-TPM-4).
+    ///
+    /// - Parameter bestEffort: For a rekey's candidates: every binding is tried (each TPM2
+    ///   keyslot it unseals is rewrapped), and one that does not unseal leaves its keyslot
+    ///   unopened instead of failing.
+    /// - Throws: The refusal of the first binding tried (L-TPM-3) when the TPM is the only
+    ///   credential and nothing unsealed; ``VaultIOError/Code/noTPM2Keyslot`` when the header
+    ///   has no binding.
     static func unsealing(_ credentials: Credentials, header: VaultHeader, bestEffort: Bool = false) throws
         -> Credentials
     {
@@ -30,25 +37,35 @@ enum TPM2Keyslots {
         let device = request.device ?? .default
         var credentials = credentials
         var pin = request.pin
-        var firstFailure: VaultIOError?
-        for binding in bindings {
+        var firstFailure: (any Error)?
+        var pinRefused = false
+        var reached = false
+        let ordered = bindings.filter { !$0.sealed.requiresPIN } + bindings.filter(\.sealed.requiresPIN)
+        for binding in ordered {
+            if !bestEffort && !credentials.unsealedKeyFiles.isEmpty { break }
+            if binding.sealed.requiresPIN && pinRefused { continue }
             do {
                 if binding.sealed.requiresPIN && pin == nil {
                     guard let ask = request.askPIN else {
                         throw VaultIOError(.tpm2PINRequired, reason: "the TPM2 keyslot needs its PIN")
                     }
+                    // A PIN typed for a TPM that is not there is a PIN typed for nothing (L-TPM-3).
+                    if !reached { _ = try TPM2Chip.lockoutState(device: device) }
                     pin = try ask()
                 }
                 let secret = try TPM2Chip.unseal(binding.sealed, pin: pin, device: device)
+                reached = true
                 credentials.unsealedKeyFiles[binding.slotSalt] = KeyFileDigest(contents: secret)
-                return credentials
-            } catch let error as VaultIOError {
+            } catch {
                 firstFailure = firstFailure ?? error
+                let code = (error as? VaultIOError)?.code
+                if code == .tpm2Unavailable { break }
+                reached = reached || code != .tpm2PINRequired
                 // Every wrong PIN counts against the TPM's lockout: one try per open, not one per slot.
-                if [.tpm2WrongPIN, .tpm2LockedOut, .tpm2Unavailable].contains(error.code) { break }
+                if binding.sealed.requiresPIN { pinRefused = true }
             }
         }
-        if let firstFailure, !lenient { throw firstFailure }
+        if credentials.unsealedKeyFiles.isEmpty, let firstFailure, !lenient { throw firstFailure }
         return credentials
     }
 }
@@ -86,8 +103,11 @@ extension VaultTransaction {
             throw VaultFormatError(.invalidParameter, "a PCR is a number from 0 to 23")
         }
         if let pin, pin.count == 0 { throw VaultFormatError(.invalidParameter, "an empty PIN is no PIN") }
-        guard writer.header.tpm2Bindings.count < TPM2Binding.maximumCount else {
-            throw VaultFormatError(.invalidParameter, "a vault holds at most \(TPM2Binding.maximumCount) TPM2 keyslots")
+        guard writer.header.writtenBindingCount < TPM2Binding.maximumCount else {
+            throw VaultFormatError(
+                .invalidParameter,
+                "a vault holds at most \(TPM2Binding.maximumCount) TPM2 bindings, and this one has them"
+            )
         }
         guard allowTPM2Only || hasWayInBesidesTPM2(keyslots) else {
             throw Self.tpm2OnlyRefusal
@@ -118,6 +138,18 @@ extension VaultTransaction {
     func hasTPM2Keyslot(_ slots: [Keyslot]) -> Bool {
         let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
         return slots.contains { $0.kind == .keyFile && bound.contains($0.salt) }
+    }
+
+    /// L-TPM-2 for the whole write: refuses a transaction that leaves only TPM2 keyslots to open
+    /// a vault that had another way in before, whatever removed it (a removal, a rekey that
+    /// dropped keyslots, a removed recipient), unless ``allowsTPM2Only``.
+    func checkTPM2IsNotTheOnlyWayIn(before: VaultHeader) throws {
+        guard !allowsTPM2Only, hasTPM2Keyslot(keyslots), !hasWayInBesidesTPM2(keyslots) else { return }
+        let bound = Set(before.tpm2Bindings.map(\.slotSalt))
+        let hadAnother =
+            before.keyslots.contains { $0.scope == .masterKey && !($0.kind == .keyFile && bound.contains($0.salt)) }
+            || before.recipientStanzas.contains { !$0.isLimited }
+        if hadAnother { throw Self.tpm2OnlyRefusal }
     }
 
     static var tpm2OnlyRefusal: VaultFormatError {

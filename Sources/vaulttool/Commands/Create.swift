@@ -16,7 +16,15 @@ struct Create: Command {
             --key-file must have at least 32 bytes.
             """
     )
-    @Group(specs: CredentialOptions.specs(without: CredentialOptions.deviceSecretFileOption.spec))
+    // A new vault's first keyslot is a password or key file; a TPM2 keyslot is added to it later
+    // (passwd --add-tpm2), so that the TPM is never the only way in (Spec/tpm2.md L-TPM-2).
+    @Group(
+        specs: CredentialOptions.specs(
+            without: CredentialOptions.deviceSecretFileOption.spec,
+            CredentialOptions.tpm2Flag.spec,
+            CredentialOptions.tpm2TCTIOption.spec
+        )
+    )
     var credentialOptions: CredentialOptions
     /// Where `--generate-key-file` writes the new key file.
     @Option(KeyFiles.generateOption) var generatedKeyFile: String?

@@ -54,7 +54,7 @@ struct DeviceSecretCommand: Command {
         let device = tpm2TCTI.map(TPM2Device.init(tcti:)) ?? .default
         do {
             if tpm2 {
-                try DeviceSecretFile.createNew(at: path, sealedBy: device, pcrs: try Passwd.pcrs(tpm2PCRs ?? ""))
+                try DeviceSecretFile.createNew(at: path, sealedBy: device, pcrs: try Passwd.pcrs(tpm2PCRs))
             } else {
                 try DeviceSecretFile.createNew(at: path)
             }

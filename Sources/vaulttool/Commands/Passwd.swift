@@ -103,7 +103,7 @@ struct Passwd: Command {
             actions.append(.removeKeyslot(index))
         }
         if addTPM2 {
-            actions.append(.addTPM2(pcrs: try Self.pcrs(tpm2PCRs ?? "")))
+            actions.append(.addTPM2(pcrs: try Self.pcrs(tpm2PCRs)))
         } else if tpm2PCRs != nil || tpm2PIN {
             throw UsageError("'--tpm2-pcrs' and '--tpm2-pin' go with '--add-tpm2'")
         }
@@ -127,15 +127,18 @@ struct Passwd: Command {
         }
     }
 
-    /// `7` or `0,2,7`: PCR numbers from 0 to 23.
-    static func pcrs(_ text: String) throws -> [Int] {
-        guard !text.isEmpty else { return [] }
-        return try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+    /// `7` or `0,2,7`: PCR numbers from 0 to 23, each once; no option, no PCRs. An empty value is
+    /// refused: an unset variable in a script must not silently drop the PCR binding.
+    static func pcrs(_ text: String?) throws -> [Int] {
+        guard let text else { return [] }
+        let pcrs = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
             guard let pcr = Int(part), (0..<24).contains(pcr) else {
                 throw UsageError("'--tpm2-pcrs' takes PCR numbers from 0 to 23 separated by commas, such as 7 or 0,2,7")
             }
             return pcr
         }
+        guard Set(pcrs).count == pcrs.count else { throw UsageError("'--tpm2-pcrs' names a PCR twice") }
+        return pcrs.sorted()
     }
 
     func run() throws {

@@ -364,6 +364,14 @@ struct CredentialOptions: OptionGroup {
         return bytes
     }
 
+    /// A prompt's label inside a sentence: its first letter lowered, unless the first word is an
+    /// acronym ("TPM PIN"); the rest, a path included, as it is.
+    private static func inSentence(_ label: String) -> String {
+        let letters = Array(label.prefix(2))
+        if letters.count == 2, letters.allSatisfy(\.isUppercase) { return label }
+        return label.prefix(1).lowercased() + label.dropFirst()
+    }
+
     /// Asks on the terminal; fails with a usage error when there is none.
     static func prompt(
         _ label: String,
@@ -372,12 +380,12 @@ struct CredentialOptions: OptionGroup {
     ) throws -> [UInt8] {
         guard var first = try Terminal.readHidden(prompt: "\(label): ") else {
             throw ToolError(
-                "no \(label.lowercased()) given and no terminal to ask on; use \(otherwise)",
+                "no \(inSentence(label)) given and no terminal to ask on; use \(otherwise)",
                 exitCode: .usage
             )
         }
         if confirm {
-            var second = try Terminal.readHidden(prompt: "Retype \(label.lowercased()): ") ?? []
+            var second = try Terminal.readHidden(prompt: "Retype \(inSentence(label)): ") ?? []
             defer { SecretMemory.wipe(&second) }
             guard SecretMemory.equal(first, second) else {
                 SecretMemory.wipe(&first)

@@ -40,8 +40,10 @@ struct RekeyFlags: OptionGroup {
     func options(current: Credentials, tpm2: TPM2Unlock) throws -> RekeyOptions {
         var credentials = [current]
         if current.tpm2 == nil {
+            // Without --tpm2 the TPM is asked only for keyslots without a PIN: a command that was
+            // not told to use the TPM never asks for its PIN (Spec/cli.md section 3).
             var machine = Credentials()
-            machine.tpm2 = tpm2
+            machine.tpm2 = TPM2Unlock(device: tpm2.device)
             credentials.append(machine)
         }
         for file in keepPasswordFiles {

@@ -119,7 +119,23 @@ struct TPM2KeyslotTests {
         }
     }
 
-    /// Spec/tpm2.md §7.4: the reference tools alone recover the key file from the binding, so a
+    /// L-TPM-7: a TPM-sealed file cut to 32 bytes is refused, never taken as a plain secret made
+    /// of its public header bytes.
+    @Test func aSealedDeviceSecretCutTo32Bytes_isRefused() throws {
+        try withTPMAndVault { dir, tpm, device, _ in
+            let path = dir + "/device-secret"
+            try DeviceSecretFile.createNew(at: path, sealedBy: device)
+            let whole = try #require(FileManager.default.contents(atPath: path))
+            let cut = dir + "/cut"
+            try Data(whole.prefix(32)).write(to: URL(fileURLWithPath: cut))
+            #expect(chmod(cut, 0o600) == 0)
+            #expect(throws: VaultIOError(.invalidDeviceSecret)) {
+                try DeviceSecretFile.load(at: cut, tpm2: device)
+            }
+        }
+    }
+
+    /// Spec/tpm2.md §7.5: the reference tools alone recover the key file from the binding, so a
     /// TPM2 keyslot never depends on vault's code to be opened on its own machine.
     @Test(arguments: [false, true])
     func tpm2ToolsAloneRecoverTheKeyFile_fromTheBindingBytes(withPolicy: Bool) throws {
