@@ -239,7 +239,7 @@ public final class Vault: Sendable {
             )
             let result = try translatingLocked { try body(&transaction) }
             if transaction.hasChanges {
-                try transaction.checkTPM2IsNotTheOnlyWayIn(before: snapshot.header)
+                try transaction.checkTPM2IsNotTheOnlyWayIn()
                 let bytes = transaction.writer.encode(now: transaction.now)
                 try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
                 recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)

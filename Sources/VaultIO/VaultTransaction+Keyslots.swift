@@ -93,7 +93,7 @@ extension VaultTransaction {
             throw VaultFormatError(.invalidParameter, "there is no keyslot \(index)")
         }
         slots.remove(at: index)
-        if hasTPM2Keyslot(slots) && !hasWayInBesidesTPM2(slots) && !allowsTPM2Only { throw Self.tpm2OnlyRefusal }
+        try checkTPM2IsNotTheOnlyWayIn(slots)
         guard slots.contains(where: { $0.scope == .masterKey }) else {
             throw VaultFormatError(
                 .invalidParameter,
@@ -148,7 +148,7 @@ extension VaultTransaction {
         guard slots.contains(where: { $0.scope == .masterKey }) else {
             throw VaultFormatError(.invalidParameter, "the vault would have no keyslot that opens the master key")
         }
-        if hasTPM2Keyslot(slots) && !hasWayInBesidesTPM2(slots) && !allowsTPM2Only { throw Self.tpm2OnlyRefusal }
+        try checkTPM2IsNotTheOnlyWayIn(slots)
         try changeKeyslots(slots)
         guard let rekey else { return nil }
         return try self.rekey(rekey)

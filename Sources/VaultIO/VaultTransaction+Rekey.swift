@@ -128,7 +128,10 @@ extension VaultTransaction {
                 + unopened.map { "#\($0) (\(kind(previous[$0])))" }.joined(separator: ", ")
                 + " cannot be rewrapped: no credential given opens \(unopened.count == 1 ? "it" : "them")"
             if unopened.contains(where: { kind(previous[$0]) == "tpm2" }) {
-                reason += " (a TPM2 keyslot needs this machine's TPM, and --tpm2 for one with a PIN)"
+                let refusal = options.credentials.lazy.compactMap { $0.tpm2?.memory.refusal as? VaultIOError }.first
+                reason +=
+                    refusal.map { " (the TPM: \($0.reason))" }
+                    ?? " (a TPM2 keyslot needs this machine's TPM, and --tpm2 for one with a PIN)"
             }
             if options.foreignItems == .refuse {
                 let foreign = try writer.foreignItems().count

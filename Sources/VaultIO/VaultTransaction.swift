@@ -60,8 +60,13 @@ public struct VaultTransaction: Sendable {
     let kdf: KDFParameters
     let kdfFloor: KDFFloor
 
+    /// The header this transaction started from, for rules that compare before and after
+    /// (Spec/tpm2.md L-TPM-2).
+    let headerAtStart: VaultHeader
+
     init(writer: VaultWriter, now: Int64, kdf: KDFParameters = .default, kdfFloor: KDFFloor = .enforced) {
         self.writer = writer
+        self.headerAtStart = writer.header
         self.now = now
         self.kdf = kdf
         self.kdfFloor = kdfFloor

@@ -160,4 +160,81 @@ struct TPM2RulesTests {
         let create = try w.run(["create", "--tpm2", "new.vault"], environment: tpm.environment)
         #expect(create.status == 64)
     }
+
+    /// R-TPM-4 across the opens of one command: a rekey opens the vault and then tries every
+    /// candidate, a merge opens three files; the PIN is asked once and a wrong one costs one
+    /// failure, and the refusal says what the TPM said.
+    @Test func oneCommandSpendsAtMostOneWrongPIN_howeverManyOpensItMakes() throws {
+        let w = try Workspace()
+        let tpm = try SoftwareTPM(directory: w.file("tpm"))
+        try w.write("pin", "4711\n")
+        try w.write("wrong", "1234\n")
+        try vaultWithTPM2Slot(w, tpm, ["--tpm2-pin"])
+        let wrongPIN = tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("wrong")]
+        var counter = try #require(try lockoutCounter(tpm))
+        let rekey = try w.run(["rekey", "--tpm2", "--password-file", "pw", "v.vault"], environment: wrongPIN)
+        #expect(rekey.status == 1)
+        #expect(rekey.stderr.contains("wrong TPM PIN"), "\(rekey.stderr)")
+        #expect(try lockoutCounter(tpm) == counter + 1)
+        counter += 1
+        for copy in ["base.vault", "theirs.vault"] {
+            try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file(copy))
+        }
+        let merge = try w.run(
+            ["merge", "--tpm2", "--password-file", "pw", "--base", "base.vault", "v.vault", "theirs.vault"],
+            environment: wrongPIN
+        )
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(try lockoutCounter(tpm) == counter + 1)
+    }
+
+    /// L-TPM-2 compares with the vault as the write found it: one that only TPM2 keyslots open
+    /// (made so with --tpm2-only) stays writable, its keyslots included.
+    @Test func aVaultMadeTPMOnlyOnPurpose_staysWritable() throws {
+        let w = try Workspace()
+        let tpm = try SoftwareTPM(directory: w.file("tpm"))
+        try vaultWithTPM2Slot(w, tpm)
+        let second = try w.run(
+            ["passwd", "--password-file", "pw", "--add-tpm2", "v.vault"],
+            environment: tpm.environment
+        )
+        #expect(second.status == 0, "\(second.stderr)")
+        let only = try w.run(
+            ["passwd", "--tpm2", "--tpm2-only", "--remove-keyslot", "0", "v.vault"],
+            environment: tpm.environment
+        )
+        #expect(only.status == 0, "\(only.stderr)")
+        let remove = try w.run(["passwd", "--tpm2", "--remove-keyslot", "1", "v.vault"], environment: tpm.environment)
+        #expect(remove.status == 0, "\(remove.stderr)")
+        let set = try w.run(
+            ["set", "--tpm2", "--service", "api", "v.vault"],
+            stdin: "t0ken",
+            environment: tpm.environment
+        )
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try getWithTPM(w, tpm).stdout == "s3cret")
+        let misplaced = try w.run(
+            ["passwd", "--tpm2", "--tpm2-only", "--add-recovery", "v.vault"],
+            environment: tpm.environment
+        )
+        #expect(misplaced.status == 64)
+    }
+
+    /// A PIN is asked for only once the TPM answered; inspect and backup authenticate with --tpm2.
+    @Test func noPINIsAskedForAnAbsentTPM_andTPM2IsACredentialForInspect() throws {
+        let w = try Workspace()
+        let tpm = try SoftwareTPM(directory: w.file("tpm"))
+        try w.write("pin", "4711\n")
+        try vaultWithTPM2Slot(w, tpm)
+        let inspect = try w.run(["inspect", "--json", "--tpm2", "v.vault"], environment: tpm.environment).json()
+        #expect(inspect["authenticated"] as? Bool == true)
+        tpm.stop()
+        let add = try w.run(
+            ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pin", "v.vault"],
+            environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": ""]
+        )
+        #expect(add.status == 7, "\(add.stderr)")
+        #expect(add.stderr.contains("Cannot reach the TPM"))
+        #expect(!add.stderr.contains("PIN"))
+    }
 }

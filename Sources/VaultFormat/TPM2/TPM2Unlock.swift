@@ -1,5 +1,7 @@
 // vault: what a caller offers to unseal a TPM2 keyslot.
 
+import Synchronization
+
 /// A TPM, named by its TCTI: the string `Tss2_TctiLdr_Initialize` takes.
 ///
 /// Examples: `device:/dev/tpmrm0` (the kernel's resource manager), `swtpm:path=/run/swtpm/sock`.
@@ -29,6 +31,10 @@ public struct TPM2Unlock: Sendable {
     public var askPIN: (@Sendable () throws -> SecretBytes)?
     /// The TPM; `nil` for VaultIO's default (`VAULT_TPM2_TCTI`, else ``TPM2Device/kernel``).
     public var device: TPM2Device?
+    /// What the opens made with this request learned, shared by every copy of it: one command
+    /// opens a vault several times (a rekey's candidates, a merge's three files), and must ask
+    /// for the PIN once and spend at most one dictionary-attack failure (R-TPM-4).
+    package var memory = TPM2UnlockMemory()
 
     /// Unlocking with `device`, and `pin` for a keyslot that needs one.
     public init(pin: SecretBytes? = nil, device: TPM2Device? = nil) {
@@ -40,5 +46,38 @@ public struct TPM2Unlock: Sendable {
     public init(device: TPM2Device? = nil, askPIN: @escaping @Sendable () throws -> SecretBytes) {
         self.askPIN = askPIN
         self.device = device
+    }
+}
+
+/// The PIN one ``TPM2Unlock`` obtained, whether the TPM refused it, and the TPM's first refusal.
+package final class TPM2UnlockMemory: Sendable {
+    private struct State: Sendable {
+        var pin: SecretBytes?
+        var pinRefused = false
+        var refusal: (any Error & Sendable)?
+    }
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// The PIN obtained before, or `obtain()`'s, kept for the next open.
+    package func pin(_ obtain: () throws -> SecretBytes) throws -> SecretBytes {
+        if let pin = state.withLock({ $0.pin }) { return pin }
+        let pin = try obtain()
+        state.withLock { $0.pin = $0.pin ?? pin }
+        return pin
+    }
+
+    /// Whether the TPM refused the PIN (wrong, or locked out): no binding with a PIN is tried again.
+    package var pinRefused: Bool {
+        get { state.withLock { $0.pinRefused } }
+        set { state.withLock { $0.pinRefused = newValue } }
+    }
+
+    /// The first refusal an open met, for a message that says why the TPM did not help.
+    package var refusal: (any Error & Sendable)? { state.withLock { $0.refusal } }
+
+    package func record(_ error: any Error & Sendable) {
+        state.withLock { $0.refusal = $0.refusal ?? error }
     }
 }

@@ -16,6 +16,17 @@ extension TPM2Device {
     }
 }
 
+extension TPM2Device {
+    /// Checks that this TPM answers (it reads the TPM's dictionary-attack counters), so that a
+    /// caller asks for a PIN only when the TPM can use it.
+    ///
+    /// - Throws: ``VaultIOError/Code/tpm2Unavailable`` when the TPM or the TSS2 libraries cannot
+    ///   be reached; another L-TPM-3 code when the TPM refuses.
+    public func checkReachable() throws(VaultIOError) {
+        _ = try TPM2Chip.lockoutState(device: self)
+    }
+}
+
 /// The TPM calls: one seal, one unseal, the dictionary-attack counters.
 ///
 /// Spec: Spec/tpm2.md §2 (the objects) and L-TPM-3 (the errors).
@@ -111,7 +122,20 @@ package enum TPM2Chip {
                 }
             }
         }
-        try check(status, rc: rc, why: why, device: device, operation: "unseal")
+        do {
+            try check(status, rc: rc, why: why, device: device, operation: "unseal")
+        } catch {
+            // Without PCRs in the binding, a policy failure is no PCR change: the binding's flags
+            // are not its object's.
+            guard error.code == .tpm2PolicyMismatch && object.pcrMask == 0 else { throw error }
+            throw VaultIOError(
+                .tpm2PolicyMismatch,
+                operation: "unseal",
+                reason: "the TPM refuses the authorization the binding states: its PIN flag does not match "
+                    + "its sealed object, so the header was damaged or altered; open with the password and "
+                    + "run 'vaulttool verify'"
+            )
+        }
         guard length == secretByteCount else {
             throw VaultIOError(
                 .tpm2Refused,

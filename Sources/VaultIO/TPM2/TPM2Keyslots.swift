@@ -35,23 +35,27 @@ enum TPM2Keyslots {
             )
         }
         let device = request.device ?? .default
+        let memory = request.memory
         var credentials = credentials
-        var pin = request.pin
         var firstFailure: (any Error)?
-        var pinRefused = false
         var reached = false
         let ordered = bindings.filter { !$0.sealed.requiresPIN } + bindings.filter(\.sealed.requiresPIN)
         for binding in ordered {
             if !bestEffort && !credentials.unsealedKeyFiles.isEmpty { break }
-            if binding.sealed.requiresPIN && pinRefused { continue }
+            if binding.sealed.requiresPIN && memory.pinRefused { continue }
             do {
-                if binding.sealed.requiresPIN && pin == nil {
-                    guard let ask = request.askPIN else {
-                        throw VaultIOError(.tpm2PINRequired, reason: "the TPM2 keyslot needs its PIN")
-                    }
-                    // A PIN typed for a TPM that is not there is a PIN typed for nothing (L-TPM-3).
-                    if !reached { _ = try TPM2Chip.lockoutState(device: device) }
-                    pin = try ask()
+                var pin: SecretBytes?
+                if binding.sealed.requiresPIN {
+                    pin =
+                        try request.pin
+                        ?? memory.pin {
+                            guard let ask = request.askPIN else {
+                                throw VaultIOError(.tpm2PINRequired, reason: "the TPM2 keyslot needs its PIN")
+                            }
+                            // A PIN typed for a TPM that is not there is a PIN typed for nothing (L-TPM-3).
+                            if !reached { _ = try TPM2Chip.lockoutState(device: device) }
+                            return try ask()
+                        }
                 }
                 let secret = try TPM2Chip.unseal(binding.sealed, pin: pin, device: device)
                 reached = true
@@ -59,10 +63,14 @@ enum TPM2Keyslots {
             } catch {
                 firstFailure = firstFailure ?? error
                 let code = (error as? VaultIOError)?.code
+                if let error = error as? VaultIOError { memory.record(error) }
                 if code == .tpm2Unavailable { break }
                 reached = reached || code != .tpm2PINRequired
-                // Every wrong PIN counts against the TPM's lockout: one try per open, not one per slot.
-                if binding.sealed.requiresPIN { pinRefused = true }
+                // Every wrong PIN counts against the TPM's lockout: one try per command, however
+                // many bindings and opens it makes. A PIN that cannot be had is not asked again.
+                if binding.sealed.requiresPIN && (code.map(Self.endsPINTries.contains) ?? true) {
+                    memory.pinRefused = true
+                }
             }
         }
         if credentials.unsealedKeyFiles.isEmpty, let firstFailure, !lenient { throw firstFailure }
@@ -70,12 +78,18 @@ enum TPM2Keyslots {
     }
 }
 
+extension TPM2Keyslots {
+    /// The refusals after which no other binding with a PIN is tried.
+    static let endsPINTries: Set<VaultIOError.Code> = [.tpm2WrongPIN, .tpm2LockedOut, .tpm2PINRequired]
+}
+
 extension VaultTransaction {
     /// Adds a TPM2 keyslot: a key-file keyslot whose key file, 32 random bytes, only this machine's
     /// TPM can unseal, and the binding that holds the sealed object (Spec/tpm2.md, R-TPM-3).
     ///
-    /// The vault must keep another way in (a master-scope keyslot that is not a TPM2 keyslot, or a
-    /// full recipient), unless `allowTPM2Only`: a TPM is cleared, fails or goes with its machine.
+    /// Adding never removes another way in; a removal in the same transaction that would leave
+    /// only TPM2 keyslots is refused unless `allowTPM2Only` (L-TPM-2): a TPM is cleared, fails
+    /// or goes with its machine.
     ///
     /// ```swift
     /// try vault.write { txn in try txn.addTPM2Keyslot(pcrs: [7]) }
@@ -86,11 +100,11 @@ extension VaultTransaction {
     ///   - pcrs: SHA-256 PCRs (0 to 23) to bind to, at their current values.
     ///   - pin: A PIN the TPM checks (and counts failures of); `nil` for none.
     ///   - device: The TPM; ``TPM2Device/default`` when `nil`.
-    ///   - allowTPM2Only: Allows a vault that only TPM2 keyslots open (L-TPM-2).
+    ///   - allowTPM2Only: Sets ``allowsTPM2Only`` for this transaction (L-TPM-2).
     /// - Returns: The new keyslot's position in ``keyslots``.
-    /// - Throws: `invalidParameter` for a PCR out of range, an empty PIN, 32 keyslots or bindings
-    ///   already, or no other way in; ``VaultIOError/Code/locked`` without the master key; a TPM
-    ///   error of L-TPM-3.
+    /// - Throws: `invalidParameter` for a PCR out of range, an empty PIN, or 32 keyslots or
+    ///   bindings already; ``VaultIOError/Code/locked`` without the master key; a TPM error of
+    ///   L-TPM-3.
     @discardableResult
     public mutating func addTPM2Keyslot(
         pcrs: [Int] = [],
@@ -109,9 +123,7 @@ extension VaultTransaction {
                 "a vault holds at most \(TPM2Binding.maximumCount) TPM2 bindings, and this one has them"
             )
         }
-        guard allowTPM2Only || hasWayInBesidesTPM2(keyslots) else {
-            throw Self.tpm2OnlyRefusal
-        }
+        if allowTPM2Only { allowsTPM2Only = true }
         let mask = pcrs.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
         let keyFile = SecretBytes.random(count: TPM2Chip.secretByteCount)
         let sealed = try TPM2Chip.seal(keyFile, pin: pin, pcrMask: mask, device: device ?? .default)
@@ -140,11 +152,15 @@ extension VaultTransaction {
         return slots.contains { $0.kind == .keyFile && bound.contains($0.salt) }
     }
 
-    /// L-TPM-2 for the whole write: refuses a transaction that leaves only TPM2 keyslots to open
-    /// a vault that had another way in before, whatever removed it (a removal, a rekey that
-    /// dropped keyslots, a removed recipient), unless ``allowsTPM2Only``.
-    func checkTPM2IsNotTheOnlyWayIn(before: VaultHeader) throws {
-        guard !allowsTPM2Only, hasTPM2Keyslot(keyslots), !hasWayInBesidesTPM2(keyslots) else { return }
+    /// L-TPM-2: refuses `slots` (by default the keyslots this transaction would write) when
+    /// they leave only TPM2 keyslots to open a vault that had another way in when the
+    /// transaction started, whatever removed it (a removal, a rekey that dropped keyslots, a
+    /// removed recipient), unless ``allowsTPM2Only``. A vault that was already opened by TPM2
+    /// keyslots alone stays writable.
+    func checkTPM2IsNotTheOnlyWayIn(_ slots: [Keyslot]? = nil) throws {
+        let slots = slots ?? keyslots
+        guard !allowsTPM2Only, hasTPM2Keyslot(slots), !hasWayInBesidesTPM2(slots) else { return }
+        let before = headerAtStart
         let bound = Set(before.tpm2Bindings.map(\.slotSalt))
         let hadAnother =
             before.keyslots.contains { $0.scope == .masterKey && !($0.kind == .keyFile && bound.contains($0.salt)) }
@@ -156,7 +172,8 @@ extension VaultTransaction {
         VaultFormatError(
             .invalidParameter,
             "the TPM would be the only way into the vault, and a TPM can be cleared or fail: keep a "
-                + "password or recovery keyslot (or allow it explicitly: --tpm2-only)"
+                + "password or recovery keyslot (add one first: 'vaulttool passwd --add-recovery'), or "
+                + "allow it explicitly with 'vaulttool passwd --tpm2-only'"
         )
     }
 }

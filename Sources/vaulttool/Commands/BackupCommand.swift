@@ -33,7 +33,7 @@ struct BackupCommand: Command {
         // A credential is optional here: without one the header and layout are still checked.
         let given =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-            || deviceSecretNamed || credentialOptions.identityOptionGiven
+            || deviceSecretNamed || credentialOptions.identityOptionGiven || credentialOptions.tpm2
         let credentials = given ? try credentialOptions.credentials() : nil
         let backup = try Progress.run("Copying \(path)") {
             try Vault.backup(of: path, to: destination, credentials: credentials)

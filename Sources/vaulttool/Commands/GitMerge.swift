@@ -56,7 +56,7 @@ struct GitMerge: Command {
         // A merge driver runs without a terminal, often inside another program: never prompt.
         let explicit =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-            || credentialOptions.identityFile != nil
+            || credentialOptions.identityFile != nil || credentialOptions.tpm2
         // %A is git's temporary copy of the checked-out branch's file, screened by its vault ID:
         // a copy under a master key a rekey retired here, or with a removed credential, is refused
         // (exit 4, `screened`). Merging main into such a copy (an old file committed on a pull

@@ -29,7 +29,7 @@ struct Inspect: Command {
     /// Whether a credential was named on the command line (then the header MAC is checked).
     private var credentialGiven: Bool {
         credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil || deviceSecretNamed
-            || credentialOptions.identityOptionGiven
+            || credentialOptions.identityOptionGiven || credentialOptions.tpm2
     }
 
     func run() throws {

@@ -109,6 +109,12 @@ struct Passwd: Command {
         }
         guard actions.count <= 1 else { throw UsageError("Give one action at a time") }
         action = actions.first ?? .changePassword
+        switch action {
+        case .addKeyFile, .generateKeyFile, .addRecovery:
+            // These add a way in and remove none: allowing a TPM-only vault would say nothing.
+            if tpm2Only { throw UsageError("'--tpm2-only' goes with an action that removes or replaces keyslots") }
+        default: break
+        }
         _ = try newPassword  // refuses two new-password sources before anything is opened
         if case .changePassword = action {
         } else if try newPassword.hasPasswordSource {
@@ -169,6 +175,8 @@ struct Passwd: Command {
             newKeyFile = try KeyFiles.generate(file)
             generated = file
         }
+        // The TPM first: a PIN typed for a TPM that is not there is typed for nothing.
+        if addTPM2 && tpm2PIN { try credentialOptions.tpm2Device.checkReachable() }
         let newPIN = addTPM2 && tpm2PIN ? try CredentialOptions.tpm2PIN(confirm: true) : nil
         var message: String
         do {

@@ -75,6 +75,8 @@ struct CredentialOptions: OptionGroup {
     var tpm2 = false
     /// `--tpm2-tcti`, else `VAULT_TPM2_TCTI`, else the kernel's device.
     var tpm2Device = TPM2Device.default
+    /// One PIN and one refusal per command, however many times it opens a vault (R-TPM-4).
+    private let tpm2Memory = TPM2UnlockMemory()
     /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
     var identityOptionGiven = false
     /// Whether `--device-secret-file` itself was given (not only `VAULTTOOL_DEVICE_SECRET_FILE`).
@@ -181,7 +183,9 @@ struct CredentialOptions: OptionGroup {
     /// The TPM request of `--tpm2`: the PIN is read only when a keyslot needs one.
     var tpm2Unlock: TPM2Unlock {
         let mayPrompt = mayPrompt
-        return TPM2Unlock(device: tpm2Device) { try Self.tpm2PIN(confirm: false, mayPrompt: mayPrompt) }
+        var unlock = TPM2Unlock(device: tpm2Device) { try Self.tpm2PIN(confirm: false, mayPrompt: mayPrompt) }
+        unlock.memory = tpm2Memory
+        return unlock
     }
 
     /// The variable naming a file that holds a TPM2 keyslot's PIN, for commands without a terminal.
