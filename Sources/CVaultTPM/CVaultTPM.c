@@ -408,8 +408,8 @@ static int unmarshal(call *c, const vtpm_sealed *in, TPM2B_PUBLIC *public_area, 
     return VTPM_OK;
 }
 
-static int unseal(call *c, const char *tcti, const vtpm_sealed *in, const TPM2B_AUTH *auth, uint32_t pcr_mask,
-                  uint8_t *secret, size_t secret_capacity, size_t *secret_length) {
+// Creates the parent and loads `in` under it into c->object.
+static int load_object(call *c, const char *tcti, const vtpm_sealed *in) {
     TPM2B_PUBLIC public_area = {0};
     TPM2B_PRIVATE private_area = {0};
     int status = unmarshal(c, in, &public_area, &private_area);
@@ -425,7 +425,14 @@ static int unseal(call *c, const char *tcti, const vtpm_sealed *in, const TPM2B_
         c->object = ESYS_TR_NONE;
         return tss_fail(c, r, "Esys_Load");
     }
-    r = tss.Esys_TR_SetAuth(c->esys, c->object, auth);
+    return VTPM_OK;
+}
+
+static int unseal(call *c, const char *tcti, const vtpm_sealed *in, const TPM2B_AUTH *auth, uint32_t pcr_mask,
+                  uint8_t *secret, size_t secret_capacity, size_t *secret_length) {
+    int status = load_object(c, tcti, in);
+    if (status != VTPM_OK) return status;
+    TSS2_RC r = tss.Esys_TR_SetAuth(c->esys, c->object, auth);
     if (r != TSS2_RC_SUCCESS) return tss_fail(c, r, "Esys_TR_SetAuth");
 
     bool with_auth = auth->size > 0;
@@ -478,6 +485,15 @@ int vtpm_unseal(const char *tcti, const vtpm_sealed *in, const uint8_t *auth, si
     status = finish(&c, status);
     explicit_bzero(&auth_value, sizeof auth_value);
     return status;
+}
+
+int vtpm_check_loadable(const char *tcti, const vtpm_sealed *in, uint32_t *rc, char *why, size_t why_capacity) {
+    call c = begin(rc, why, why_capacity);
+    if (!in) return fail(&c, VTPM_INVALID, 0, "no sealed object");
+    if (in->public_length > VTPM_BLOB_CAPACITY || in->private_length > VTPM_BLOB_CAPACITY)
+        return fail(&c, VTPM_INVALID, 0, "blob length");
+    if (!load(why, why_capacity)) return VTPM_LIBRARY_MISSING;
+    return finish(&c, load_object(&c, tcti, in));
 }
 
 // MARK: - Dictionary-attack state

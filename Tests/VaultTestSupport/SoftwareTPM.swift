@@ -48,7 +48,8 @@ public final class SoftwareTPM: @unchecked Sendable {
         guard status == 0 else { throw SoftwareTPMError(message: "swtpm could not be started: errno \(status)") }
         pid = child
         for _ in 0..<500 {
-            if access(d + "/s", F_OK) == 0 { return }
+            // The socket file appears at bind(), before swtpm listens: wait until it accepts.
+            if Self.accepts(d + "/s") { return }
             var exitStatus: Int32 = 0
             if waitpid(child, &exitStatus, WNOHANG) == child {
                 pid = 0
@@ -59,6 +60,27 @@ public final class SoftwareTPM: @unchecked Sendable {
         }
         stop()
         throw SoftwareTPMError(message: "swtpm did not open its socket within 5 s")
+    }
+
+    /// Whether a Unix socket at `path` accepts a connection (closed again at once).
+    private static func accepts(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
     }
 
     /// Stops the simulator and waits until its process is gone.

@@ -228,6 +228,24 @@ struct TPM2RulesTests {
         try vaultWithTPM2Slot(w, tpm)
         let inspect = try w.run(["inspect", "--json", "--tpm2", "v.vault"], environment: tpm.environment).json()
         #expect(inspect["authenticated"] as? Bool == true)
+        // Another machine's TPM cannot load a PIN keyslot's object: it says so, and asks no PIN.
+        let pinSlot = try w.run(
+            ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pin", "v.vault"],
+            environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
+        )
+        #expect(pinSlot.status == 0, "\(pinSlot.stderr)")
+        let elsewhere = try SoftwareTPM(directory: w.file("other-tpm"))
+        let removeNoPIN = try w.run(
+            ["passwd", "--password-file", "pw", "--remove-keyslot", "1", "--no-rekey", "v.vault"],
+            environment: tpm.environment
+        )
+        #expect(removeNoPIN.status == 0, "\(removeNoPIN.stderr)")
+        let copied = try w.run(
+            ["get", "--tpm2", "--service", "db", "v.vault"],
+            environment: elsewhere.environment + ["VAULTTOOL_TPM2_PIN_FILE": ""]
+        )
+        #expect(copied.status == 3, "\(copied.stderr)")
+        #expect(copied.stderr.contains("sealed by another machine's TPM"))
         tpm.stop()
         let add = try w.run(
             ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pin", "v.vault"],

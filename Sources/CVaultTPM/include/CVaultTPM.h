@@ -67,6 +67,11 @@ int vtpm_seal(const char *tcti, const uint8_t *secret, size_t secret_length, con
 int vtpm_unseal(const char *tcti, const vtpm_sealed *in, const uint8_t *auth, size_t auth_length, uint32_t pcr_mask,
                 uint8_t *secret, size_t secret_capacity, size_t *secret_length, uint32_t *rc, char *why, size_t why_capacity);
 
+/// Creates the parent and loads `in` under it, without unsealing: whether this TPM can use the
+/// object at all, checked before a PIN is asked for. Loading needs no authorization and costs the
+/// dictionary-attack counter nothing.
+int vtpm_check_loadable(const char *tcti, const vtpm_sealed *in, uint32_t *rc, char *why, size_t why_capacity);
+
 /// The dictionary-attack state (TPM_PT_LOCKOUT_COUNTER, TPM_PT_MAX_AUTH_FAIL, TPM_PT_LOCKOUT_INTERVAL in seconds).
 /// A property the TPM does not report is 0.
 int vtpm_lockout_state(const char *tcti, uint32_t *counter, uint32_t *max_tries, uint32_t *interval, uint32_t *rc, char *why, size_t why_capacity);

@@ -90,11 +90,7 @@ package enum TPM2Chip {
         guard
             object.publicArea.count <= Int(VTPM_BLOB_CAPACITY), object.privateArea.count <= Int(VTPM_BLOB_CAPACITY)
         else { throw VaultIOError(.tpm2SealedElsewhere, operation: "unseal", reason: "the sealed object is too large") }
-        var sealed = vtpm_sealed()
-        copy(object.publicArea, into: &sealed.public_area)
-        sealed.public_length = object.publicArea.count
-        copy(object.privateArea, into: &sealed.private_area)
-        sealed.private_length = object.privateArea.count
+        var sealed = cObject(object)
         let auth = object.requiresPIN ? pin.map(TPM2SealedObject.authValue(pin:)) : nil
         if object.requiresPIN && auth == nil {
             throw VaultIOError(.tpm2PINRequired, operation: "unseal", reason: "the TPM2 keyslot needs its PIN")
@@ -144,6 +140,28 @@ package enum TPM2Chip {
             )
         }
         return secret
+    }
+
+    /// Whether this TPM can load `object` (it sealed it, and was not cleared since), checked
+    /// before a PIN is asked for; loading costs no dictionary-attack failure.
+    static func checkLoadable(_ object: TPM2SealedObject, device: TPM2Device) throws(VaultIOError) {
+        guard
+            object.publicArea.count <= Int(VTPM_BLOB_CAPACITY), object.privateArea.count <= Int(VTPM_BLOB_CAPACITY)
+        else { throw VaultIOError(.tpm2SealedElsewhere, operation: "load", reason: "the sealed object is too large") }
+        var sealed = cObject(object)
+        var rc: UInt32 = 0
+        var why = [CChar](repeating: 0, count: 256)
+        let status = conversation.withLock { _ in vtpm_check_loadable(device.tcti, &sealed, &rc, &why, why.count) }
+        try check(status, rc: rc, why: why, device: device, operation: "load")
+    }
+
+    private static func cObject(_ object: TPM2SealedObject) -> vtpm_sealed {
+        var sealed = vtpm_sealed()
+        copy(object.publicArea, into: &sealed.public_area)
+        sealed.public_length = object.publicArea.count
+        copy(object.privateArea, into: &sealed.private_area)
+        sealed.private_length = object.privateArea.count
+        return sealed
     }
 
     /// The TPM's dictionary-attack state: failures counted, failures allowed, seconds per failure.

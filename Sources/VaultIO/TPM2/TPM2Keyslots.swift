@@ -11,7 +11,7 @@ enum TPM2Keyslots {
     ///
     /// Bindings without a PIN are tried first: they cost no dictionary-attack strike, and a PIN
     /// that is missing or wrong does not hide them. Bindings with a PIN follow; the PIN is asked
-    /// for once, only after the TPM answered, and the first wrong PIN or lockout ends the search,
+    /// for once, only after the TPM loaded the object, and the first wrong PIN or lockout ends the search,
     /// so one open costs at most one strike (R-TPM-4).
     ///
     /// - Parameter bestEffort: For a rekey's candidates: every binding is tried (each TPM2
@@ -38,7 +38,6 @@ enum TPM2Keyslots {
         let memory = request.memory
         var credentials = credentials
         var firstFailure: (any Error)?
-        var reached = false
         let ordered = bindings.filter { !$0.sealed.requiresPIN } + bindings.filter(\.sealed.requiresPIN)
         for binding in ordered {
             if !bestEffort && !credentials.unsealedKeyFiles.isEmpty { break }
@@ -52,20 +51,19 @@ enum TPM2Keyslots {
                             guard let ask = request.askPIN else {
                                 throw VaultIOError(.tpm2PINRequired, reason: "the TPM2 keyslot needs its PIN")
                             }
-                            // A PIN typed for a TPM that is not there is a PIN typed for nothing (L-TPM-3).
-                            if !reached { _ = try TPM2Chip.lockoutState(device: device) }
+                            // A PIN typed for a TPM that is not there, or that cannot load the
+                            // object (another machine's, a cleared TPM), is typed for nothing.
+                            try TPM2Chip.checkLoadable(binding.sealed, device: device)
                             return try ask()
                         }
                 }
                 let secret = try TPM2Chip.unseal(binding.sealed, pin: pin, device: device)
-                reached = true
                 credentials.unsealedKeyFiles[binding.slotSalt] = KeyFileDigest(contents: secret)
             } catch {
                 firstFailure = firstFailure ?? error
                 let code = (error as? VaultIOError)?.code
                 if let error = error as? VaultIOError { memory.record(error) }
                 if code == .tpm2Unavailable { break }
-                reached = reached || code != .tpm2PINRequired
                 // Every wrong PIN counts against the TPM's lockout: one try per command, however
                 // many bindings and opens it makes. A PIN that cannot be had is not asked again.
                 if binding.sealed.requiresPIN && (code.map(Self.endsPINTries.contains) ?? true) {
