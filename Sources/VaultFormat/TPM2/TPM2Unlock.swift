@@ -34,7 +34,7 @@ public struct TPM2Unlock: Sendable {
     /// What the opens made with this request learned, shared by every copy of it: one command
     /// opens a vault several times (a rekey's candidates, a merge's three files), and must ask
     /// for the PIN once and spend at most one dictionary-attack failure (R-TPM-4).
-    package var memory = TPM2UnlockMemory()
+    package let memory = TPM2UnlockMemory()
 
     /// Unlocking with `device`, and `pin` for a keyslot that needs one.
     public init(pin: SecretBytes? = nil, device: TPM2Device? = nil) {

@@ -75,8 +75,9 @@ struct CredentialOptions: OptionGroup {
     var tpm2 = false
     /// `--tpm2-tcti`, else `VAULT_TPM2_TCTI`, else the kernel's device.
     var tpm2Device = TPM2Device.default
-    /// One PIN and one refusal per command, however many times it opens a vault (R-TPM-4).
-    private let tpm2Memory = TPM2UnlockMemory()
+    /// The command's one TPM request, made at first use: its copies share the PIN and the TPM's
+    /// refusal, so one command asks once and spends at most one failure (Spec/tpm2.md R-TPM-4).
+    private let tpm2Request = TPM2Request()
     /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
     var identityOptionGiven = false
     /// Whether `--device-secret-file` itself was given (not only `VAULTTOOL_DEVICE_SECRET_FILE`).
@@ -182,9 +183,10 @@ struct CredentialOptions: OptionGroup {
 
     /// The TPM request of `--tpm2`: the PIN is read only when a keyslot needs one.
     var tpm2Unlock: TPM2Unlock {
+        if let unlock = tpm2Request.unlock { return unlock }
         let mayPrompt = mayPrompt
-        var unlock = TPM2Unlock(device: tpm2Device) { try Self.tpm2PIN(confirm: false, mayPrompt: mayPrompt) }
-        unlock.memory = tpm2Memory
+        let unlock = TPM2Unlock(device: tpm2Device) { try Self.tpm2PIN(confirm: false, mayPrompt: mayPrompt) }
+        tpm2Request.unlock = unlock
         return unlock
     }
 
@@ -451,4 +453,9 @@ struct CredentialOptions: OptionGroup {
         )
     }
 
+}
+
+/// Holds the TPM request of one parsed command line, shared by every copy of its options.
+private final class TPM2Request {
+    var unlock: TPM2Unlock?
 }
