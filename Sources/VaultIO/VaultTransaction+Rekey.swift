@@ -119,10 +119,8 @@ extension VaultTransaction {
         }
 
         if !unopened.isEmpty && options.unopenedKeyslots == .refuse {
-            let tpm2 = Set(writer.header.tpm2Bindings.map(\.slotSalt))
-            let kind = { (slot: Keyslot) in
-                slot.kind == .keyFile && tpm2.contains(slot.salt) ? "tpm2" : "\(slot.kind)"
-            }
+            let isTPM2 = writer.header.isTPM2Keyslot
+            let kind = { (slot: Keyslot) in isTPM2(slot) ? "tpm2" : "\(slot.kind)" }
             var reason =
                 "keyslot\(unopened.count == 1 ? "" : "s") "
                 + unopened.map { "#\($0) (\(kind(previous[$0])))" }.joined(separator: ", ")

@@ -31,6 +31,16 @@ public struct TPM2SealedObject: Hashable, Sendable {
         self.privateArea = privateArea
     }
 
+    /// The mask of `pcrs` (SHA-256 PCR numbers, 0 to 23).
+    ///
+    /// - Throws: `invalidParameter` for a number out of range.
+    package static func pcrMask(_ pcrs: [Int]) throws -> UInt32 {
+        guard pcrs.allSatisfy({ (0..<24).contains($0) }) else {
+            throw VaultFormatError(.invalidParameter, "a PCR is a number from 0 to 23")
+        }
+        return pcrs.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
+    }
+
     /// The PCR numbers in the policy, in ascending order.
     public var pcrs: [Int] { (0..<24).filter { pcrMask & (1 << UInt32($0)) != 0 } }
 
@@ -147,6 +157,20 @@ extension VaultHeader {
                 .compactMap { TPM2Binding.decode($0.value) }.prefix(TPM2Binding.maximumCount)
                 .filter { salts.contains($0.slotSalt) }
         )
+    }
+
+    /// A test for "a TPM2 keyslot of this header" (a key-file keyslot a binding names), which
+    /// decodes the bindings once for every slot it is asked about.
+    package var isTPM2Keyslot: (Keyslot) -> Bool {
+        let bound = Set(tpm2Bindings.map(\.slotSalt))
+        return { $0.kind == .keyFile && bound.contains($0.salt) }
+    }
+
+    /// Whether `slots`, or a full recipient of this header, open the master key without a TPM
+    /// (Spec/tpm2.md L-TPM-2).
+    package func hasWayInBesidesTPM2(_ slots: [Keyslot]) -> Bool {
+        let isTPM2 = isTPM2Keyslot
+        return slots.contains { $0.scope == .masterKey && !isTPM2($0) } || recipientStanzas.contains { !$0.isLimited }
     }
 
     /// The binding that names `slot`, when it is a TPM2 keyslot.

@@ -23,10 +23,7 @@ extension DeviceSecretFile {
     ///
     /// Spec: Spec/tpm2.md, L-TPM-6.
     public static func createNew(at path: String, sealedBy device: TPM2Device, pcrs: [Int] = []) throws {
-        guard pcrs.allSatisfy({ (0..<24).contains($0) }) else {
-            throw VaultFormatError(.invalidParameter, "a PCR is a number from 0 to 23")
-        }
-        let mask = pcrs.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
+        let mask = try TPM2SealedObject.pcrMask(pcrs)
         let secret = SecretBytes.random(count: DeviceSecret.byteCount)
         let sealed = try TPM2Chip.seal(secret, pin: nil, pcrMask: mask, device: device)
         try OwnerOnlyFile.create(

@@ -87,10 +87,7 @@ package enum TPM2Chip {
         pin: SecretBytes?,
         device: TPM2Device
     ) throws(VaultIOError) -> SecretBytes {
-        guard
-            object.publicArea.count <= Int(VTPM_BLOB_CAPACITY), object.privateArea.count <= Int(VTPM_BLOB_CAPACITY)
-        else { throw VaultIOError(.tpm2SealedElsewhere, operation: "unseal", reason: "the sealed object is too large") }
-        var sealed = cObject(object)
+        var sealed = try cObject(object, operation: "unseal")
         let auth = object.requiresPIN ? pin.map(TPM2SealedObject.authValue(pin:)) : nil
         if object.requiresPIN && auth == nil {
             throw VaultIOError(.tpm2PINRequired, operation: "unseal", reason: "the TPM2 keyslot needs its PIN")
@@ -145,17 +142,20 @@ package enum TPM2Chip {
     /// Whether this TPM can load `object` (it sealed it, and was not cleared since), checked
     /// before a PIN is asked for; loading costs no dictionary-attack failure.
     static func checkLoadable(_ object: TPM2SealedObject, device: TPM2Device) throws(VaultIOError) {
-        guard
-            object.publicArea.count <= Int(VTPM_BLOB_CAPACITY), object.privateArea.count <= Int(VTPM_BLOB_CAPACITY)
-        else { throw VaultIOError(.tpm2SealedElsewhere, operation: "load", reason: "the sealed object is too large") }
-        var sealed = cObject(object)
+        var sealed = try cObject(object, operation: "load")
         var rc: UInt32 = 0
         var why = [CChar](repeating: 0, count: 256)
         let status = conversation.withLock { _ in vtpm_check_loadable(device.tcti, &sealed, &rc, &why, why.count) }
         try check(status, rc: rc, why: why, device: device, operation: "load")
     }
 
-    private static func cObject(_ object: TPM2SealedObject) -> vtpm_sealed {
+    /// `object` in the C layer's buffers, which hold blobs up to their capacity.
+    private static func cObject(_ object: TPM2SealedObject, operation: String) throws(VaultIOError) -> vtpm_sealed {
+        guard
+            object.publicArea.count <= Int(VTPM_BLOB_CAPACITY), object.privateArea.count <= Int(VTPM_BLOB_CAPACITY)
+        else {
+            throw VaultIOError(.tpm2SealedElsewhere, operation: operation, reason: "the sealed object is too large")
+        }
         var sealed = vtpm_sealed()
         copy(object.publicArea, into: &sealed.public_area)
         sealed.public_length = object.publicArea.count

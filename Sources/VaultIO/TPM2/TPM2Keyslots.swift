@@ -111,9 +111,7 @@ extension VaultTransaction {
         allowTPM2Only: Bool = false
     ) throws -> Int {
         try requireMasterKey("add a TPM2 keyslot")
-        guard pcrs.allSatisfy({ (0..<24).contains($0) }) else {
-            throw VaultFormatError(.invalidParameter, "a PCR is a number from 0 to 23")
-        }
+        let mask = try TPM2SealedObject.pcrMask(pcrs)
         if let pin, pin.count == 0 { throw VaultFormatError(.invalidParameter, "an empty PIN is no PIN") }
         guard writer.header.writtenBindingCount < TPM2Binding.maximumCount else {
             throw VaultFormatError(
@@ -122,7 +120,6 @@ extension VaultTransaction {
             )
         }
         if allowTPM2Only { allowsTPM2Only = true }
-        let mask = pcrs.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
         let keyFile = SecretBytes.random(count: TPM2Chip.secretByteCount)
         let sealed = try TPM2Chip.seal(keyFile, pin: pin, pcrMask: mask, device: device ?? .default)
         try addKeyslot(.keyFile, credentials: Credentials(keyFile: keyFile))
@@ -133,21 +130,8 @@ extension VaultTransaction {
 
     /// The positions in ``keyslots`` of the TPM2 keyslots: key-file keyslots a binding names.
     public var tpm2Keyslots: [Int] {
-        let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
-        return keyslots.indices.filter { keyslots[$0].kind == .keyFile && bound.contains(keyslots[$0].salt) }
-    }
-
-    /// Whether `slots` (or a full recipient) open the master key without a TPM (L-TPM-2).
-    func hasWayInBesidesTPM2(_ slots: [Keyslot]) -> Bool {
-        let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
-        let others = slots.contains { $0.scope == .masterKey && !($0.kind == .keyFile && bound.contains($0.salt)) }
-        return others || writer.header.recipientStanzas.contains { !$0.isLimited }
-    }
-
-    /// Whether `slots` hold a TPM2 keyslot of this header.
-    func hasTPM2Keyslot(_ slots: [Keyslot]) -> Bool {
-        let bound = Set(writer.header.tpm2Bindings.map(\.slotSalt))
-        return slots.contains { $0.kind == .keyFile && bound.contains($0.salt) }
+        let isTPM2 = writer.header.isTPM2Keyslot
+        return keyslots.indices.filter { isTPM2(keyslots[$0]) }
     }
 
     /// L-TPM-2: refuses `slots` (by default the keyslots this transaction would write) when
@@ -157,13 +141,10 @@ extension VaultTransaction {
     /// keyslots alone stays writable.
     func checkTPM2IsNotTheOnlyWayIn(_ slots: [Keyslot]? = nil) throws {
         let slots = slots ?? keyslots
-        guard !allowsTPM2Only, hasTPM2Keyslot(slots), !hasWayInBesidesTPM2(slots) else { return }
-        let before = headerAtStart
-        let bound = Set(before.tpm2Bindings.map(\.slotSalt))
-        let hadAnother =
-            before.keyslots.contains { $0.scope == .masterKey && !($0.kind == .keyFile && bound.contains($0.salt)) }
-            || before.recipientStanzas.contains { !$0.isLimited }
-        if hadAnother { throw Self.tpm2OnlyRefusal }
+        let header = writer.header
+        guard !allowsTPM2Only, slots.contains(where: header.isTPM2Keyslot), !header.hasWayInBesidesTPM2(slots)
+        else { return }
+        if headerAtStart.hasWayInBesidesTPM2(headerAtStart.keyslots) { throw Self.tpm2OnlyRefusal }
     }
 
     static var tpm2OnlyRefusal: VaultFormatError {

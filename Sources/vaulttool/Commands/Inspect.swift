@@ -289,7 +289,7 @@ struct InspectReport: Encodable {
                 if slot.weak { line += "  (weak)" }
             }
             if let tpm2 = slot.tpm2 {
-                line += tpm2.pcrs.isEmpty ? "no PCRs" : "PCRs " + tpm2.pcrs.map(String.init).joined(separator: ",")
+                line += Passwd.describe(pcrs: tpm2.pcrs)
                 line += tpm2.pin ? ", PIN" : ", no PIN"
             }
             out += line + "\n"

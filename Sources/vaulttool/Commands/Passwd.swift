@@ -133,6 +133,11 @@ struct Passwd: Command {
         }
     }
 
+    /// `PCRs 0,2,7` or `no PCRs`, as `passwd` and `inspect` say it.
+    static func describe(pcrs: [Int]) -> String {
+        pcrs.isEmpty ? "no PCRs" : "PCRs " + pcrs.map(String.init).joined(separator: ",")
+    }
+
     /// `7` or `0,2,7`: PCR numbers from 0 to 23, each once; no option, no PCRs. An empty value is
     /// refused: an unset variable in a script must not silently drop the PCR binding.
     static func pcrs(_ text: String?) throws -> [Int] {
@@ -273,14 +278,9 @@ struct Passwd: Command {
             try txn.removeKeyslot(at: index, rekey: nil)
             return "Removed keyslot #\(index)."
         case .addTPM2(let pcrs):
-            let index = try txn.addTPM2Keyslot(
-                pcrs: pcrs,
-                pin: newPIN,
-                device: credentialOptions.tpm2Device,
-                allowTPM2Only: tpm2Only
-            )
-            let policy = (pcrs.isEmpty ? "no PCRs" : "PCRs " + pcrs.map(String.init).joined(separator: ","))
-            return "Added TPM2 keyslot #\(index) (\(policy)\(newPIN == nil ? "" : ", PIN"))."
+            // txn.allowsTPM2Only already says what --tpm2-only allows.
+            let index = try txn.addTPM2Keyslot(pcrs: pcrs, pin: newPIN, device: credentialOptions.tpm2Device)
+            return "Added TPM2 keyslot #\(index) (\(Self.describe(pcrs: pcrs))\(newPIN == nil ? "" : ", PIN"))."
         }
     }
 }
