@@ -10,7 +10,7 @@ struct ParsedArguments {
     /// argument's position there).
     let command: any Command.Type
     /// The command's arguments, read from its declarations once (each read of
-    /// `Command.arguments` reflects over a new instance).
+    /// `Command.arguments` creates a new instance).
     let argumentSpecs: [ArgumentSpec]
 
     /// Every value given to the option `spec` declares, in order (`[""]` for a flag given).

@@ -1,21 +1,30 @@
 // vaulttool: options and arguments declared once, as the properties that hold their values.
 
+import Synchronization
+
 /// A command's options and arguments are its properties: each `@Flag`, `@Option`,
 /// `@RepeatedOption`, `@Argument`, `@OptionalArgument`, `@RemainingArguments` and `@Group`
 /// property is at once the declaration that help, completions and the parser read (in the
 /// order the properties are written) and the storage of the value parsed for it, as
 /// swift-argument-parser's property wrappers are. See ``Command``.
 extension Command {
-    static var options: [OptionSpec] { declarations(of: Self()).flatMap(\.optionSpecs) }
-    static var arguments: [ArgumentSpec] { declarations(of: Self()).compactMap(\.argumentSpec) }
+    static var options: [OptionSpec] { declared().declarations.flatMap(\.optionSpecs) }
+    static var arguments: [ArgumentSpec] { declared().declarations.compactMap(\.argumentSpec) }
 
     init(_ parsed: ParsedArguments) throws {
-        self.init()
-        for declaration in declarations(of: self) { try declaration.fill(from: parsed) }
+        let (command, declarations) = Self.declared()
+        self = command
+        // The declarations are the wrappers `self` holds (classes), so filling them fills `self`.
+        for declaration in declarations { try declaration.fill(from: parsed) }
         try validate()
     }
 
     mutating func validate() throws {}
+
+    /// A new instance, and the declarations among its stored properties in the order they are written.
+    static func declared() -> (command: Self, declarations: [any Declaration]) {
+        DeclarationLog.collecting { Self() }
+    }
 }
 
 /// A set of options that several commands share (`@Group var credentials: CredentialOptions`),
@@ -27,8 +36,8 @@ protocol OptionGroup {
     init(_ parsed: ParsedArguments) throws
 }
 
-/// One property's declaration, found by reflection over a command's properties.
-protocol Declaration: AnyObject {
+/// One property's declaration, noted in ``DeclarationLog`` when it is created.
+protocol Declaration: AnyObject, Sendable {
     var optionSpecs: [OptionSpec] { get }
     var argumentSpec: ArgumentSpec? { get }
     func fill(from parsed: ParsedArguments) throws
@@ -39,13 +48,48 @@ extension Declaration {
     var argumentSpec: ArgumentSpec? { nil }
 }
 
-/// The declarations among `command`'s stored properties, in the order they are written.
-private func declarations(of command: Any) -> [any Declaration] {
-    Mirror(reflecting: command).children.compactMap { $0.value as? any Declaration }
+/// Where the wrappers a command's initialiser creates are noted, so that its declarations are found
+/// without reflection.
+///
+/// `Mirror` and an `as? any Declaration` cast per property cost a scan of every protocol
+/// conformance in the binary on each start, about a quarter of a `get` (BENCHMARKS.md, "A lean
+/// process"). Instead each wrapper notes itself when it is created; `collecting` keeps, in
+/// creation order (the order the stored properties are written and initialised), those whose
+/// reference the new value holds. A wrapper created meanwhile for something else (a `static let`
+/// template initialised on first use, another thread's) is noted but not held, so it is dropped.
+/// Only addresses of wrappers noted are compared with the value's words; nothing is dereferenced.
+enum DeclarationLog {
+    /// Serialises collections, so each sees only the wrappers created while it runs.
+    private static let collection = Mutex(())
+    /// The wrappers created since the running collection began; `nil` when none runs.
+    private static let created = Mutex<[any Declaration]?>(nil)
+
+    static func note(_ declaration: any Declaration) {
+        created.withLock { $0?.append(declaration) }
+    }
+
+    static func collecting<C>(_ make: () -> C) -> (command: C, declarations: [any Declaration]) {
+        collection.withLock { _ in
+            created.withLock { $0 = [] }
+            var command = make()
+            let noted = created.withLock { log in
+                defer { log = nil }
+                return log ?? []
+            }
+            let held = withUnsafeBytes(of: &command) { raw in
+                Set(
+                    stride(from: 0, to: raw.count - MemoryLayout<UInt>.size + 1, by: MemoryLayout<UInt>.alignment)
+                        .map { raw.loadUnaligned(fromByteOffset: $0, as: UInt.self) }
+                )
+            }
+            let declarations = noted.filter { held.contains(UInt(bitPattern: ObjectIdentifier($0))) }
+            return (command, declarations)
+        }
+    }
 }
 
 // The wrappers are classes so that the properties of a value-type command can be filled in
-// place through reflection. Each is filled once, before `validate()`, and only read after:
+// place through ``DeclarationLog``. Each is filled once, before `validate()`, and only read after:
 // `@unchecked Sendable` holds.
 
 /// A flag (`--json`); `true` when given. Also a key: `parsed[Self.json]` for a `static let`.
@@ -56,6 +100,7 @@ private func declarations(of command: Any) -> [any Declaration] {
     /// - Parameter shortName: Another spelling, such as `-n`.
     init(_ name: String, shortName: String? = nil, help: String) {
         spec = OptionSpec(names: [name] + (shortName.map { [$0] } ?? []), valueName: nil, help: help)
+        DeclarationLog.note(self)
     }
 
     /// The long name (`--json`), for messages.
@@ -83,10 +128,14 @@ private func declarations(of command: Any) -> [any Declaration] {
             help: help,
             completion: completion
         )
+        DeclarationLog.note(self)
     }
 
     /// A property declared as the shared option `other` (`@Option(VaultLocation.option)`).
-    init(_ other: Option) { spec = other.spec }
+    init(_ other: Option) {
+        spec = other.spec
+        DeclarationLog.note(self)
+    }
 
     /// The long name (`--output`), for messages.
     var name: String { spec.names[0] }
@@ -101,6 +150,7 @@ private func declarations(of command: Any) -> [any Declaration] {
 
     init(_ name: String, valueName: String, help: String, completion: Completion = .automatic) {
         spec = OptionSpec(names: [name], valueName: valueName, help: help, repeats: true, completion: completion)
+        DeclarationLog.note(self)
     }
 
     /// The long name, for messages.
@@ -116,10 +166,14 @@ private func declarations(of command: Any) -> [any Declaration] {
 
     init(_ name: String, help: String, completion: Completion = .automatic) {
         spec = ArgumentSpec(name: name, help: help, completion: completion)
+        DeclarationLog.note(self)
     }
 
     /// A property declared as the shared argument `other` (`@Argument(.vault)`).
-    init(_ other: Argument) { spec = other.spec }
+    init(_ other: Argument) {
+        spec = other.spec
+        DeclarationLog.note(self)
+    }
 
     /// The vault path that most commands take first: `<vault>`, "The vault file.".
     static var vault: Argument { Argument("vault", help: "The vault file.") }
@@ -135,6 +189,7 @@ private func declarations(of command: Any) -> [any Declaration] {
 
     init(_ name: String, help: String, completion: Completion = .automatic) {
         spec = ArgumentSpec(name: name, help: help, optional: true, completion: completion)
+        DeclarationLog.note(self)
     }
 
     var argumentSpec: ArgumentSpec? { spec }
@@ -161,6 +216,7 @@ private func declarations(of command: Any) -> [any Declaration] {
             repeats: true,
             passthrough: passthrough
         )
+        DeclarationLog.note(self)
     }
 
     var argumentSpec: ArgumentSpec? { spec }
@@ -173,7 +229,10 @@ private func declarations(of command: Any) -> [any Declaration] {
     let optionSpecs: [OptionSpec]
     private var value: Value?
 
-    init(specs: [OptionSpec] = Value.specs) { optionSpecs = specs }
+    init(specs: [OptionSpec] = Value.specs) {
+        optionSpecs = specs
+        DeclarationLog.note(self)
+    }
 
     /// The group's values; reading them before parsing is a programming error.
     var wrappedValue: Value {
