@@ -41,7 +41,7 @@ struct DeviceSecretCommand: Command {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"].flatMap {
+        let environment = environmentValue("VAULTTOOL_DEVICE_SECRET_FILE").flatMap {
             $0.isEmpty ? nil : $0
         }
         guard let path = file ?? environment ?? DeviceSecretFile.defaultPath else {

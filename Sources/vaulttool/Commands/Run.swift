@@ -200,7 +200,7 @@ struct Run: Command {
         case .file?: return ChildProgram.minimalPath
         case nil:
             if pristine { return ChildProgram.minimalPath }
-            return ProcessInfo.processInfo.environment["PATH"] ?? ChildProgram.minimalPath
+            return environmentValue("PATH") ?? ChildProgram.minimalPath
         }
     }
 

@@ -60,7 +60,7 @@ enum SecretServiceAllowList {
 
     /// `name` as the bus reports a running program: looked up on PATH when it has no `/`, links followed.
     private static func resolve(_ name: String) throws -> String {
-        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? ChildProgram.minimalPath
+        let searchPath = environmentValue("PATH") ?? ChildProgram.minimalPath
         guard let found = try? ChildProgram.lookUp(name, searchPath: searchPath), let real = realpath(found, nil) else {
             throw ToolError("\(name): no such executable", exitCode: .notFound)
         }

@@ -105,12 +105,12 @@ struct CredentialOptions: OptionGroup {
         tpm2 = parsed[Self.tpm2Flag]
         if let tcti = parsed[Self.tpm2TCTIOption] { tpm2Device = TPM2Device(tcti: tcti) }
         deviceSecretFile =
-            parsed[Self.deviceSecretFileOption] ?? ProcessInfo.processInfo.environment["VAULTTOOL_DEVICE_SECRET_FILE"]
+            parsed[Self.deviceSecretFileOption] ?? environmentValue("VAULTTOOL_DEVICE_SECRET_FILE")
         identityOptionGiven = parsed[Self.identityOption] != nil
         deviceSecretFileNamed = parsed[Self.deviceSecretFileOption] != nil
         identityFile =
             parsed[Self.identityOption]
-            ?? ProcessInfo.processInfo.environment["VAULTTOOL_IDENTITY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environmentValue("VAULTTOOL_IDENTITY_FILE").flatMap { $0.isEmpty ? nil : $0 }
         try Self.checkOneSource(
             [passwordFile != nil, passwordStdin, passwordEnv != nil, passwordFileEnv != nil],
             names: [
@@ -217,7 +217,7 @@ struct CredentialOptions: OptionGroup {
         mayPrompt: Bool
     ) throws -> SecretBytes {
         var bytes: [UInt8]
-        let file = ProcessInfo.processInfo.environment[variable] ?? ""
+        let file = environmentValue(variable) ?? ""
         if !file.isEmpty {
             bytes = try readFile(
                 file,
@@ -314,7 +314,7 @@ struct CredentialOptions: OptionGroup {
         } else if let passwordEnv {
             bytes = try Self.passwordFromEnvironment(passwordEnv)
         } else if let passwordFileEnv {
-            guard let path = ProcessInfo.processInfo.environment[passwordFileEnv], !path.isEmpty else {
+            guard let path = environmentValue(passwordFileEnv), !path.isEmpty else {
                 throw ToolError(
                     "environment variable \(passwordFileEnv) is not set; it must name a password file",
                     exitCode: .usage

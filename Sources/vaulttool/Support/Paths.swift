@@ -1,4 +1,5 @@
-// vaulttool: the few path and text helpers the commands need, without Foundation's NSString.
+// vaulttool: the few path, environment and text helpers the commands need, without Foundation's
+// NSString or ProcessInfo.
 
 import Glibc
 
@@ -8,9 +9,16 @@ func lastPathComponent(_ path: String) -> String {
     return String(last)
 }
 
+/// Environment variable `name`, or `nil` when it is not set: one `getenv`, where
+/// `ProcessInfo.processInfo.environment` first copies the whole environment into a dictionary (a
+/// tenth of a `get`'s work; BENCHMARKS.md, "A lean process").
+func environmentValue(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}
+
 /// `$TMPDIR`, else `/tmp`.
 func temporaryDirectory() -> String {
-    guard let value = getenv("TMPDIR").map({ String(cString: $0) }), !value.isEmpty else { return "/tmp" }
+    guard let value = environmentValue("TMPDIR"), !value.isEmpty else { return "/tmp" }
     return value
 }
 

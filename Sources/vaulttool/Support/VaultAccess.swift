@@ -11,7 +11,7 @@ enum VaultAccess {
     /// Spec: Spec/cli.md, "Environment".
     static func configuration(kdf: KDFParameters = .default) throws -> VaultConfiguration {
         var configuration = VaultConfiguration(kdf: kdf)
-        if let text = ProcessInfo.processInfo.environment["VAULTTOOL_LOCK_TIMEOUT"], !text.isEmpty {
+        if let text = environmentValue("VAULTTOOL_LOCK_TIMEOUT"), !text.isEmpty {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
                 throw ToolError("VAULTTOOL_LOCK_TIMEOUT must be a number of seconds from 0 to 3600", exitCode: .usage)
             }

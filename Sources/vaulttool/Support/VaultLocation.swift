@@ -21,7 +21,7 @@ enum VaultLocation {
     ///
     /// - Throws: a usage error when nothing names a vault and there is no home directory.
     static func path(_ given: String?) throws -> (path: String, isStandard: Bool) {
-        if let vault = given ?? ProcessInfo.processInfo.environment["VAULTTOOL_VAULT"], !vault.isEmpty {
+        if let vault = given ?? environmentValue("VAULTTOOL_VAULT"), !vault.isEmpty {
             return (vault, vault == Vault.standardPath)
         }
         guard let standard = Vault.standardPath else {
