@@ -17,10 +17,10 @@ deps:
 test-deps:
 	scripts/install-test-deps.sh
 
-# Release build; vaulttool links the Swift runtime statically (one file; no Foundation in it),
-# without symbols (17.6 MB instead of 35 MB; BENCHMARKS.md, issue 24).
+# Release build of vaulttool, one file with the Swift runtime and libstdc++ linked in, laid out for
+# a fast start, without symbols; it prints the path (scripts/build-release.sh; BENCHMARKS.md, issue 24).
 build: deps
-	swift build -c release --static-swift-stdlib -Xlinker --strip-all
+	scripts/build-release.sh
 
 # Regenerate Fixtures/v1 (landed fixtures are frozen: only to add cases).
 fixtures: deps
@@ -53,7 +53,8 @@ bench-smoke:
 # What CI checks, in this order: the README's test command, the app-style tests and vaulttool
 # each built from a package of their own (public API of VaultIO only), the public API against API/*.txt (make api-baseline after a
 # deliberate change), docc --analyze (fails on any warning), the format lint, the fast part of
-# every reliability suite (RELIABILITY.md) and a smoke run of the benchmarks (BENCHMARKS.md).
+# every reliability suite (RELIABILITY.md), the release binary's checks and CLI tests
+# (scripts/release-check.sh) and a smoke run of the benchmarks (BENCHMARKS.md).
 # .ci/run installs the libraries and then runs this target, so the two cannot drift.
 .PHONY: ci
 ci: test
@@ -63,6 +64,7 @@ ci: test
 	scripts/docs.sh
 	swift format lint --strict --recursive Sources Tests
 	scripts/reliability.sh --quick
+	scripts/release-check.sh
 	$(MAKE) secret-service-clients
 	$(MAKE) bench-smoke
 

@@ -5,7 +5,7 @@ Usage: scripts/bench-start.py VAULTTOOL [BASELINE_VAULTTOOL] [--runs N]
 Times, interleaved round-robin (median of N fresh processes each): `sqlite3 -version`,
 `vaulttool --version`, a `get` through the agent at 10,000 items (a vault at the minimum KDF), and the
 SQLCipher shell's cheapest get (kdf_iter = 1) at 10,000 rows. Reports peak RSS of that get
-(`/usr/bin/time -f %M`), the agent's VmHWM holding 4 vaults, and the stripped binary size.
+(`/usr/bin/time -f %M`, median of 15), the agent's VmHWM holding 4 vaults, and the stripped binary size.
 Installs sqlite3/sqlcipher with apt-get when missing. BENCHMARKS.md has the results."""
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -94,15 +94,19 @@ for name, tool in tools.items():
     agent_env = dict(env, VAULT_AGENT_SOCK=os.path.join(work, f"{name}-agent", "sock"))
     get = [tool, "get", "--service", f"svc{target:05d}", "--account", f"acct{target:05d}",
            os.path.join(work, f"{name}-0.vault")]
-    rss = subprocess.run(["/usr/bin/time", "-f", "%M", *get], env=agent_env, capture_output=True, text=True)
-    plain = subprocess.run(["/usr/bin/time", "-f", "%M", get[0], "get", "--password-file", pw, *get[2:]],
-                           capture_output=True, text=True)
+    def peak_rss(argv, e):
+        # The median of 15 runs: what the kernel maps around each fault depends on the page cache.
+        samples = [int(subprocess.run(["/usr/bin/time", "-f", "%M", *argv], env=e, capture_output=True,
+                                      text=True).stderr.split()[-1]) for _ in range(15)]
+        return statistics.median(samples)
+    rss = peak_rss(get, agent_env)
+    plain = peak_rss([get[0], "get", "--password-file", pw, *get[2:]], env)
     pid = dict(agents)[name].pid
     hwm = [l for l in open(f"/proc/{pid}/status") if l.startswith("VmHWM")][0].split()[1]
     stripped = os.path.join(work, f"{name}-stripped")
     subprocess.run(["strip", "-o", stripped, tool], check=True)
-    print(f"{name}: peak RSS get via agent {int(rss.stderr.split()[-1]) / 1024:.1f} MiB, get with the password "
-          f"{int(plain.stderr.split()[-1]) / 1024:.1f} MiB; agent VmHWM with 4 vaults {int(hwm) / 1024:.1f} MiB; "
+    print(f"{name}: peak RSS (median of 15) get via agent {rss / 1024:.1f} MiB, get with the password "
+          f"{plain / 1024:.1f} MiB; agent VmHWM with 4 vaults {int(hwm) / 1024:.1f} MiB; "
           f"binary {os.path.getsize(tool) / 1e6:.1f} MB, stripped {os.path.getsize(stripped) / 1e6:.1f} MB")
 for _, agent in agents:
     agent.terminate()

@@ -10,7 +10,8 @@
 #
 # Environment: BENCH_OUT (default bench-results), BENCH_WORK (scratch directory, on the
 # file system to measure; default a fresh /tmp/vault-bench.XXXXXX, removed at the end),
-# BENCH_RUNS (default 5), BENCH_SIZES, BENCH_PEER_SIZES, BENCH_VENV (default /tmp/vault-bench-venv).
+# BENCH_RUNS (default 5), BENCH_SIZES, BENCH_PEER_SIZES, BENCH_VENV (default /tmp/vault-bench-venv),
+# BENCH_VAULTTOOL (a vaulttool binary to measure instead of building one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -55,13 +56,17 @@ if ! $smoke; then
 fi
 
 echo "building ($config)..." >&2
-# The release vaulttool links the Swift runtime and Foundation statically, as `make build` does:
-# dynamic loading of Foundation and ICU alone cost ~3.5 ms of every fresh-process command.
-static_flag=()
-[[ "$config" == release ]] && static_flag=(--static-swift-stdlib)
-swift build -c "$config" --scratch-path /tmp/vault-bench-build-root --product vaulttool "${static_flag[@]}" >&2
+# The release vaulttool is the one `make build` ships (scripts/build-release.sh); BENCH_VAULTTOOL
+# measures another binary instead (an older build, for a side-by-side run).
+if [[ -n "${BENCH_VAULTTOOL:-}" ]]; then
+    vaulttool=$BENCH_VAULTTOOL
+elif [[ "$config" == release ]]; then
+    vaulttool=$(scripts/build-release.sh)
+else
+    swift build -c "$config" --scratch-path /tmp/vault-bench-build-root --product vaulttool >&2
+    vaulttool=/tmp/vault-bench-build-root/$config/vaulttool
+fi
 swift build -c "$config" --package-path Benchmarks --scratch-path /tmp/vault-bench-build-bench >&2
-vaulttool=/tmp/vault-bench-build-root/$config/vaulttool
 vault_bench=/tmp/vault-bench-build-bench/$config/vault-bench
 
 args=(--vaulttool "$vaulttool" --vault-bench "$vault_bench" --out "$out" --work "$work" --runs "$runs"
