@@ -4,7 +4,8 @@
 # Each command below runs once under valgrind's callgrind, which records every function called;
 # the agent runs under it while it serves. Run it again after a change to a hot path; a stale
 # list is harmless (symbols it no longer finds are skipped), only less effective.
-# Usage: scripts/order-file.sh   (needs valgrind: apt-get install -y valgrind)
+# Usage: scripts/order-file.sh   (needs valgrind, and dbus-run-session and secret-tool for the
+# Secret Service provider: scripts/install-test-deps.sh installs those)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null
@@ -33,22 +34,46 @@ cheap=(--kdf-memory 19456 --kdf-iterations 2 --kdf-lanes 1)
 "$tool" import --password-file "$work/pw" --from json "$work/items.json" "$vault" >/dev/null
 mkdir -m 700 "$work/agent"
 export VAULT_AGENT_SOCK="$work/agent/sock"
-valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.0-agent" \
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.7-agent" \
     "$tool" agent --foreground --socket "$VAULT_AGENT_SOCK" >/dev/null 2>&1 &
 agent=$!
 for _ in $(seq 200); do [[ -S "$VAULT_AGENT_SOCK" ]] && break; sleep 0.1; done
 "$tool" unlock --password-file "$work/pw" "$vault" >/dev/null
-# The most frequent first: a get through the agent, then the other everyday commands.
-grind 1-get "$tool" get --service svc01007 --account acct01007 "$vault"
-grind 2-version "$tool" --version
-grind 3-list "$tool" list "$vault"
-printf 'new secret' | grind 4-set "$tool" set --service new --account one "$vault"
-printf 'protocol=https\nhost=github.com\n\n' | grind 5-git "$tool" credential-helper --vault "$vault" git get
-printf 'password: {{ vault://svc01007/acct01007 }}\n' | grind 6-inject "$tool" inject --vault "$vault"
+# The most frequent first: a get through the agent, then the other everyday commands, then the
+# agent itself and the Secret Service provider (files are read in name order).
+grind 0-get "$tool" get --service svc01007 --account acct01007 "$vault"
+grind 1-version "$tool" --version
+grind 2-list "$tool" list "$vault"
+printf 'new secret' | grind 3-set "$tool" set --service new --account one "$vault"
+printf 'protocol=https\nhost=github.com\n\n' | grind 4-git "$tool" credential-helper --vault "$vault" git get
+printf 'password: {{ vault://svc01007/acct01007 }}\n' | grind 5-inject "$tool" inject --vault "$vault"
 unset VAULT_AGENT_SOCK
-grind 7-get-password "$tool" get --password-file "$work/pw" --service svc01007 --account acct01007 "$vault"
+grind 6-get-password "$tool" get --password-file "$work/pw" --service svc01007 --account acct01007 "$vault"
 kill "$agent"
 wait "$agent" 2>/dev/null || true
+# The Secret Service provider on a private bus, serving secret-tool (issue 23; its RSS target).
+if command -v dbus-run-session >/dev/null && command -v secret-tool >/dev/null; then
+    cat >"$work/ss.sh" <<SS
+set -eu
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.8-secret-service" \
+    "$tool" secret-service >/dev/null 2>&1 &
+P=\$!
+for _ in \$(seq 300); do
+    dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
+        string:org.freedesktop.secrets 2>/dev/null | grep -q true && break
+    sleep 0.1
+done
+printf s3cret | secret-tool store --label=order service order account a
+secret-tool lookup service order account a >/dev/null
+secret-tool search --all service order >/dev/null
+kill \$P
+wait \$P 2>/dev/null || true
+SS
+    HOME="$work/ss-home" XDG_DATA_HOME="$work/ss-home/share" dbus-run-session -- bash "$work/ss.sh" 2>/dev/null ||
+        echo "order-file: the secret-service run failed; its functions are left out" >&2
+else
+    echo "order-file: no dbus-run-session or secret-tool; the secret-service provider is left out" >&2
+fi
 python3 - "$work" <<'PY' >scripts/release/vaulttool.order
 import glob, re, sys
 # callgrind names each function once ("fn=(id) name"), then by id; "ob=" names the object.
