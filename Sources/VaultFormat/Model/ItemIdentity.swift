@@ -28,7 +28,9 @@ extension ItemAttributes {
     public func canonicalIdentity(for itemClass: ItemClass) -> ItemAttributes {
         guard itemClass == .internetPassword else { return self }
         var a = self
-        if let separator = a.server.firstRange(ofASCII: "://"), Self.isScheme(a.server[..<separator.lowerBound]) {
+        if let separator = CharacterSearch.range(of: "://", in: a.server),
+            Self.isScheme(a.server[..<separator.lowerBound])
+        {
             let server = a.server
             if a.protocol.isEmpty { a.protocol = String(server[..<separator.lowerBound]) }
             var rest = server[separator.upperBound...]
@@ -113,7 +115,7 @@ extension ItemAttributes {
         let host = authority[..<colon]
         let digits = authority[authority.index(after: colon)...]
         let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
-        guard bracketed || !host.contains(ascii: ":"), !host.isEmpty, !digits.isEmpty, digits.count <= 5,
+        guard bracketed || !CharacterSearch.contains(":", in: host), !host.isEmpty, !digits.isEmpty, digits.count <= 5,
             digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }), let port = UInt16(digits), port != 0
         else { return (authority, nil) }
         return (host, port)

@@ -87,7 +87,7 @@ public struct ItemQuery: Sendable, Hashable {
         if let server {
             query.server = canonical.server
             if `protocol` == nil && !canonical.protocol.isEmpty { query.protocol = canonical.protocol }
-            let isURL = server.contains(ascii: "://") && !canonical.protocol.isEmpty
+            let isURL = CharacterSearch.contains("://", in: server) && !canonical.protocol.isEmpty
             // Port 0 is "no port" (L-KC-15): a server's own port fills it, as it fills a missing one.
             if (port == nil || port == 0) && (isURL || canonical.port != 0) { query.port = canonical.port }
             if path == nil && (isURL || !canonical.path.isEmpty) { query.path = canonical.path }
