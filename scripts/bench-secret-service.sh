@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-200}
-vaulttool=${VAULTTOOL:-$root/.build/release/vaulttool}
+vaulttool=${VAULTTOOL:-$root/.build/lean/release/vaulttool} # what `make build` leaves
 [ -x "$vaulttool" ] || vaulttool=$root/.build/debug/vaulttool
 work=$(mktemp -d /tmp/vault-bench-ss.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT

@@ -9,7 +9,7 @@
 #   the relocated data read-only after);
 # - no RUNPATH: the loader does not look beside the binary (`$ORIGIN`) for libsodium, so a
 #   library dropped in the binary's directory is never loaded, and the start does not search
-#   there (19 failed opens);
+#   there (16 failed opens);
 # - no exported symbol table (`--no-export-dynamic`; the Swift runtime's link file asks for one,
 #   for backtraces, which vaulttool turns off): 330 KB less to map;
 # - each function in a section of its own (`-function-sections`), and the functions the hot

@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null
 built="$(scripts/build-release.sh --keep-symbols)"
 work="$(mktemp -d)"
-trap 'kill "${agent:-0}" 2>/dev/null || true; [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"' EXIT
+# (Never `kill 0`: with no agent started yet, that would signal the caller's whole process group.)
+trap '[[ -z "${agent:-}" ]] || kill "$agent" 2>/dev/null || true; [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"' EXIT
 umask 077
 export XDG_STATE_HOME="$work/state" HOME="$work"
 # valgrind cannot read the DWARF 5 of this toolchain; the symbol table is all it needs.
@@ -74,7 +75,7 @@ SS
 else
     echo "order-file: no dbus-run-session or secret-tool; the secret-service provider is left out" >&2
 fi
-python3 - "$work" <<'PY' >scripts/release/vaulttool.order
+python3 - "$work" <<'PY' >"$work/order"
 import glob, re, sys
 # callgrind names each function once ("fn=(id) name"), then by id; "ob=" names the object.
 seen, order = set(), []
@@ -103,4 +104,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/cg.*")):
                 order.append(name)
 print("\n".join(order))
 PY
+# Replaced only when the list is complete: an empty list would silently order nothing.
+[[ -s "$work/order" ]] || { echo "order-file: no functions recorded" >&2; exit 1; }
+mv "$work/order" scripts/release/vaulttool.order
 echo "scripts/release/vaulttool.order: $(wc -l <scripts/release/vaulttool.order) functions" >&2

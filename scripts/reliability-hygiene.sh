@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 tool="${1:-${VAULTTOOL:-}}"
 if [ -z "$tool" ]; then
     # The binary `swift build` made (what `make test` leaves), unless a source is newer than it.
-    for candidate in .build/debug/vaulttool .build/release/vaulttool; do
+    for candidate in .build/debug/vaulttool .build/lean/release/vaulttool .build/release/vaulttool; do
         if [ -x "$candidate" ] && [ -z "$(find Sources -newer "$candidate" -name '*.swift' | head -1)" ]; then
             tool="$candidate"
             break

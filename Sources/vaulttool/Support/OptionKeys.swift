@@ -58,6 +58,11 @@ extension Declaration {
 /// reference the new value holds. A wrapper created meanwhile for something else (a `static let`
 /// template initialised on first use, another thread's) is noted but not held, so it is dropped.
 /// Only addresses of wrappers noted are compared with the value's words; nothing is dereferenced.
+///
+/// What this asks of a command: it is a struct whose wrappers are its own stored properties, each
+/// created by its initialiser (a shared template is copied with `init(_ other:)`, never stored as
+/// it is: a stored template was created before the collection and is not found). A command does
+/// not collect another command's declarations while it is created (the lock is not recursive).
 enum DeclarationLog {
     /// Serialises collections, so each sees only the wrappers created while it runs.
     private static let collection = Mutex(())
