@@ -19,7 +19,7 @@ struct TPM2RulesTests {
             ["rekey", "--tpm2", "--drop-keyslots", "v.vault"],
             ["passwd", "--tpm2", "--remove-key-file", "--drop-keyslots", "v.vault"],
         ] {
-            let refused = try w.run(command, environment: tpm.environment)
+            let refused = try w.run(command, tpm: tpm)
             #expect(refused.status == 1, "\(command): \(refused.stderr)")
             #expect(refused.stderr.contains("The TPM would be the only way into the vault"))
         }
@@ -42,12 +42,12 @@ struct TPM2RulesTests {
         #expect(add.status == 0, "\(add.stderr)")
         let remove = try w.run(
             ["passwd", "--identity", "me.id", "--remove-keyslot", "0", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(remove.status == 0, "\(remove.stderr)")
         let refused = try w.run(
             ["recipients", "rm", "--tpm2", "--name", "me", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("The TPM would be the only way into the vault"))
@@ -57,14 +57,11 @@ struct TPM2RulesTests {
     /// R-TPM-4: bindings without a PIN are tried first, so neither a missing nor a wrong PIN
     /// hides them, and a wrong PIN costs one failure however many PIN bindings there are.
     @Test func aKeyslotWithoutAPIN_opensEvenWhenAnEarlierOneNeedsAPIN() throws {
-        let w = try Workspace()
-        let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try w.write("pin", "4711\n")
-        try w.write("wrong", "1234\n")
-        try vaultWithTPM2Slot(w, tpm, ["--tpm2-pin"])
+        let (w, tpm) = try vaultWithPINSlot()
         let second = try w.run(
             ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pin", "v.vault"],
-            environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
+            tpm: tpm,
+            pinFile: "pin"
         )
         #expect(second.status == 0, "\(second.stderr)")
         let before = try #require(try lockoutCounter(tpm))
@@ -74,7 +71,7 @@ struct TPM2RulesTests {
         #expect(try lockoutCounter(tpm) == before + 1)
         let third = try w.run(
             ["passwd", "--password-file", "pw", "--add-tpm2", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(third.status == 0, "\(third.stderr)")
         for pinFile in [nil, "wrong"] {
@@ -92,13 +89,14 @@ struct TPM2RulesTests {
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
         try w.write("pin", "4711\n")
         try vaultWithTPM2Slot(w, tpm, ["--tpm2-pin"])
-        let refused = try w.run(["rekey", "--password-file", "pw", "v.vault"], environment: tpm.environment)
+        let refused = try w.run(["rekey", "--password-file", "pw", "v.vault"], tpm: tpm)
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("#1 (tpm2)"))
         #expect(!refused.stderr.contains("VAULTTOOL_TPM2_PIN_FILE"))
         let kept = try w.run(
             ["rekey", "--password-file", "pw", "--tpm2", "v.vault"],
-            environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
+            tpm: tpm,
+            pinFile: "pin"
         )
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(try getWithTPM(w, tpm, pinFile: "pin").stdout == "s3cret")
@@ -148,16 +146,16 @@ struct TPM2RulesTests {
         for pcrs in ["", "7,7", "24", "7,"] {
             let add = try w.run(
                 ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pcrs", pcrs, "v.vault"],
-                environment: tpm.environment
+                tpm: tpm
             )
             #expect(add.status == 64, "'\(pcrs)': \(add.stderr)")
             let device = try w.run(
                 ["device-secret", "init", "--tpm2", "--tpm2-pcrs", pcrs, w.file("ds-\(pcrs)")],
-                environment: tpm.environment
+                tpm: tpm
             )
             #expect(device.status == 64, "'\(pcrs)': \(device.stderr)")
         }
-        let create = try w.run(["create", "--tpm2", "new.vault"], environment: tpm.environment)
+        let create = try w.run(["create", "--tpm2", "new.vault"], tpm: tpm)
         #expect(create.status == 64)
     }
 
@@ -165,14 +163,9 @@ struct TPM2RulesTests {
     /// candidate, a merge opens three files; the PIN is asked once and a wrong one costs one
     /// failure, and the refusal says what the TPM said.
     @Test func oneCommandSpendsAtMostOneWrongPIN_howeverManyOpensItMakes() throws {
-        let w = try Workspace()
-        let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try w.write("pin", "4711\n")
-        try w.write("wrong", "1234\n")
-        try vaultWithTPM2Slot(w, tpm, ["--tpm2-pin"])
-        let wrongPIN = tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("wrong")]
+        let (w, tpm) = try vaultWithPINSlot()
         var counter = try #require(try lockoutCounter(tpm))
-        let rekey = try w.run(["rekey", "--tpm2", "--password-file", "pw", "v.vault"], environment: wrongPIN)
+        let rekey = try w.run(["rekey", "--tpm2", "--password-file", "pw", "v.vault"], tpm: tpm, pinFile: "wrong")
         #expect(rekey.status == 1)
         #expect(rekey.stderr.contains("wrong TPM PIN"), "\(rekey.stderr)")
         #expect(try lockoutCounter(tpm) == counter + 1)
@@ -182,7 +175,8 @@ struct TPM2RulesTests {
         }
         let merge = try w.run(
             ["merge", "--tpm2", "--password-file", "pw", "--base", "base.vault", "v.vault", "theirs.vault"],
-            environment: wrongPIN
+            tpm: tpm,
+            pinFile: "wrong"
         )
         #expect(merge.status == 0, "\(merge.stderr)")
         #expect(try lockoutCounter(tpm) == counter + 1)
@@ -196,26 +190,26 @@ struct TPM2RulesTests {
         try vaultWithTPM2Slot(w, tpm)
         let second = try w.run(
             ["passwd", "--password-file", "pw", "--add-tpm2", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(second.status == 0, "\(second.stderr)")
         let only = try w.run(
             ["passwd", "--tpm2", "--tpm2-only", "--remove-keyslot", "0", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(only.status == 0, "\(only.stderr)")
-        let remove = try w.run(["passwd", "--tpm2", "--remove-keyslot", "1", "v.vault"], environment: tpm.environment)
+        let remove = try w.run(["passwd", "--tpm2", "--remove-keyslot", "1", "v.vault"], tpm: tpm)
         #expect(remove.status == 0, "\(remove.stderr)")
         let set = try w.run(
             ["set", "--tpm2", "--service", "api", "v.vault"],
             stdin: "t0ken",
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(set.status == 0, "\(set.stderr)")
         #expect(try getWithTPM(w, tpm).stdout == "s3cret")
         let misplaced = try w.run(
             ["passwd", "--tpm2", "--tpm2-only", "--add-recovery", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(misplaced.status == 64)
     }
@@ -226,18 +220,19 @@ struct TPM2RulesTests {
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
         try w.write("pin", "4711\n")
         try vaultWithTPM2Slot(w, tpm)
-        let inspect = try w.run(["inspect", "--json", "--tpm2", "v.vault"], environment: tpm.environment).json()
+        let inspect = try w.run(["inspect", "--json", "--tpm2", "v.vault"], tpm: tpm).json()
         #expect(inspect["authenticated"] as? Bool == true)
         // Another machine's TPM cannot load a PIN keyslot's object: it says so, and asks no PIN.
         let pinSlot = try w.run(
             ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pin", "v.vault"],
-            environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
+            tpm: tpm,
+            pinFile: "pin"
         )
         #expect(pinSlot.status == 0, "\(pinSlot.stderr)")
         let elsewhere = try SoftwareTPM(directory: w.file("other-tpm"))
         let removeNoPIN = try w.run(
             ["passwd", "--password-file", "pw", "--remove-keyslot", "1", "--no-rekey", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(removeNoPIN.status == 0, "\(removeNoPIN.stderr)")
         let copied = try w.run(

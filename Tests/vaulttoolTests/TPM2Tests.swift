@@ -11,16 +11,37 @@ func vaultWithTPM2Slot(_ w: Workspace, _ tpm: SoftwareTPM, _ options: [String] =
     try w.set("s3cret", ["--service", "db", "--account", "app"])
     let add = try w.run(
         ["passwd", "--password-file", "pw", "--add-tpm2"] + options + ["v.vault"],
-        environment: tpm.environment + ["VAULTTOOL_TPM2_PIN_FILE": w.file("pin")]
+        tpm: tpm,
+        pinFile: "pin"
     )
     #expect(add.status == 0, "\(add.stderr)")
     #expect(add.stdout.hasPrefix("Added TPM2 keyslot #1"))
 }
 
+/// A workspace with its own software TPM, the PIN file `pin` (4711), a wrong one `wrong` (1234),
+/// and the vault of `vaultWithTPM2Slot` whose TPM2 keyslot needs the PIN.
+func vaultWithPINSlot() throws -> (Workspace, SoftwareTPM) {
+    let w = try Workspace()
+    let tpm = try SoftwareTPM(directory: w.file("tpm"))
+    try w.write("pin", "4711\n")
+    try w.write("wrong", "1234\n")
+    try vaultWithTPM2Slot(w, tpm, ["--tpm2-pin"])
+    return (w, tpm)
+}
+
 func getWithTPM(_ w: Workspace, _ tpm: SoftwareTPM, pinFile: String? = nil) throws -> RunResult {
-    var environment = tpm.environment
-    if let pinFile { environment["VAULTTOOL_TPM2_PIN_FILE"] = w.file(pinFile) }
-    return try w.run(["get", "--tpm2", "--service", "db", "v.vault"], environment: environment)
+    try w.run(["get", "--tpm2", "--service", "db", "v.vault"], tpm: tpm, pinFile: pinFile)
+}
+
+extension Workspace {
+    /// Runs vaulttool against `tpm`, with the workspace file `pinFile` as the TPM PIN when given.
+    func run(_ arguments: [String], stdin: String? = nil, tpm: SoftwareTPM, pinFile: String? = nil) throws
+        -> RunResult
+    {
+        var environment = tpm.environment
+        if let pinFile { environment["VAULTTOOL_TPM2_PIN_FILE"] = file(pinFile) }
+        return try run(arguments, stdin: stdin, environment: environment)
+    }
 }
 
 func lockoutCounter(_ tpm: SoftwareTPM) throws -> Int? {
@@ -53,18 +74,14 @@ struct TPM2Tests {
         let set = try w.run(
             ["set", "--tpm2", "--service", "api", "v.vault"],
             stdin: "t0ken",
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(set.status == 0, "\(set.stderr)")
         #expect(try w.run(["get", "--password-file", "pw", "--service", "api", "v.vault"]).stdout == "t0ken")
     }
 
     @Test func aWrongPINIsCountedByTheTPM_andTheRightOneOpens() throws {
-        let w = try Workspace()
-        let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try w.write("pin", "4711\n")
-        try w.write("wrong", "1234\n")
-        try vaultWithTPM2Slot(w, tpm, ["--tpm2-pin"])
+        let (w, tpm) = try vaultWithPINSlot()
         #expect(try w.run(["inspect", "v.vault"]).stdout.contains("no PCRs, PIN"))
         let before = try #require(try lockoutCounter(tpm))
         let wrong = try getWithTPM(w, tpm, pinFile: "wrong")
@@ -113,7 +130,7 @@ struct TPM2Tests {
         #expect(
             try w.run(
                 ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pcrs", "0,2", "v.vault"],
-                environment: tpm.environment
+                tpm: tpm
             ).status == 0
         )
         let other = try getWithTPM(w, tpm)
@@ -144,7 +161,7 @@ struct TPM2Tests {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
         try w.makeVault()
-        let get = try w.run(["get", "--tpm2", "--service", "db", "v.vault"], environment: tpm.environment)
+        let get = try w.run(["get", "--tpm2", "--service", "db", "v.vault"], tpm: tpm)
         #expect(get.status == 3)
         #expect(get.stderr.contains("no TPM2 keyslot"))
     }
@@ -155,19 +172,19 @@ struct TPM2Tests {
         try vaultWithTPM2Slot(w, tpm)
         let remove = try w.run(
             ["passwd", "--password-file", "pw", "--remove-keyslot", "0", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(remove.status != 0)
         #expect(remove.stderr.contains("The TPM would be the only way into the vault"))
         // --remove-key-file leaves TPM2 keyslots alone: they are not the user's key files.
         let keyFiles = try w.run(
             ["passwd", "--password-file", "pw", "--remove-key-file", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(keyFiles.status == 2)
         let explicit = try w.run(
             ["passwd", "--tpm2", "--tpm2-only", "--remove-keyslot", "0", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(explicit.status == 0, "\(explicit.stderr)")
         #expect(try getWithTPM(w, tpm).stdout == "s3cret")
@@ -177,17 +194,17 @@ struct TPM2Tests {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
         try vaultWithTPM2Slot(w, tpm)
-        let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"], environment: tpm.environment)
+        let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"], tpm: tpm)
         #expect(rekey.status == 0, "\(rekey.stderr)")
         #expect(try getWithTPM(w, tpm).stdout == "s3cret")
         // Without the TPM the slot cannot be rewrapped: refused, then dropped with its binding.
         tpm.stop()
-        let refused = try w.run(["rekey", "--password-file", "pw", "v.vault"], environment: tpm.environment)
+        let refused = try w.run(["rekey", "--password-file", "pw", "v.vault"], tpm: tpm)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("#1"))
         let dropped = try w.run(
             ["rekey", "--password-file", "pw", "--drop-keyslots", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(dropped.status == 0, "\(dropped.stderr)")
         let slots = try #require(try w.run(["inspect", "--json", "v.vault"]).json()["keyslots"] as? [[String: Any]])
@@ -202,7 +219,7 @@ struct TPM2Tests {
         try vaultWithTPM2Slot(w, tpm)
         let migrate = try w.run(
             ["migrate", "--password-file", "pw", "--to", "2.0", "v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(
@@ -229,7 +246,7 @@ struct TPM2Tests {
     @Test func aTPMSealedDeviceSecret_isNoDeviceOnAnotherMachine() throws {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        let initialize = try w.run(["device-secret", "init", "--tpm2", "ds"], environment: tpm.environment)
+        let initialize = try w.run(["device-secret", "init", "--tpm2", "ds"], tpm: tpm)
         #expect(initialize.status == 0, "\(initialize.stderr)")
         #expect(initialize.stdout.contains("sealed by the TPM"))
         var status = stat()
@@ -241,12 +258,12 @@ struct TPM2Tests {
                 + device
                 + ["v.vault"],
             stdin: "machine-bound",
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(set.status == 0, "\(set.stderr)")
         let get = try w.run(
             ["get", "--password-file", "pw", "--service", "host"] + device + ["v.vault"],
-            environment: tpm.environment
+            tpm: tpm
         )
         #expect(get.stdout == "machine-bound", "\(get.stderr)")
         // The home directory copied to another machine: the file is there, the device is not.
