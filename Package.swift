@@ -25,10 +25,12 @@ let package = Package(
         // and `vaulttool run`'s fork/exec, memfd and pseudo-terminal calls (GNU extensions).
         .target(name: "CVaultTool", cSettings: [.define("_GNU_SOURCE")]),
         // The Secret Service provider's C side: sd-bus object tables, and the DH session's
-        // arithmetic and AES-CBC from libcrypto (Spec/secret-service.md). Both libraries are
-        // loaded with dlopen when the provider starts (Lazy.c), not linked.
+        // arithmetic and AES-CBC from libgcrypt (Spec/secret-service.md). Both libraries are
+        // loaded with dlopen when the provider starts (Lazy.c), not linked; SHA-256, HMAC and
+        // random bytes come from libsodium.
         .target(
             name: "CSecretService",
+            dependencies: ["CSodium"],
             cSettings: [.define("_GNU_SOURCE")]
         ),
         // TPM2 sealing (Spec/tpm2.md) through the TSS2 ESAPI, loaded with dlopen when a TPM is first

@@ -1,4 +1,4 @@
-// vaulttool secret-service: sd-bus object tables and the DH session's arithmetic (see the header).
+// vaulttool secret-service: sd-bus object tables, signals and the askpass child (see the header).
 #include "CSecretService.h"
 
 #include <errno.h>
@@ -9,12 +9,6 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <openssl/bn.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 static struct vss_callbacks swift;
 
@@ -196,128 +190,9 @@ int vss_askpass_spawn(const char *program, const char *prompt, int *out_fd) {
     return pid;
 }
 
-int vss_sha256_fd(int fd, uint8_t digest[32]) {
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    uint8_t buffer[65536];
-    unsigned int length = 0;
-    int r = -1;
-    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) goto done;
-    for (;;) {
-        ssize_t n = read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) goto done;
-        if (n == 0) break;
-        if (EVP_DigestUpdate(ctx, buffer, (size_t)n) != 1) goto done;
-    }
-    if (EVP_DigestFinal_ex(ctx, digest, &length) != 1 || length != 32) goto done;
-    r = 0;
-done:
-    EVP_MD_CTX_free(ctx);
-    return r;
-}
-
 int vss_child_exited(pid_t pid) {
     siginfo_t info;
     memset(&info, 0, sizeof info);
     if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
     return info.si_pid == pid ? 1 : 0;
 }
-
-// MARK: DH
-
-// RFC 2409 §6.2, the second Oakley group: 2^1024 - 2^960 - 1 + 2^64 * (floor(2^894 pi) + 129093).
-static const char oakley2_hex[] =
-    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF";
-
-/// y = base^x mod p, written as 128 big-endian bytes; checks 1 < base < p-1 when `check` is set.
-static int mod_exp(const uint8_t x_bytes[128], const BIGNUM *base, int check, uint8_t out[128]) {
-    int ok = -1;
-    BN_CTX *ctx = BN_CTX_new();
-    BIGNUM *p = NULL, *x = BN_secure_new(), *y = BN_secure_new(), *limit = BN_new();
-    if (!ctx || !x || !y || !limit || !BN_hex2bn(&p, oakley2_hex)) goto done;
-    if (check) {
-        if (!BN_copy(limit, p) || !BN_sub_word(limit, 1)) goto done;
-        if (BN_cmp(base, BN_value_one()) <= 0 || BN_cmp(base, limit) >= 0) goto done;
-    }
-    BN_set_flags(x, BN_FLG_CONSTTIME);
-    if (!BN_bin2bn(x_bytes, 128, x)) goto done;
-    if (!BN_mod_exp_mont_consttime(y, base, x, p, ctx, NULL)) goto done;
-    // Left-padded to the size of p: a shared secret with leading zero bytes keeps them.
-    if (BN_bn2binpad(y, out, 128) != 128) goto done;
-    ok = 0;
-done:
-    BN_clear_free(x);
-    BN_clear_free(y);
-    BN_free(p);
-    BN_free(limit);
-    BN_CTX_free(ctx);
-    return ok;
-}
-
-int vss_dh_public(const uint8_t private_key[128], uint8_t public_key[128]) {
-    BIGNUM *two = BN_new();
-    int r = two && BN_set_word(two, 2) ? mod_exp(private_key, two, 0, public_key) : -1;
-    BN_free(two);
-    return r;
-}
-
-int vss_dh_keypair(uint8_t private_key[128], uint8_t public_key[128]) {
-    if (RAND_priv_bytes(private_key, 128) != 1) return -1;
-    return vss_dh_public(private_key, public_key);
-}
-
-int vss_dh_shared(const uint8_t private_key[128], const uint8_t *peer, size_t peer_length, uint8_t shared[128]) {
-    if (peer_length == 0 || peer_length > 256) return -1;
-    BIGNUM *y = BN_bin2bn(peer, (int)peer_length, NULL);
-    int r = y ? mod_exp(private_key, y, 1, shared) : -1;
-    BN_free(y);
-    return r;
-}
-
-int vss_dh_session_key(const uint8_t private_key[128], const uint8_t *peer, size_t peer_length, uint8_t key[16]) {
-    uint8_t shared[128], prk[32], okm[32];
-    unsigned int length = 0;
-    static const uint8_t zero_salt[32] = {0};
-    static const uint8_t counter = 1;
-    int r = -1;
-    if (vss_dh_shared(private_key, peer, peer_length, shared) != 0) goto done;
-    // HKDF-SHA256 (RFC 5869): extract with the all-zero salt, expand one block with empty info.
-    if (!HMAC(EVP_sha256(), zero_salt, sizeof zero_salt, shared, sizeof shared, prk, &length) || length != 32)
-        goto done;
-    if (!HMAC(EVP_sha256(), prk, sizeof prk, &counter, 1, okm, &length) || length != 32) goto done;
-    memcpy(key, okm, 16);
-    r = 0;
-done:
-    OPENSSL_cleanse(shared, sizeof shared);
-    OPENSSL_cleanse(prk, sizeof prk);
-    OPENSSL_cleanse(okm, sizeof okm);
-    return r;
-}
-
-static long aes(int encrypt, const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t length,
-                uint8_t *out) {
-    if (length > (1u << 30)) return -1;
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    int first = 0, last = 0;
-    long r = -1;
-    if (!ctx || EVP_CipherInit_ex(ctx, EVP_aes_128_cbc(), NULL, key, iv, encrypt) != 1) goto done;
-    if (EVP_CipherUpdate(ctx, out, &first, in, (int)length) != 1) goto done;
-    if (EVP_CipherFinal_ex(ctx, out + first, &last) != 1) goto done;
-    r = (long)first + last;
-done:
-    EVP_CIPHER_CTX_free(ctx);
-    return r;
-}
-
-long vss_aes_encrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t length, uint8_t *out) {
-    return aes(1, key, iv, in, length, out);
-}
-
-long vss_aes_decrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t length, uint8_t *out) {
-    if (length == 0 || length % 16 != 0) return -1;
-    return aes(0, key, iv, in, length, out);
-}
-
-int vss_random(uint8_t *out, size_t length) { return RAND_bytes(out, (int)length) == 1 ? 0 : -1; }

@@ -1,26 +1,19 @@
-// vaulttool secret-service: libsystemd and libcrypto loaded when the provider starts, not at
+// vaulttool secret-service: libsystemd and libgcrypt loaded when the provider starts, not at
 // every vaulttool start. Each function the provider calls is defined here under its own name
 // (the headers check each signature) and forwards to the library's, found with dlsym on first use.
 // Loading both libraries at process start cost about 2 ms of every vaulttool run (BENCHMARKS.md).
 #include "CSecretService.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <openssl/bn.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/opensslv.h>
-#include <openssl/rand.h>
+#include <gcrypt.h>
+#include <sodium.h>
 
-#if OPENSSL_VERSION_MAJOR == 3
-#define VSS_LIBCRYPTO "libcrypto.so.3"
-#else
-#error "the lazy libcrypto binding expects OpenSSL 3"
-#endif
+#define VSS_LIBGCRYPT "libgcrypt.so.20"
 #define VSS_LIBSYSTEMD "libsystemd.so.0"
 
 /// The vtable format this code is compiled for (sd-bus-vtable.h's macros point at it; sd-bus
@@ -32,20 +25,61 @@ static void *library(const char *name, void **handle) {
     return *handle;
 }
 
-static void *systemd_handle, *crypto_handle;
+static void *systemd_handle, *gcrypt_handle;
+
+static char gcrypt_failure[512];
+
+/// libgcrypt's start, which its manual asks of a program before any other call: the version check
+/// initialises it, then a pool of locked memory for the DH exponents (R-SS-12). Run once
+/// (pthread_once: tests call the session crypto from several threads); sets `gcrypt_failure`.
+static void start_once(void) {
+    const char *failure = NULL;
+    if (!library(VSS_LIBGCRYPT, &gcrypt_handle)) {
+        failure = dlerror();
+    } else {
+        const char *(*check_version)(const char *) =
+            (const char *(*)(const char *))dlsym(gcrypt_handle, "gcry_check_version");
+        gcry_error_t (*control)(enum gcry_ctl_cmds, ...) =
+            (gcry_error_t(*)(enum gcry_ctl_cmds, ...))dlsym(gcrypt_handle, "gcry_control");
+        if (!check_version || !control) {
+            failure = "libgcrypt lacks gcry_check_version or gcry_control";
+        } else if (!check_version("1.8.0")) {
+            failure = "libgcrypt is older than 1.8.0";
+        } else {
+            control(GCRYCTL_SUSPEND_SECMEM_WARN);
+            control(GCRYCTL_INIT_SECMEM, 32768, 0);
+            control(GCRYCTL_RESUME_SECMEM_WARN);
+            control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+            if (sodium_init() < 0) failure = "libsodium cannot start";
+        }
+    }
+    if (failure) snprintf(gcrypt_failure, sizeof gcrypt_failure, "%s", failure);
+}
+
+/// `NULL` once libgcrypt has started, or why it cannot.
+static const char *start_libgcrypt(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, start_once);
+    return gcrypt_failure[0] ? gcrypt_failure : NULL;
+}
 
 const char *vss_load_libraries(void) {
     static char why[512];
-    if (!library(VSS_LIBSYSTEMD, &systemd_handle) || !library(VSS_LIBCRYPTO, &crypto_handle)) {
+    if (!library(VSS_LIBSYSTEMD, &systemd_handle)) {
         snprintf(why, sizeof why, "%s", dlerror());
         return why;
     }
-    return NULL;
+    return start_libgcrypt();
 }
 
 /// The library's `name`; a library or symbol that is missing ends the process with a sentence,
 /// as the dynamic loader would have at start (vss_load_libraries reports it first).
 static void *symbol(const char *lib, void **handle, const char *name) {
+    // libgcrypt is started before its first call, whoever makes it (the provider, or a test).
+    if (handle == &gcrypt_handle && start_libgcrypt()) {
+        dprintf(2, "vaulttool: cannot start %s: %s\n", lib, start_libgcrypt());
+        _exit(127);
+    }
     void *h = library(lib, handle);
     void *p = h ? dlsym(h, name) : NULL;
     if (!p) {
@@ -71,8 +105,8 @@ static void *symbol(const char *lib, void **handle, const char *name) {
         forward args;                                                                                   \
     }
 #define SD(ret, name, params, args) FORWARD(VSS_LIBSYSTEMD, systemd_handle, ret, name, params, args)
-#define SSL(ret, name, params, args) FORWARD(VSS_LIBCRYPTO, crypto_handle, ret, name, params, args)
-#define SSL_VOID(name, params, args) FORWARD_VOID(VSS_LIBCRYPTO, crypto_handle, name, params, args)
+#define GCRY(ret, name, params, args) FORWARD(VSS_LIBGCRYPT, gcrypt_handle, ret, name, params, args)
+#define GCRY_VOID(name, params, args) FORWARD_VOID(VSS_LIBGCRYPT, gcrypt_handle, name, params, args)
 
 // MARK: sd-bus
 
@@ -135,46 +169,32 @@ SD(int, sd_bus_creds_get_exe, (sd_bus_creds *c, const char **exe), (c, exe))
 SD(int, sd_bus_creds_get_unique_name, (sd_bus_creds *c, const char **name), (c, name))
 SD(int, sd_bus_error_set, (sd_bus_error *e, const char *name, const char *message), (e, name, message))
 
-// MARK: libcrypto
+// MARK: libgcrypt
 
-SSL(BIGNUM *, BN_bin2bn, (const unsigned char *s, int len, BIGNUM *ret), (s, len, ret))
-SSL(int, BN_bn2binpad, (const BIGNUM *a, unsigned char *to, int tolen), (a, to, tolen))
-SSL_VOID(BN_clear_free, (BIGNUM *a), (a))
-SSL(int, BN_cmp, (const BIGNUM *a, const BIGNUM *b), (a, b))
-SSL(BIGNUM *, BN_copy, (BIGNUM *a, const BIGNUM *b), (a, b))
-SSL_VOID(BN_free, (BIGNUM *a), (a))
-SSL(int, BN_hex2bn, (BIGNUM **a, const char *str), (a, str))
-SSL(int, BN_mod_exp_mont_consttime,
-    (BIGNUM *rr, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, BN_CTX *ctx, BN_MONT_CTX *in_mont),
-    (rr, a, p, m, ctx, in_mont))
-SSL(BIGNUM *, BN_new, (void), ())
-SSL(BIGNUM *, BN_secure_new, (void), ())
-SSL_VOID(BN_set_flags, (BIGNUM *b, int n), (b, n))
-SSL(int, BN_set_word, (BIGNUM *a, BN_ULONG w), (a, w))
-SSL(int, BN_sub_word, (BIGNUM *a, BN_ULONG w), (a, w))
-SSL(const BIGNUM *, BN_value_one, (void), ())
-SSL(BN_CTX *, BN_CTX_new, (void), ())
-SSL_VOID(BN_CTX_free, (BN_CTX *c), (c))
-SSL(EVP_CIPHER_CTX *, EVP_CIPHER_CTX_new, (void), ())
-SSL_VOID(EVP_CIPHER_CTX_free, (EVP_CIPHER_CTX *c), (c))
-SSL(int, EVP_CipherInit_ex,
-    (EVP_CIPHER_CTX *ctx, const EVP_CIPHER *type, ENGINE *impl, const unsigned char *key, const unsigned char *iv,
-     int enc),
-    (ctx, type, impl, key, iv, enc))
-SSL(int, EVP_CipherUpdate, (EVP_CIPHER_CTX *ctx, unsigned char *out, int *outl, const unsigned char *in, int inl),
-    (ctx, out, outl, in, inl))
-SSL(int, EVP_CipherFinal_ex, (EVP_CIPHER_CTX *ctx, unsigned char *outm, int *outl), (ctx, outm, outl))
-SSL(const EVP_CIPHER *, EVP_aes_128_cbc, (void), ())
-SSL(EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
-SSL_VOID(EVP_MD_CTX_free, (EVP_MD_CTX *ctx), (ctx))
-SSL(int, EVP_DigestInit_ex, (EVP_MD_CTX *ctx, const EVP_MD *type, ENGINE *impl), (ctx, type, impl))
-SSL(int, EVP_DigestUpdate, (EVP_MD_CTX *ctx, const void *d, size_t cnt), (ctx, d, cnt))
-SSL(int, EVP_DigestFinal_ex, (EVP_MD_CTX *ctx, unsigned char *md, unsigned int *s), (ctx, md, s))
-SSL(const EVP_MD *, EVP_sha256, (void), ())
-SSL(unsigned char *, HMAC,
-    (const EVP_MD *evp_md, const void *key, int key_len, const unsigned char *data, size_t data_len,
-     unsigned char *md, unsigned int *md_len),
-    (evp_md, key, key_len, data, data_len, md, md_len))
-SSL(int, RAND_bytes, (unsigned char *buf, int num), (buf, num))
-SSL(int, RAND_priv_bytes, (unsigned char *buf, int num), (buf, num))
-SSL_VOID(OPENSSL_cleanse, (void *ptr, size_t len), (ptr, len))
+GCRY(void *, gcry_malloc_secure, (size_t n), (n))
+GCRY_VOID(gcry_free, (void *a), (a))
+GCRY(gcry_mpi_t, gcry_mpi_new, (unsigned int nbits), (nbits))
+GCRY(gcry_mpi_t, gcry_mpi_snew, (unsigned int nbits), (nbits))
+GCRY_VOID(gcry_mpi_release, (gcry_mpi_t a), (a))
+GCRY(gcry_mpi_t, gcry_mpi_set_ui, (gcry_mpi_t w, unsigned long u), (w, u))
+GCRY(gcry_error_t, gcry_mpi_scan,
+     (gcry_mpi_t * ret_mpi, enum gcry_mpi_format format, const void *buffer, size_t buflen, size_t *nscanned),
+     (ret_mpi, format, buffer, buflen, nscanned))
+GCRY(gcry_error_t, gcry_mpi_print,
+     (enum gcry_mpi_format format, unsigned char *buffer, size_t buflen, size_t *nwritten, const gcry_mpi_t a),
+     (format, buffer, buflen, nwritten, a))
+GCRY(int, gcry_mpi_cmp, (const gcry_mpi_t u, const gcry_mpi_t v), (u, v))
+GCRY(int, gcry_mpi_cmp_ui, (const gcry_mpi_t u, unsigned long v), (u, v))
+GCRY_VOID(gcry_mpi_sub_ui, (gcry_mpi_t w, gcry_mpi_t u, unsigned long v), (w, u, v))
+GCRY_VOID(gcry_mpi_add, (gcry_mpi_t w, gcry_mpi_t u, gcry_mpi_t v), (w, u, v))
+GCRY_VOID(gcry_mpi_mul, (gcry_mpi_t w, gcry_mpi_t u, gcry_mpi_t v), (w, u, v))
+GCRY_VOID(gcry_mpi_powm, (gcry_mpi_t w, const gcry_mpi_t b, const gcry_mpi_t e, const gcry_mpi_t m), (w, b, e, m))
+GCRY(gcry_error_t, gcry_cipher_open, (gcry_cipher_hd_t * handle, int algo, int mode, unsigned int flags),
+     (handle, algo, mode, flags))
+GCRY_VOID(gcry_cipher_close, (gcry_cipher_hd_t h), (h))
+GCRY(gcry_error_t, gcry_cipher_setkey, (gcry_cipher_hd_t hd, const void *key, size_t keylen), (hd, key, keylen))
+GCRY(gcry_error_t, gcry_cipher_setiv, (gcry_cipher_hd_t hd, const void *iv, size_t ivlen), (hd, iv, ivlen))
+GCRY(gcry_error_t, gcry_cipher_encrypt, (gcry_cipher_hd_t h, void *out, size_t outsize, const void *in, size_t inlen),
+     (h, out, outsize, in, inlen))
+GCRY(gcry_error_t, gcry_cipher_decrypt, (gcry_cipher_hd_t h, void *out, size_t outsize, const void *in, size_t inlen),
+     (h, out, outsize, in, inlen))

@@ -60,12 +60,8 @@ package struct ExecutableAllowList: Equatable {
         return entries.count != before
     }
 
-    /// Why libcrypto, which hashes executables, cannot be loaded; `nil` when it can.
-    package static var hashingUnavailable: String? { vss_load_libraries().map { String(cString: $0) } }
-
-    /// The SHA-256 of the file open at `fd`, `nil` when it cannot be read (or libcrypto is missing).
+    /// The SHA-256 of the file open at `fd` (libsodium's), `nil` when it cannot be read.
     package static func digest(ofFileAt fd: Int32) -> [UInt8]? {
-        guard hashingUnavailable == nil else { return nil }
         var digest = [UInt8](repeating: 0, count: 32)
         return vss_sha256_fd(fd, &digest) == 0 ? digest : nil
     }

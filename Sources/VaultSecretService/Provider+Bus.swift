@@ -23,7 +23,7 @@ extension SecretServiceProvider {
     /// Connects, takes the name and serves until a signal or the loss of the name.
     package func serve(replace: Bool, started: (String) -> Void) throws(ProviderExit) {
         if let why = vss_load_libraries() {
-            throw .bus("cannot load libsystemd and libcrypto, which the provider needs: \(String(cString: why))")
+            throw .bus("cannot load libsystemd and libgcrypt, which the provider needs: \(String(cString: why))")
         }
         var connection: OpaquePointer? = nil
         var r = sd_bus_open_user(&connection)

@@ -1,7 +1,7 @@
 // vaulttool secret-service: the few C pieces Swift cannot write itself. sd-bus's vtables are C
 // macros, so the object tables live here and send every call to the Swift callbacks below; the
 // Secret Service's DH session needs big-number arithmetic and AES-CBC, which libsodium lacks, so
-// those come from OpenSSL's libcrypto (Spec/secret-service.md §4).
+// those come from libgcrypt, which libsystemd already loads (Spec/secret-service.md §4).
 #ifndef CSECRETSERVICE_H
 #define CSECRETSERVICE_H
 
@@ -55,7 +55,7 @@ int vss_child_exited(pid_t pid);
 /// or -1 with errno when a read fails.
 int vss_sha256_fd(int fd, uint8_t digest[32]);
 
-/// Loads libsystemd and libcrypto (Lazy.c): `NULL`, or why they cannot be loaded. The provider
+/// Loads libsystemd and starts libgcrypt (Lazy.c): `NULL`, or why they cannot be loaded. The provider
 /// calls it first; a vaulttool run that never serves the bus never loads them.
 const char *vss_load_libraries(void);
 
@@ -88,7 +88,7 @@ long vss_aes_encrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t 
 long vss_aes_decrypt(const uint8_t key[16], const uint8_t iv[16], const uint8_t *in, size_t length,
                      uint8_t *out);
 
-/// Fills `out` with random bytes from OpenSSL's generator. Returns 0, or -1.
+/// Fills `out` with random bytes from libsodium's generator (the kernel's). Returns 0.
 int vss_random(uint8_t *out, size_t length);
 
 #endif
