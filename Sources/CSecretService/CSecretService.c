@@ -88,6 +88,7 @@ static const sd_bus_vtable item_table[] = {
     SD_BUS_WRITABLE_PROPERTY("Label", "s", on_get, on_set, 0, CHANGES),
     SD_BUS_PROPERTY("Created", "t", on_get, 0, 0),
     SD_BUS_PROPERTY("Modified", "t", on_get, 0, CHANGES),
+    SD_BUS_PROPERTY("Type", "s", on_get, 0, CHANGES),
     SD_BUS_VTABLE_END,
 };
 

@@ -18,6 +18,7 @@ extension SecretServiceProvider {
         case (.item(let c, _), "Locked"): try w.bool(c.isLocked)
         case (.item, "Attributes"): try w.stringMap(try servedItem(path).1.map)
         case (.item, "Label"): try w.string(try servedItem(path).1.attributes.label)
+        case (.item, "Type"): try w.string(try servedItem(path).1.map["xdg:schema"] ?? "")
         case (.item, "Created"): try w.uint64(UInt64(max(0, try servedItem(path).1.attributes.creationDate / 1000)))
         case (.item, "Modified"):
             try w.uint64(UInt64(max(0, try servedItem(path).1.attributes.modificationDate / 1000)))

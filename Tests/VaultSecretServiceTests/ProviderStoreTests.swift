@@ -111,6 +111,28 @@ import VaultIO
         #expect(Set(answered.map { String(decoding: $0.2.copyBytes(), as: UTF8.self) }) == ["one", "two"])
     }
 
+    /// §6.1: the content type a client stored comes back (gnome-keyring 42 answers `text/plain`
+    /// instead, which scripts/secret-service-traces.py lists as a known difference).
+    @Test func theStoredContentTypeComesBack() throws {
+        let (provider, _) = provider()
+        for (account, type) in [("a", "application/octet-stream"), ("b", "text/plain")] {
+            let (path, _) = try provider.store(
+                in: provider.collections[0],
+                map: ["service": "s", "account": account],
+                label: nil,
+                secret: SecretBytes(bytes: [1, 2, 3]),
+                contentType: type
+            )
+            let item = try #require(try provider.secrets(named: [path]).first?.1)
+            #expect(SecretAttributes.contentType(of: item.attributes) == type)
+        }
+        // text/plain is the absence of tag 65: only the other type is written.
+        let tagged = try items().filter {
+            $0.attributes.preserved.contains { $0.tag == SecretAttributes.contentTypeTag }
+        }
+        #expect(tagged.map(\.attributes.account) == ["a"])
+    }
+
     @Test func aCopyOfTheSameGenerationIsReadAgain() throws {
         let (provider, c) = provider()
         _ = try store(provider, ["service": "s", "account": "a"], "one")
