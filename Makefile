@@ -70,9 +70,12 @@ ci: test
 
 # vaulttool secret-service against real Secret Service clients (secret-tool, keyring,
 # secretstorage, a DH-only client, git credential-libsecret with a real clone, docker), each on a
-# private bus (Spec/secret-service.md). The full run: scripts/secret-service-clients.sh --provider vaulttool.
+# private bus (Spec/secret-service.md), then the dbus-monitor traces of the same client runs
+# against gnome-keyring and vaulttool compared (scripts/secret-service-traces.sh). The full run:
+# scripts/secret-service-clients.sh --provider vaulttool.
 .PHONY: secret-service-clients
 secret-service-clients: deps
 	swift build --product vaulttool
 	scripts/install-secret-service-clients.sh >/dev/null
 	scripts/secret-service-clients.sh --provider vaulttool --quick
+	scripts/secret-service-traces.sh

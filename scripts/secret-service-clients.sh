@@ -11,9 +11,10 @@
 # Output: one line per case, `ok <name>`, `FAIL <name>: <why>` or `skip <name> (<why>)`, then
 # a summary; the exit status is 1 when any case failed.
 #
-# Environment: VAULTTOOL (default .build/debug/vaulttool), OUT (where the dbus-monitor trace
-# of the secret-tool check goes, default a temporary directory), KEEP=1 keeps the temporary
-# directory, SS_DEBUG=1 prints Python tracebacks.
+# Environment: VAULTTOOL (default .build/debug/vaulttool), TRACE=1 writes each check's
+# dbus-monitor trace to OUT/trace-<provider>-<check>.txt (OUT defaults to a temporary directory;
+# scripts/secret-service-traces.sh compares them), KEEP=1 keeps the temporary directory,
+# SS_DEBUG=1 prints Python tracebacks.
 #
 # The case bodies are small functions that check() calls by name, which shellcheck cannot
 # follow (SC2317, "unreachable"); they end with fail_with, which exits their subshell.
@@ -167,12 +168,6 @@ secret_tool_lookup_is() { # expected-file ATTR...
 
 check_secret_tool() {
     local label='Vault ✓ Schlüssel – テスト'
-    # The trace of this whole run, to compare the two providers' answers by hand.
-    mkdir -p "$OUT"
-    dbus-monitor --session >"$OUT/trace-$PROVIDER.txt" 2>&1 &
-    BACKGROUND+=($!)
-    sleep 0.3 # dbus-monitor must be listening before the first call
-
     printf 'first line\nsecond line' >"$CHECK_DIR/secret1"
     printf 'bob secret' >"$CHECK_DIR/secret2"
     printf 'replaced ✓' >"$CHECK_DIR/secret3"
@@ -217,33 +212,6 @@ check_secret_tool() {
         secret_tool_lookup_is "$CHECK_DIR/secret2" service vault-test account bob
     }
     check secret-tool/clear clear_alice
-
-    stop_background
-    calls_of_trace "$OUT/trace-$PROVIDER.txt" >"$OUT/calls-$PROVIDER.txt"
-    echo "  (dbus-monitor trace: $OUT/trace-$PROVIDER.txt; calls only: $OUT/calls-$PROVIDER.txt)"
-}
-
-# The calls, replies, errors and signals of a dbus-monitor trace without times, serials,
-# unique names and the bus's own traffic, so two providers' traces diff line by line.
-calls_of_trace() {
-    awk '
-        /^(method call|method return|error|signal) / {
-            keep = ($0 !~ /sender=org\.freedesktop\.DBus / && $0 !~ /destination=org\.freedesktop\.DBus /)
-            if (!keep) next
-            line = $0
-            if ($1 == "method" && $2 == "call") {
-                match(line, /path=[^;]*/); p = substr(line, RSTART + 5, RLENGTH - 5)
-                match(line, /member=.*/); m = substr(line, RSTART + 7)
-                print "call " p " " m
-            } else if ($1 == "method") {
-                print "  return"
-            } else if ($1 == "error") {
-                match(line, /error_name=[^ ]*/); print "  error " substr(line, RSTART + 11, RLENGTH - 11)
-            } else {
-                match(line, /path=[^;]*/); p = substr(line, RSTART + 5, RLENGTH - 5)
-                match(line, /member=.*/); print "signal " p " " substr(line, RSTART + 7)
-            }
-        }' "$1"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -431,6 +399,13 @@ inner() {
         report FAIL "$name/provider-start" "$(tail -n 5 "$CHECK_DIR/start.err" | tr '\n' ' ')"
         return 1
     fi
+    if [ "${TRACE:-0}" = 1 ]; then
+        # The whole check's bus traffic, for scripts/secret-service-traces.sh to compare.
+        mkdir -p "$OUT"
+        dbus-monitor --session >"$OUT/trace-$PROVIDER-$name.txt" 2>&1 &
+        BACKGROUND+=($!)
+        sleep 0.3 # dbus-monitor must be listening before the first call
+    fi
     "check_${name//-/_}"
 }
 
@@ -474,7 +449,7 @@ main() {
             --provider) PROVIDER="${2:?--provider needs gnome-keyring or vaulttool}"; shift 2 ;;
             --provider=*) PROVIDER="${1#*=}"; shift ;;
             --quick) QUICK=1; shift ;;
-            -h | --help) sed -n '2,16p' "$script" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            -h | --help) sed -n '2,17p' "$script" | sed 's/^# \{0,1\}//'; exit 0 ;;
             -*) echo "unknown option $1" >&2; exit 64 ;;
             *) checks+=("$1"); shift ;;
         esac
