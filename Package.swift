@@ -41,7 +41,11 @@ let package = Package(
         // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts), with
         // FoundationEssentials' JSON and libxml2: no Foundation, so vaulttool starts without it.
         .target(name: "VaultImport", dependencies: ["VaultIO", "CVaultXML"]),
-        .target(name: "_VaultHooks", dependencies: ["VaultFormat", "VaultIO"], exclude: ["README.md"]),
+        .target(
+            name: "_VaultHooks",
+            dependencies: ["VaultFormat", "VaultIO", "VaultSecretService"],
+            exclude: ["README.md"]
+        ),
         // org.freedesktop.secrets over the session bus, from VaultIO's public API (not a product).
         .target(name: "VaultSecretService", dependencies: ["VaultIO", "CSecretService"]),
         .executableTarget(

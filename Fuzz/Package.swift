@@ -37,6 +37,13 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "VaultIO", package: "vault"), hooks],
             swiftSettings: fuzzFlags
         ),
+        .executableTarget(
+            name: "FuzzSecretService",
+            dependencies: ["FuzzSupport", "CSystemdBus", .product(name: "VaultIO", package: "vault"), hooks],
+            swiftSettings: fuzzFlags
+        ),
+        // sd-bus for FuzzSecretService's client connection (libsystemd-dev).
+        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd"),
         .target(name: "FuzzSupport"),
         .executableTarget(name: "FuzzSeeds", dependencies: [format, hooks]),
     ]

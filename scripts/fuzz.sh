@@ -2,14 +2,14 @@
 # Runs every libFuzzer target for a time budget and prints executions per target.
 #
 # Usage: scripts/fuzz.sh [seconds-per-target]   (default 60; CI uses a short smoke)
-# Seeds come from Fixtures/ (FuzzSeeds), crashers found earlier from Fuzz/regressions/<target>/,
+# Seeds come from Fixtures/ (FuzzSeeds) and Fuzz/seeds/<target>/, crashers found earlier from Fuzz/regressions/<target>/,
 # which every run replays first. New crashers land in Fuzz/artifacts/<target>/; copy them into
 # Fuzz/regressions/<target>/ once fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 scripts/install-deps.sh
-targets=(FuzzHeader FuzzIndex FuzzAttributes FuzzOpen FuzzAgent)
+targets=(FuzzHeader FuzzIndex FuzzAttributes FuzzOpen FuzzAgent FuzzSecretService)
 work="${FUZZ_WORK:-$(mktemp -d)}"
 (cd Fuzz && swift build -c release --product FuzzSeeds >&2)
 "$(cd Fuzz && swift build -c release --show-bin-path)/FuzzSeeds" "$work/seeds" Fixtures/v1 >&2
@@ -23,7 +23,11 @@ for target in "${targets[@]}"; do
     mkdir -p "$work/corpus/$target" "$work/seeds/$target" "Fuzz/artifacts/$target" "Fuzz/regressions/$target"
     log="$work/$target.log"
     set +e
-    Fuzz/.build-fuzz/release/"$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    # FuzzSecretService calls a provider over a real bus: a private one, for this run only.
+    wrapper=()
+    [ "$target" = FuzzSecretService ] && wrapper=(dbus-run-session --)
+    [ -d "Fuzz/seeds/$target" ] && cp Fuzz/seeds/"$target"/* "$work/seeds/$target/"
+    "${wrapper[@]}" Fuzz/.build-fuzz/release/"$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
         -artifact_prefix="Fuzz/artifacts/$target/" -print_final_stats=1 \
         "$work/corpus/$target" "$work/seeds/$target" "Fuzz/regressions/$target" >"$log" 2>&1
     rc=$?
