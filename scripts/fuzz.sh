@@ -24,10 +24,12 @@ for target in "${targets[@]}"; do
     log="$work/$target.log"
     set +e
     # FuzzSecretService calls a provider over a real bus: a private one, for this run only.
+    # Its provider answers within 10 s or the target reports it; the others get 10 s per input.
     wrapper=()
-    [ "$target" = FuzzSecretService ] && wrapper=(dbus-run-session --)
+    timeout=10
+    [ "$target" = FuzzSecretService ] && wrapper=(dbus-run-session -- env FUZZ_SS_PRIVATE_BUS=1) && timeout=30
     [ -d "Fuzz/seeds/$target" ] && cp Fuzz/seeds/"$target"/* "$work/seeds/$target/"
-    "${wrapper[@]}" Fuzz/.build-fuzz/release/"$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+    "${wrapper[@]}" Fuzz/.build-fuzz/release/"$target" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
         -artifact_prefix="Fuzz/artifacts/$target/" -print_final_stats=1 \
         "$work/corpus/$target" "$work/seeds/$target" "Fuzz/regressions/$target" >"$log" 2>&1
     rc=$?

@@ -16,7 +16,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 checks=("$@")
-[ ${#checks[@]} -gt 0 ] || checks=(secret-tool keyring secretstorage attributes alias)
+[ ${#checks[@]} -gt 0 ] || checks=(secret-tool keyring secretstorage alias)
 work="$(mktemp -d "${TMPDIR:-/tmp}/vault-ss-traces.XXXXXX")"
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 export OUT="${OUT:-$work}" TRACE=1

@@ -16,14 +16,20 @@ import Glibc
 import _VaultHooks
 
 nonisolated(unsafe) private var alive: (@Sendable () -> String?)?
+/// The provider's unique name, where every call goes.
+nonisolated(unsafe) private var destination = ""
 /// The run's directory (the vault and the askpass program), removed at exit.
 nonisolated(unsafe) private var scratch = ""
 /// FUZZ_SS_TRACE=1 prints each call and its answer: to read what a finding's input does.
 private let tracing = getenv("FUZZ_SS_TRACE").map { String(cString: $0) } == "1"
 
 private func setUp() {
-    guard let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 else {
-        fatalError("FuzzSecretService needs a session bus: run it under dbus-run-session")
+    // Its calls delete every item they find: never on a desktop's own bus, only on the private
+    // one scripts/fuzz.sh starts and marks.
+    guard getenv("FUZZ_SS_PRIVATE_BUS").map({ String(cString: $0) }) == "1",
+        let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0
+    else {
+        fatalError("FuzzSecretService needs a private bus: dbus-run-session -- env FUZZ_SS_PRIVATE_BUS=1 ...")
     }
     var template = Array("/tmp/vault-fuzz-ss.XXXXXX".utf8CString)
     guard let directory = mkdtemp(&template).map({ String(cString: $0) }) else { fatalError("mkdtemp failed") }
@@ -45,6 +51,41 @@ private func setUp() {
     } catch {
         fatalError("the provider did not start: \(error)")
     }
+    // Calls go to the provider's unique name: were the well-known name to pass to another
+    // provider, they would fail instead of reaching it.
+    var bus: OpaquePointer? = nil
+    guard sd_bus_open_user(&bus) >= 0, let bus, let owner = ownerOf(bus) else {
+        fatalError("cannot find the provider's unique name")
+    }
+    destination = owner
+    sd_bus_flush_close_unref(bus)
+}
+
+/// The unique name that owns org.freedesktop.secrets, through the bus's GetNameOwner.
+private func ownerOf(_ bus: OpaquePointer) -> String? {
+    var m: OpaquePointer? = nil
+    guard
+        sd_bus_message_new_method_call(
+            bus,
+            &m,
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "GetNameOwner"
+        ) >= 0, let m
+    else { return nil }
+    defer { sd_bus_message_unref(m) }
+    guard "org.freedesktop.secrets".withCString({ sd_bus_message_append_basic(m, CChar(115), $0) }) >= 0 else {
+        return nil
+    }
+    var error = sd_bus_error()
+    defer { sd_bus_error_free(&error) }
+    var reply: OpaquePointer? = nil
+    guard sd_bus_call(bus, m, 5_000_000, &error, &reply) >= 0, let reply else { return nil }
+    defer { sd_bus_message_unref(reply) }
+    var name: UnsafePointer<CChar>? = nil
+    guard sd_bus_message_read_basic(reply, CChar(115), &name) > 0, let name else { return nil }
+    return String(cString: name)
 }
 
 /// One call; nil when sd-bus refused to build it (a value its rules forbid), else the reply's
@@ -61,7 +102,7 @@ private func call(
     let made = sd_bus_message_new_method_call(
         bus,
         &m,
-        "org.freedesktop.secrets",
+        destination,
         path,
         method.interface,
         method.member
@@ -124,7 +165,7 @@ private func isLocked(_ bus: OpaquePointer) -> Bool {
     var locked: Int32 = 0
     let r = sd_bus_get_property_trivial(
         bus,
-        "org.freedesktop.secrets",
+        destination,
         "/org/freedesktop/secrets/collection/fuzz",
         collection,
         "Locked",
