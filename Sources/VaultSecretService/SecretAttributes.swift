@@ -197,27 +197,11 @@ package enum SecretAttributes {
         guard schema == dockerSchema, names.isSubset(of: ["server", "username", "docker_cli", "label"]),
             let url = map["server"], !url.isEmpty
         else { return nil }
-        var a = ItemAttributes(account: map["username"] ?? "")
+        // The same reading as vaulttool's docker helper, so that both name one item.
+        var a = ItemAttributes(internetPasswordAt: url)
+        a.account = map["username"] ?? ""
         a.accessGroup = "docker"
-        var rest = url[...]
-        let scalars = Array(url.utf8)
-        if let i = (0..<max(0, scalars.count - 2)).first(where: { scalars[$0...$0 + 2].elementsEqual("://".utf8) }) {
-            let at = url.utf8.index(url.utf8.startIndex, offsetBy: i)
-            a.protocol = String(url[..<at]).lowercased()
-            rest = url[url.utf8.index(at, offsetBy: 3)...]
-        }
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        var host = rest[..<slash]
-        if let colon = host.lastIndex(of: ":"), let port = canonicalPort(host[host.index(after: colon)...]) {
-            let name = host[..<colon]
-            if (name.hasPrefix("[") && name.hasSuffix("]")) || !name.contains(":"), !name.isEmpty {
-                (host, a.port) = (name, port)
-            }
-        }
-        a.server = String(host)
-        a.path = String(rest[slash...])
-        if a.path == "/" { a.path = "" }
-        return a.canonicalIdentity(for: .internetPassword)
+        return a
     }
 
     /// A port written one way: 1 to 65535, decimal, no sign or leading zero.

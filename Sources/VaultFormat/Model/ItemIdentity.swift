@@ -64,6 +64,33 @@ extension ItemAttributes {
         return a
     }
 
+    /// The identifying fields of an internet password at `location`, written
+    /// `[scheme://]host[:port][/path]` as docker's credential helpers and the Secret Service's
+    /// `io.docker.Credentials` schema name a registry, in the canonical spelling: the scheme
+    /// (empty without one) is the protocol, the text up to the first `/` after it the server and
+    /// its port (split as ``canonicalIdentity(for:)`` splits `host:port`), and everything from
+    /// that `/` the path, kept as it is (`/` alone is no path). Unlike a URL given as ``server``,
+    /// no user name, query or fragment is taken out: the fields joined give the location back.
+    ///
+    /// ```swift
+    /// let registry = ItemAttributes(internetPasswordAt: "https://Registry.example:5000/v2/")
+    /// // protocol "https", server "registry.example", port 5000, path "/v2/"
+    /// ```
+    ///
+    /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-15).
+    public init(internetPasswordAt location: String) {
+        self.init()
+        var rest = Substring(location)
+        if let separator = CharacterSearch.range(of: "://", in: location) {
+            `protocol` = String(location[..<separator.lowerBound])
+            rest = location[separator.upperBound...]
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        server = String(rest[..<slash])
+        path = String(rest[slash...])
+        self = canonicalIdentity(for: .internetPassword)
+    }
+
     /// Whether these attributes answer for the identity `key` before `other`'s do, when both
     /// spell it: the canonical spelling first, then the more recently modified; on a tie, `self`
     /// (the one found first). The one ranking of L-KC-15, used by every lookup and upsert.

@@ -17,20 +17,10 @@ struct DockerServer: Equatable {
     var port: UInt16
     var path: String
 
+    /// The location `url` names, as every writer reads it (L-KC-15, the Secret Service's docker
+    /// schema included).
     init(url: String) {
-        var rest = url[...]
-        if let separator = url.firstRange(of: "://") {
-            scheme = String(url[..<separator.lowerBound])
-            rest = url[separator.upperBound...]
-        } else {
-            scheme = ""
-        }
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        (server, port) = CredentialHelper.splitHost(rest[..<slash])
-        path = String(rest[slash...])
-        // The spelling every writer stores (L-KC-15).
-        scheme = scheme.lowercased()  // the server is already canonical (splitHost)
-        if path == "/" { path = "" }
+        self.init(ItemAttributes(internetPasswordAt: url))
     }
 
     /// The server an item names, read in the canonical spelling (L-KC-15).

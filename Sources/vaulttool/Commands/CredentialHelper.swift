@@ -101,14 +101,6 @@ struct CredentialHelper: Command {
 // MARK: - Shared parsing
 
 extension CredentialHelper {
-    /// A port written the one way it is printed back: 1 to 65535, decimal, no sign or leading zero.
-    static func canonicalPort(_ text: Substring) -> UInt16? {
-        guard let first = text.first, first != "0", text.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let port = UInt16(text)
-        else { return nil }
-        return port
-    }
-
     /// Splits `host[:port]` (or `[v6]:port`) into the server and its port (0 when none), the
     /// server in the spelling every writer stores (L-KC-15: lower case, no final dot), so that a
     /// `get` or `erase` names the item a `store` of the same text wrote.
@@ -118,12 +110,6 @@ extension CredentialHelper {
     static func splitHost(_ host: Substring) -> (server: String, port: UInt16) {
         var a = ItemAttributes()
         a.server = String(host)
-        if let colon = host.lastIndex(of: ":"), let port = canonicalPort(host[host.index(after: colon)...]) {
-            let name = host[..<colon]
-            if (name.hasPrefix("[") && name.hasSuffix("]")) || !name.contains(":"), !name.isEmpty {
-                (a.server, a.port) = (String(name), port)
-            }
-        }
         let canonical = a.canonicalIdentity(for: .internetPassword)
         return (canonical.server, canonical.port)
     }

@@ -92,4 +92,30 @@ struct ItemIdentityTests {
         #expect(internet("h", authenticationType: "ntlm").olderSpellings(for: .internetPassword).isEmpty)
         #expect(ItemAttributes(service: "s").olderSpellings(for: .genericPassword).isEmpty)
     }
+
+    /// A registry location, as docker's helpers and the Secret Service's docker schema give it: the
+    /// fields joined give the canonical text back, and nothing a URL parser would drop is lost.
+    @Test(
+        arguments: [
+            ("https://Index.Docker.IO/v1/", "https", "index.docker.io", 0, "/v1/"),
+            ("registry.example:5000", "", "registry.example", 5000, ""),
+            ("localhost:5000/v2/", "", "localhost", 5000, "/v2/"),
+            ("HTTP://[::1]:8080/", "http", "[::1]", 8080, ""),
+            ("host:0443", "", "host:0443", 0, ""),  // a leading zero is no port: the text stays
+            ("https://bob@host/x?y#z", "https", "bob@host", 0, "/x?y#z"),
+            ("github.com.", "", "github.com", 0, ""),
+            ("", "", "", 0, ""),
+        ] as [(String, String, String, UInt16, String)]
+    )
+    func aRegistryLocation_splitsIntoCanonicalFields(
+        _ location: String,
+        _ scheme: String,
+        _ server: String,
+        _ port: UInt16,
+        _ path: String
+    ) {
+        let a = ItemAttributes(internetPasswordAt: location)
+        #expect((a.protocol, a.server, a.port, a.path) == (scheme, server, port, path))
+        #expect(a == a.canonicalIdentity(for: .internetPassword))
+    }
 }
