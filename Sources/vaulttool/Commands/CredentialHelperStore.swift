@@ -63,11 +63,7 @@ struct VaultFileStore: HelperStore {
 
     /// Whether there is no credential at all: no option, and no device secret of this user.
     /// Then only the agent's keys open the vault.
-    var hasNoCredential: Bool {
-        guard usesDefaultCredentials else { return false }
-        guard let device = DeviceSecretFile.defaultPath else { return true }
-        return !FileManager.default.fileExists(atPath: device)
-    }
+    var hasNoCredential: Bool { usesDefaultCredentials && options.withUsersDeviceSecret == nil }
 
     /// Whether a missing vault file means "no credentials" rather than an error.
     var missingMeansEmpty: Bool { isStandard && !FileManager.default.fileExists(atPath: path) }
@@ -75,18 +71,15 @@ struct VaultFileStore: HelperStore {
     /// The credentials, never from a prompt: standard input carries the protocol, and git or
     /// docker may run the helper with no terminal at all.
     func credentials() throws -> Credentials {
-        var options = options
-        if usesDefaultCredentials {
-            guard !hasNoCredential, let device = DeviceSecretFile.defaultPath else {
-                throw ToolError(
-                    "no credential for the vault, and a credential helper cannot prompt; "
-                        + "pass --password-file, --key-file or --device-secret-file in the helper's command",
-                    exitCode: .usage
-                )
-            }
-            options.deviceSecretFile = device
+        guard usesDefaultCredentials else { return try options.credentials() }
+        guard let withDevice = options.withUsersDeviceSecret else {
+            throw ToolError(
+                "no credential for the vault, and a credential helper cannot prompt; "
+                    + "pass --password-file, --key-file or --device-secret-file in the helper's command",
+                exitCode: .usage
+            )
         }
-        return try options.credentials()
+        return try withDevice.credentials()
     }
 
     // MARK: - Opening

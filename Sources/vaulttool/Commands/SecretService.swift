@@ -104,15 +104,12 @@ struct SecretService: Command {
         for vault in given {
             let (path, isStandard) = try servedPath(vault)
             var credentials = named
-            if credentials == nil, let device = DeviceSecretFile.defaultPath,
-                isStandard || FileManager.default.fileExists(atPath: device)
-            {
-                var withDevice = options
-                withDevice.deviceSecretFile = device
-                credentials =
-                    isStandard && !FileManager.default.fileExists(atPath: device) ? nil : try? withDevice.credentials()
-                if isStandard && credentials == nil { credentials = Credentials() }
+            if credentials == nil, let withDevice = options.withUsersDeviceSecret {
+                credentials = try? withDevice.credentials()
             }
+            // The standard vault and its device secret are created on the first CreateItem (R-SS-2):
+            // until then it is served with no credential.
+            if credentials == nil, isStandard, DeviceSecretFile.defaultPath != nil { credentials = Credentials() }
             var name = isStandard ? "login" : Self.collectionName(path)
             let base = name
             var n = 2

@@ -147,6 +147,19 @@ struct CredentialOptions: OptionGroup {
         !hasPasswordSource && keyFile == nil && deviceSecretFile == nil && identityFile == nil && !tpm2
     }
 
+    /// These options with this user's device secret (``DeviceSecretFile/defaultPath``) when they
+    /// name no credential and that file exists; `nil` otherwise. The one statement of "no
+    /// credential named: this user's device secret", which `get` on the standard vault, the
+    /// credential helpers and `secret-service` follow, as `Keychain.standard` does.
+    var withUsersDeviceSecret: CredentialOptions? {
+        guard namesNoCredential, let device = DeviceSecretFile.defaultPath,
+            FileManager.default.fileExists(atPath: device)
+        else { return nil }
+        var options = self
+        options.deviceSecretFile = device
+        return options
+    }
+
     /// Whether no credential option is on the command line (their environment variables aside).
     var namesNoOption: Bool {
         !hasPasswordSource && keyFile == nil && !deviceSecretFileNamed && !identityOptionGiven && !tpm2

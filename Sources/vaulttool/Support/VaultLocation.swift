@@ -35,12 +35,7 @@ enum VaultLocation {
     /// when it exists, as the credential helpers and `Keychain.standard` open it.
     static func snapshot(_ given: String?, _ options: CredentialOptions) throws -> VaultSnapshot {
         let (path, isStandard) = try path(given)
-        var options = options
-        if isStandard, options.namesNoCredential, let device = DeviceSecretFile.defaultPath,
-            FileManager.default.fileExists(atPath: device)
-        {
-            options.deviceSecretFile = device
-        }
+        let options = isStandard ? options.withUsersDeviceSecret ?? options : options
         return try VaultAccess.snapshot(path, options)
     }
 }
