@@ -24,9 +24,26 @@ extension ItemAttributes {
     /// Every writer (the library, vaulttool, its helpers and importers) stores this spelling, and
     /// every lookup and filter compares it, so that an item written one way is found the others.
     ///
+    /// The rules are applied again until the spelling no longer changes: `registry.example:5000.`
+    /// loses its dot, and the `:5000` that is then last gives the port. So the canonical identity
+    /// of a canonical identity is itself.
+    ///
     /// Spec: Spec/library-semantics.md, "Keychain API decisions" (L-KC-15).
     public func canonicalIdentity(for itemClass: ItemClass) -> ItemAttributes {
         guard itemClass == .internetPassword else { return self }
+        var a = self
+        // Each pass that changes the spelling shortens the server or fills a field, or brackets an
+        // IPv6 literal (once): a few passes reach the fixed point; the bound is a guard.
+        for _ in 0..<8 {
+            let next = a.canonicalPass()
+            if next == a { break }
+            a = next
+        }
+        return a
+    }
+
+    /// One application of the rules of ``canonicalIdentity(for:)`` to an internet password.
+    private func canonicalPass() -> ItemAttributes {
         var a = self
         if let separator = CharacterSearch.range(of: "://", in: a.server),
             Self.isScheme(a.server[..<separator.lowerBound])

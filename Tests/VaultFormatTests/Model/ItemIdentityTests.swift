@@ -93,6 +93,24 @@ struct ItemIdentityTests {
         #expect(ItemAttributes(service: "s").olderSpellings(for: .genericPassword).isEmpty)
     }
 
+    /// The canonical identity of a canonical identity is itself, also where one rule leaves what
+    /// another applies to (a final dot after a port, two final dots, a scheme's port with a dot).
+    @Test(arguments: [
+        "registry.example:5000.", "reg..", "reg...", "reg:5000..", "https://reg:5000../x", "HTTPS://Host.:8443./",
+        "github.com:443.", "::1", "[::1]:80.", "h:0443.", "a:\u{301}//b", "x://y://z", "host:99999.",
+    ])
+    func canonicalIdentity_isAFixedPoint(_ server: String) {
+        let once = internet(server)
+        #expect(once.canonicalIdentity(for: .internetPassword) == once, "\(server) -> \(once.server)")
+    }
+
+    @Test func aFinalDotAfterAPort_leavesThePortToSplit() {
+        let a = internet("registry.example:5000.")
+        #expect((a.server, a.port) == ("registry.example", 5000))
+        #expect(internet("github.com:443.").server == internet("github.com:443").server)
+        #expect(internet("reg..").server == "reg")
+    }
+
     /// A registry location, as docker's helpers and the Secret Service's docker schema give it: the
     /// fields joined give the canonical text back, and nothing a URL parser would drop is lost.
     @Test(
@@ -104,6 +122,7 @@ struct ItemIdentityTests {
             ("host:0443", "", "host:0443", 0, ""),  // a leading zero is no port: the text stays
             ("https://bob@host/x?y#z", "https", "bob@host", 0, "/x?y#z"),
             ("github.com.", "", "github.com", 0, ""),
+            ("registry.example:5000.", "", "registry.example", 5000, ""),  // the dot, then the port
             ("", "", "", 0, ""),
         ] as [(String, String, String, UInt16, String)]
     )
