@@ -104,12 +104,24 @@ struct SecretService: Command {
         for vault in given {
             let (path, isStandard) = try servedPath(vault)
             var credentials = named
+            var deviceSecretUnusable = false
             if credentials == nil, let withDevice = options.withUsersDeviceSecret {
-                credentials = try? withDevice.credentials()
+                do {
+                    credentials = try withDevice.credentials()
+                } catch {
+                    // Said at start, as the sentence for credentials that do not open a vault is
+                    // (§8): the collection stays locked until `Unlock` or the agent opens it.
+                    Output.err(
+                        "vaulttool: \(path): cannot use this user's device secret: \(describe(error).0); it stays locked\n"
+                    )
+                    deviceSecretUnusable = true
+                }
             }
             // The standard vault and its device secret are created on the first CreateItem (R-SS-2):
             // until then it is served with no credential.
-            if credentials == nil, isStandard, DeviceSecretFile.defaultPath != nil { credentials = Credentials() }
+            if credentials == nil, !deviceSecretUnusable, isStandard, DeviceSecretFile.defaultPath != nil {
+                credentials = Credentials()
+            }
             var name = isStandard ? "login" : Self.collectionName(path)
             let base = name
             var n = 2
