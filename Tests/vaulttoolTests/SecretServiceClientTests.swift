@@ -409,6 +409,27 @@ struct SecretServiceClientTests {
         #expect(r.stdout.contains("second 6"))
     }
 
+    /// §8: a device secret that cannot be used is named at start with its reason, and the standard
+    /// vault stays locked (it is not opened with no credential, which said "wrong password").
+    @Test func anUnusableDeviceSecretIsNamedAtStart() throws {
+        let w = try Workspace()
+        let r = try onBus(
+            w,
+            before: """
+                printf 'protocol=https\nhost=example.com\nusername=u\npassword=p1\n\n' | "$VAULTTOOL" credential-helper git store
+                rm "$XDG_DATA_HOME/vault/device-secret"; mkdir "$XDG_DATA_HOME/vault/device-secret"
+                """,
+            """
+            /usr/bin/python3 -c 'import secretstorage; c = secretstorage.get_default_collection(secretstorage.dbus_init()); print("locked", c.is_locked())'
+            """
+        )
+        let errors = (try? String(contentsOfFile: w.file("provider.err"), encoding: .utf8)) ?? ""
+        #expect(errors.contains("cannot use this user's device secret: "), "\(errors)\(r.stdout)")
+        #expect(errors.contains("; it stays locked"))
+        #expect(!errors.contains("wrong password"))
+        #expect(r.stdout.contains("locked True"), "\(r.stdout)")
+    }
+
     /// R-SS-16 (2) and R-SS-17: no agent; `$VAULT_ASKPASS` answers the prompt, its answer's keys
     /// stay with the provider until `Lock`; a cancelled or wrong answer dismisses the prompt.
     @Test func anAskpassProgramAnswersTheUnlockPrompt() throws {
