@@ -23,16 +23,23 @@ nonisolated(unsafe) private var scratch = ""
 /// FUZZ_SS_TRACE=1 prints each call and its answer: to read what a finding's input does.
 private let tracing = getenv("FUZZ_SS_TRACE").map { String(cString: $0) } == "1"
 
+/// Ends a run that cannot start: a setup problem, not a finding (no crash, no backtrace).
+private func cannotRun(_ why: String) -> Never {
+    let line = "FuzzSecretService: \(why)\n"
+    _ = write(2, line, line.utf8.count)
+    exit(2)
+}
+
 private func setUp() {
     // Its calls delete every item they find: never on a desktop's own bus, only on the private
     // one scripts/fuzz.sh starts and marks.
     guard getenv("FUZZ_SS_PRIVATE_BUS").map({ String(cString: $0) }) == "1",
         let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0
     else {
-        fatalError("FuzzSecretService needs a private bus: dbus-run-session -- env FUZZ_SS_PRIVATE_BUS=1 ...")
+        cannotRun("needs a private bus: dbus-run-session -- env FUZZ_SS_PRIVATE_BUS=1 ...")
     }
     var template = Array("/tmp/vault-fuzz-ss.XXXXXX".utf8CString)
-    guard let directory = mkdtemp(&template).map({ String(cString: $0) }) else { fatalError("mkdtemp failed") }
+    guard let directory = mkdtemp(&template).map({ String(cString: $0) }) else { cannotRun("mkdtemp failed") }
     // Prompts ask this program, which answers the vault's password (R-SS-16).
     let askpass = directory + "/askpass"
     let script = "#!/bin/sh\nprintf fuzz-pw\n"
@@ -49,13 +56,13 @@ private func setUp() {
     do {
         alive = try SecretServiceFuzzing.startProvider(vaultPath: directory + "/fuzz.vault", password: "fuzz-pw")
     } catch {
-        fatalError("the provider did not start: \(error)")
+        cannotRun("the provider did not start: \(error)")
     }
     // Calls go to the provider's unique name: were the well-known name to pass to another
     // provider, they would fail instead of reaching it.
     var bus: OpaquePointer? = nil
     guard sd_bus_open_user(&bus) >= 0, let bus, let owner = ownerOf(bus) else {
-        fatalError("cannot find the provider's unique name")
+        cannotRun("cannot find the provider's unique name")
     }
     destination = owner
     sd_bus_flush_close_unref(bus)
