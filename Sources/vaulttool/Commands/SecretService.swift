@@ -104,7 +104,6 @@ struct SecretService: Command {
         for vault in given {
             let (path, isStandard) = try servedPath(vault)
             var credentials = named
-            var deviceSecretUnusable = false
             if credentials == nil, let withDevice = options.withUsersDeviceSecret {
                 do {
                     credentials = try withDevice.credentials()
@@ -114,12 +113,10 @@ struct SecretService: Command {
                     Output.err(
                         "vaulttool: \(path): cannot use this user's device secret: \(describe(error).0); it stays locked\n"
                     )
-                    deviceSecretUnusable = true
                 }
-            }
-            // The standard vault and its device secret are created on the first CreateItem (R-SS-2):
-            // until then it is served with no credential.
-            if credentials == nil, !deviceSecretUnusable, isStandard, DeviceSecretFile.defaultPath != nil {
+            } else if credentials == nil, isStandard, DeviceSecretFile.defaultPath != nil {
+                // The standard vault and its device secret are created on the first CreateItem
+                // (R-SS-2): until then it is served with no credential.
                 credentials = Credentials()
             }
             var name = isStandard ? "login" : Self.collectionName(path)
