@@ -36,10 +36,18 @@ extension ItemAttributes {
         // IPv6 literal (once): a few passes reach the fixed point; the bound is a guard.
         for _ in 0..<8 {
             let next = a.canonicalPass()
-            if next == a { break }
+            // A pass writes these fields only; comparing them spares the rest (labels, dates,
+            // preserved tags) on every lookup.
+            if next.hasSpelling(of: a) { break }
             a = next
         }
         return a
+    }
+
+    /// Whether the fields ``canonicalPass()`` writes are equal in both.
+    private func hasSpelling(of other: ItemAttributes) -> Bool {
+        server == other.server && `protocol` == other.protocol && port == other.port && path == other.path
+            && authenticationType == other.authenticationType
     }
 
     /// One application of the rules of ``canonicalIdentity(for:)`` to an internet password.
