@@ -2,6 +2,7 @@
 
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// Runs `vaulttool credential-helper <helper> --vault v.vault --password-file pw <action>` in `w`.
 @discardableResult
@@ -416,17 +417,6 @@ struct DockerCredentialHelperTests {
 
 @Suite("Credential helper: malformed input")
 struct CredentialHelperMalformedInputTests {
-    /// A small seeded generator (SplitMix64), so that a failure can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// `input` with a few random edits: a byte replaced by a structural one, removed, or the tail cut.
     static func mutate(_ input: [UInt8], using rng: inout SplitMix64) -> [UInt8] {

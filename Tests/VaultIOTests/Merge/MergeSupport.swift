@@ -3,6 +3,7 @@
 import Testing
 import VaultFormat
 import VaultIO
+import VaultTestSupport
 
 /// A copy of a vault file held in memory, changed the way one machine would change it.
 struct Replica {
@@ -98,23 +99,8 @@ func readFile(_ path: String) throws -> [UInt8] {
     return Array(try reader.read(offset: 0, count: reader.fileLength))
 }
 
-/// A seeded generator (SplitMix64), so that a failing case can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func itemID() -> ItemID {
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &self) }
-        return ItemID(bytes: bytes)
-    }
-}
+/// The merge property tests' seeded generator (VaultTestSupport's SplitMix64).
+typealias SeededGenerator = SplitMix64
 
 extension SecretBytes {
     var utf8String: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
