@@ -1,0 +1,168 @@
+// vault: the causal version of a format-3 entry, a bounded history of write events.
+
+/// The ID of one write of an item: 8 bytes, never all zero.
+///
+/// Spec: Spec/format-v3.md, §8 (design draft).
+package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 8 bytes, in file order.
+    package let bytes: [UInt8]
+
+    /// An ID from its 8 bytes; `nil` when they are not 8 or all zero (R3-EV-4).
+    package init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == EventHistory.eventByteCount, bytes.contains(where: { $0 != 0 }) else { return nil }
+        self.bytes = Array(bytes)
+    }
+
+    /// The event of an entry migrated from an earlier format: `LE64(version)`, the bytes that the
+    /// record's associated data already names (Spec/format-v3.md §11).
+    package init(migratedVersion version: UInt64) {
+        precondition(version != 0, "a migrated entry's version is at least 1")
+        bytes = withUnsafeBytes(of: version.littleEndian) { Array($0) }
+    }
+
+    /// A fresh random ID that is not in `history` (R3-EV-1).
+    package static func random(avoiding history: EventHistory?, from random: some RandomSource) -> EventID {
+        while true {
+            if let id = EventID(bytes: random.bytes(EventHistory.eventByteCount)),
+                history?.events.contains(id) != true
+            {
+                return id
+            }
+        }
+    }
+
+    /// Byte order, as the merge event's "compared as bytes" (R3-EV-3).
+    package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+
+    package var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
+}
+
+/// What one entry's history says of another's, for one item ID (R3-EV-2).
+package enum EventRelation: Equatable, Sendable {
+    /// The same current event: the same write.
+    case equal
+    /// This entry's history holds the other's current event: it is newer, and knew the other.
+    case descends
+    /// The other entry's history holds this one's current event.
+    case isAncestor
+    /// Neither knew the other's current event.
+    case concurrent
+}
+
+/// An item's history: its current event, then ancestors, newest first, at most 16.
+///
+/// A history holds only events that really are ancestors, so ``relation(to:)`` never claims a
+/// descent that did not happen, whatever the clocks, branches or cloned machines involved;
+/// cutting it to 16 can only turn "descends" into "concurrent".
+///
+/// Spec: Spec/format-v3.md, §8 (R3-EV-1 to R3-EV-4; design draft).
+package struct EventHistory: Equatable, Sendable {
+    /// The most events a history holds.
+    package static let maximumCount = 16
+    /// The bytes of one event ID.
+    package static let eventByteCount = 8
+
+    /// The events, the current one first.
+    package let events: [EventID]
+
+    /// The write this entry records.
+    package var current: EventID { events[0] }
+
+    /// A history from its events, checked as a reader checks one: 1 to 16 events, none twice
+    /// (R3-EV-4).
+    package init(events: [EventID]) throws(VaultFormatError) {
+        guard (1...Self.maximumCount).contains(events.count) else {
+            throw VaultFormatError(.indexCorrupt, "an entry's history has \(events.count) events (1 to 16)")
+        }
+        guard Set(events).count == events.count else {
+            throw VaultFormatError(.indexCorrupt, "an entry's history names one event twice")
+        }
+        self.events = events
+    }
+
+    /// The history of a new item, whose first write is `event`.
+    package init(first event: EventID) {
+        events = [event]
+    }
+
+    private init(unchecked events: [EventID]) {
+        self.events = events
+    }
+
+    /// The history after one more write, `event`, on top of this one: `event` first, the oldest
+    /// event dropped past 16 (R3-EV-1).
+    package func recording(_ event: EventID) -> EventHistory {
+        precondition(!events.contains(event), "a new event is not already in the history")
+        return EventHistory(unchecked: Array(([event] + events).prefix(Self.maximumCount)))
+    }
+
+    /// What this history says of `other`'s, both of one item ID (R3-EV-2).
+    package func relation(to other: EventHistory) -> EventRelation {
+        if current == other.current { return .equal }
+        if events.dropFirst().contains(other.current) { return .descends }
+        if other.events.dropFirst().contains(current) { return .isAncestor }
+        return .concurrent
+    }
+
+    /// The history of the entry a merge keeps when `a` and `b` are concurrent: a merge event that
+    /// depends only on the two inputs, then both current events, then the rest of both histories
+    /// interleaved, the smaller current event's first, without repeats, cut to 16 (R3-EV-3).
+    ///
+    /// The result descends from both inputs, and merging the same pair again, in either order,
+    /// gives the same history.
+    package static func merging(_ a: EventHistory, _ b: EventHistory) -> EventHistory {
+        precondition(a.current != b.current, "only two different writes are merged")
+        let (low, high) = a.current < b.current ? (a, b) : (b, a)
+        var merge = BLAKE2b.hash([Array("VLT3merg".utf8), low.current.bytes, high.current.bytes], length: 8)
+        if merge.allSatisfy({ $0 == 0 }) { merge[0] = 1 }
+        var events = [EventID(bytes: merge)!]
+        var seen = Set(events)
+        func add(_ event: EventID) {
+            if events.count < maximumCount, seen.insert(event).inserted { events.append(event) }
+        }
+        add(low.current)
+        add(high.current)
+        let rest = (low.events.dropFirst(), high.events.dropFirst())
+        for index in 0..<max(rest.0.count, rest.1.count) {
+            if index < rest.0.count { add(rest.0[rest.0.startIndex + index]) }
+            if index < rest.1.count { add(rest.1[rest.1.startIndex + index]) }
+        }
+        return EventHistory(unchecked: events)
+    }
+}
+
+// MARK: - Encoding
+
+extension EventHistory {
+    /// The encoded length: the count byte and 8 bytes per event.
+    package var encodedByteCount: Int { 1 + Self.eventByteCount * events.count }
+
+    /// Appends `n` and the events (Spec/format-v3.md §8).
+    package func encode(into writer: inout ByteWriter) {
+        writer.u8(UInt8(events.count))
+        for event in events { writer.append(event.bytes) }
+    }
+
+    /// Reads a history, checked as R3-EV-4 says; a fault is `indexCorrupt`.
+    package static func decode(from reader: inout ByteReader) throws(VaultFormatError) -> EventHistory {
+        let count = Int(try reader.u8("the history's event count"))
+        guard (1...maximumCount).contains(count) else {
+            throw VaultFormatError(.indexCorrupt, "an entry's history has \(count) events (1 to 16)")
+        }
+        var events: [EventID] = []
+        events.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let event = EventID(bytes: try reader.read(eventByteCount, "an event ID")) else {
+                throw VaultFormatError(.indexCorrupt, "an entry's history holds an event ID of zeros")
+            }
+            events.append(event)
+        }
+        return try EventHistory(events: events)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
