@@ -88,13 +88,8 @@ struct ImportRunner {
     let format: ImportFormat
     let source: String
     let vaultPath: String
-    let accessibility: ProtectionClass?
-    let replace: Bool
-    let dryRun: Bool
-    let json: Bool
-    let skipDuplicates: Bool
-    let create: Bool
-    let kdfOptions: KDFOptions
+    /// The options as parsed: read from here, not copied field by field.
+    let options: Options
 
     init(_ options: Options, source: String, vault: String) throws {
         guard let name = options.formatName else { throw UsageError("Missing '--from <format>'") }
@@ -105,9 +100,8 @@ struct ImportRunner {
         self.format = format
         self.source = source
         vaultPath = vault
-        (accessibility, replace, dryRun, json) = (options.accessibility, options.replace, options.dryRun, options.json)
-        (skipDuplicates, create, kdfOptions) = (options.skipDuplicates, options.create, options.kdfOptions)
-        if kdfOptions.isGiven && !create {
+        self.options = options
+        if options.kdfOptions.isGiven && !options.create {
             throw UsageError("KDF options apply to an import only with '--create'")
         }
     }
@@ -123,16 +117,20 @@ struct ImportRunner {
                 acceptRollback: credentials.acceptRollback
             )
         }
-        guard create else {
+        guard options.create else {
             throw ToolError(
                 "there is no vault at '\(vaultPath)'; create it with 'vaulttool create', or give '--create'",
                 exitCode: .ioFailure
             )
         }
         summary.created = true
-        if dryRun { return try Self.scratchVault() }
-        let (vault, line) = try Create.create(at: vaultPath, credentialOptions: credentials, kdfOptions: kdfOptions)
-        if !json { Output.out(line) }
+        if options.dryRun { return try Self.scratchVault() }
+        let (vault, line) = try Create.create(
+            at: vaultPath,
+            credentialOptions: credentials,
+            kdfOptions: options.kdfOptions
+        )
+        if !options.json { Output.out(line) }
         return vault
     }
 
@@ -173,22 +171,25 @@ struct ImportRunner {
                 throw ToolError(error.description, exitCode: error.code == .readerUnavailable ? .ioFailure : .damaged)
             }
         }
+        let dryRun = options.dryRun
         var summary = Summary(source: source, format: format.rawValue, vault: vaultPath, dryRun: dryRun)
         let vault = try openVault(credentials, &summary)
-        let options = ImportOptions(
-            defaultAccessibility: accessibility ?? .whenUnlocked,
-            replaceExisting: replace,
-            skipDuplicates: skipDuplicates,
+        let importOptions = ImportOptions(
+            defaultAccessibility: options.accessibility ?? .whenUnlocked,
+            replaceExisting: options.replace,
+            skipDuplicates: options.skipDuplicates,
             dryRun: dryRun
         )
         VaultAccess.warnAboutLocation(of: vault)
-        let report = try Progress.run("Writing \(vault.path)") { try batch.importItems(into: vault, options: options) }
+        let report = try Progress.run("Writing \(vault.path)") {
+            try batch.importItems(into: vault, options: importOptions)
+        }
         summary.imported = report.imported
         summary.replaced = report.replaced
         summary.skipped = report.skipped.map { Summary.Skip(entry: $0.entry, reason: Self.reason($0.reason)) }
         summary.notes = report.notes
         summary.refused = report.isRefused && !dryRun
-        Output.out(json ? try Output.json(summary) : Self.text(summary))
+        Output.out(options.json ? try Output.json(summary) : Self.text(summary))
         if report.isRefused {
             let duplicates = report.duplicateCount
             throw ToolError(
