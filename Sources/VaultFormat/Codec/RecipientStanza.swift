@@ -33,7 +33,7 @@ package struct RecipientStanza: Hashable, Sendable {
     /// The most stanzas a header may hold.
     package static let maximumCount = 32
     /// The longest recipient name, in UTF-8 bytes.
-    package static let maximumNameByteCount = 64
+    package static let maximumNameByteCount = PaddedName.maximumByteCount
     /// Bytes of the sealed info's plaintext: key, name length, name padded to 64 bytes.
     static let infoPlaintextByteCount = 32 + 1 + maximumNameByteCount
 

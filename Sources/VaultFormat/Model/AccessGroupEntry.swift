@@ -17,7 +17,7 @@ package struct AccessGroupEntry: Hashable, Sendable {
     /// The most groups a header may hold, and the highest domain number.
     package static let maximumCount = 32
     /// The longest group name, in UTF-8 bytes.
-    package static let maximumNameByteCount = 64
+    package static let maximumNameByteCount = PaddedName.maximumByteCount
 
     /// The key domain of the group's records (1 to 32); index entries name it.
     package var domain: UInt8

@@ -69,8 +69,7 @@ extension KeyHierarchy {
             throw VaultFormatError(.invalidParameter, "an access group name must not contain control characters")
         }
         let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
-        var plain = [UInt8(bytes.count)] + bytes
-        plain += [UInt8](repeating: 0, count: 1 + AccessGroupEntry.maximumNameByteCount - plain.count)
+        var plain = PaddedName.encode(name)
         defer { Sodium.wipe(&plain) }
         let sealed = XChaCha20Poly1305.seal(
             plain,
@@ -96,11 +95,9 @@ extension KeyHierarchy {
             what: "an access group's name"
         )
         defer { Sodium.wipe(&plain) }
-        let length = Int(plain[0])
-        guard (1...AccessGroupEntry.maximumNameByteCount).contains(length),
-            plain[(1 + length)...].allSatisfy({ $0 == 0 }),
-            let name = String(validating: plain[1..<1 + length], as: UTF8.self)
-        else { throw VaultFormatError(.structure, "an access group's name is malformed") }
+        guard let name = PaddedName.decode(plain, at: 0), !name.isEmpty else {
+            throw VaultFormatError(.structure, "an access group's name is malformed")
+        }
         return name
     }
 

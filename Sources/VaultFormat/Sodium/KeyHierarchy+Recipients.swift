@@ -54,8 +54,7 @@ extension KeyHierarchy {
             nonce: stanza.nonce,
             authenticating: recipientAssociatedData(stanza, vaultID: vaultID)
         )
-        var plain = recipient.key.bytes + [UInt8(recipient.name.utf8.count)] + Array(recipient.name.utf8)
-        plain += [UInt8](repeating: 0, count: RecipientStanza.infoPlaintextByteCount - plain.count)
+        var plain = recipient.key.bytes + PaddedName.encode(recipient.name)
         defer { Sodium.wipe(&plain) }
         stanza.info = XChaCha20Poly1305.seal(
             plain,
@@ -142,11 +141,7 @@ extension KeyHierarchy {
             what: "a recipient stanza"
         )
         defer { Sodium.wipe(&plain) }
-        let length = Int(plain[32])
-        guard length <= RecipientStanza.maximumNameByteCount,
-            plain[(33 + length)...].allSatisfy({ $0 == 0 }),
-            let name = String(validating: plain[33..<33 + length], as: UTF8.self),
-            (try? checkRecipientName(name)) != nil
+        guard let name = PaddedName.decode(plain, at: 32), (try? checkRecipientName(name)) != nil
         else {
             throw VaultFormatError(.structure, "a recipient stanza's name is malformed")
         }
