@@ -158,13 +158,11 @@ public enum DeviceSecretFile {
     ///   bytes nor a TPM-sealed secret; a TPM error of Spec/tpm2.md L-TPM-3 for a sealed one; a
     ///   ``VaultIOError`` (`"open"`, `"fstat"`, `"read"`) when it cannot be read.
     public static func load(at path: String, tpm2 device: TPM2Device? = nil) throws -> DeviceSecret {
-        var bytes = try OwnerOnlyFile.read(
-            at: path,
+        try OwnerOnlyFile.withContents(
+            of: path,
             maximumByteCount: sealedMaximumByteCount,
             failing: .invalidDeviceSecret,
-            reason: "a device secret must be a regular file owned by this user with mode 0600"
-        )
-        defer { wipe(&bytes) }
-        return try secret(from: bytes, path: path, device: device)
+            what: "a device secret"
+        ) { bytes in try secret(from: bytes, path: path, device: device) }
     }
 }

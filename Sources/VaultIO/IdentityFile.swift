@@ -49,13 +49,18 @@ public enum IdentityFile {
     /// - Throws: As ``load(at:)``; ``VaultIOError/Code/invalidIdentity`` for a sealed file and no
     ///   passphrase; ``VaultFormatError`` `wrongCredential` for a wrong passphrase; `passphrase`'s error.
     public static func load(at path: String, passphrase: () throws -> SecretBytes?) throws -> RecipientIdentity {
-        var bytes = try OwnerOnlyFile.read(
-            at: path,
+        try OwnerOnlyFile.withContents(
+            of: path,
             maximumByteCount: maximumByteCount,
             failing: .invalidIdentity,
-            reason: "an identity file must be a regular file owned by this user with mode 0600"
-        )
-        defer { wipe(&bytes) }
+            what: "an identity file"
+        ) { bytes in try identity(in: bytes, at: path, passphrase: passphrase) }
+    }
+
+    /// The identity in the bytes of the file at `path`, opened with `passphrase` when sealed.
+    private static func identity(in bytes: [UInt8], at path: String, passphrase: () throws -> SecretBytes?) throws
+        -> RecipientIdentity
+    {
         guard bytes.count <= maximumByteCount else {
             throw VaultIOError(.invalidIdentity, operation: "read", path: path, reason: "the file is too large")
         }
