@@ -260,18 +260,32 @@ struct CredentialOptions: OptionGroup {
     /// Reads a device secret through the library, which refuses a file that is not a regular file
     /// of this user with mode 0600, or not 32 bytes (Spec/cli.md, "Credentials").
     static func loadDeviceSecret(_ path: String, tpm2: TPM2Device? = nil) throws -> DeviceSecret {
+        try loadSecretFile(path, named: "the device secret", refusedWith: .invalidDeviceSecret) {
+            try DeviceSecretFile.load(at: path, tpm2: tpm2)
+        }
+    }
+
+    /// Runs `load` on one of this user's secret files (a device secret, an identity file) and
+    /// words the library's refusals for the command line, the same way for every kind: refused
+    /// (`refused`, or a symbolic link) is a usage error, a file that cannot be read an I/O failure.
+    private static func loadSecretFile<T>(
+        _ path: String,
+        named noun: String,
+        refusedWith refused: VaultIOError.Code,
+        _ load: () throws -> T
+    ) throws -> T {
         do {
-            return try DeviceSecretFile.load(at: path, tpm2: tpm2)
-        } catch let error as VaultIOError where error.code == .invalidDeviceSecret {
-            throw ToolError("the device secret '\(path)' is refused: \(error.reason)", exitCode: .usage)
+            return try load()
+        } catch let error as VaultIOError where error.code == refused {
+            throw ToolError("\(noun) '\(path)' is refused: \(error.reason)", exitCode: .usage)
         } catch let error as VaultIOError where error.errno == Errno(rawValue: ELOOP) {
             throw ToolError(
-                "the device secret '\(path)' is refused: it is a symbolic link; give the file it points to",
+                "\(noun) '\(path)' is refused: it is a symbolic link; give the file it points to",
                 exitCode: .usage
             )
         } catch let error as VaultIOError where error.code == .system {
             throw ToolError(
-                "cannot read the device secret '\(path)': \(error.errno.map { "\($0)" } ?? error.description)",
+                "cannot read \(noun) '\(path)': \(error.errno.map { "\($0)" } ?? error.description)",
                 exitCode: .ioFailure
             )
         }
@@ -300,21 +314,11 @@ struct CredentialOptions: OptionGroup {
 
     static func loadIdentity(_ path: String, mayPrompt: Bool = true) throws -> RecipientIdentity {
         do {
-            return try IdentityFile.load(at: path) { try identityPassphrase(for: path, mayPrompt: mayPrompt) }
+            return try loadSecretFile(path, named: "the identity file", refusedWith: .invalidIdentity) {
+                try IdentityFile.load(at: path) { try identityPassphrase(for: path, mayPrompt: mayPrompt) }
+            }
         } catch let error as VaultFormatError where error.code == .wrongCredential {
             throw ToolError("wrong passphrase for the identity file '\(path)'", exitCode: .wrongCredential)
-        } catch let error as VaultIOError where error.code == .invalidIdentity {
-            throw ToolError("the identity file '\(path)' is refused: \(error.reason)", exitCode: .usage)
-        } catch let error as VaultIOError where error.errno == Errno(rawValue: ELOOP) {
-            throw ToolError(
-                "the identity file '\(path)' is refused: it is a symbolic link; give the file it points to",
-                exitCode: .usage
-            )
-        } catch let error as VaultIOError where error.code == .system {
-            throw ToolError(
-                "cannot read the identity file '\(path)': \(error.errno.map { "\($0)" } ?? error.description)",
-                exitCode: .ioFailure
-            )
         }
     }
 
