@@ -56,7 +56,7 @@ package enum EventRelation: Equatable, Sendable {
 /// cutting it to 16 can only turn "descends" into "concurrent".
 ///
 /// Spec: Spec/format-v3.md, §8 (R3-EV-1 to R3-EV-4; design draft).
-package struct EventHistory: Equatable, Sendable {
+package struct EventHistory: Hashable, Sendable {
     /// The most events a history holds.
     package static let maximumCount = 16
     /// The bytes of one event ID.
