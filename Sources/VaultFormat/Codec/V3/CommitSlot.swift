@@ -1,0 +1,196 @@
+// vault: format-3 commit slots, and which one a reader opens.
+
+/// One of the two 512-byte commit slots at the start of a format-3 file.
+///
+/// Spec: Spec/format-v3.md, §4 (R3-SLT-1 to R3-SLT-4; design draft).
+package struct CommitSlot: Hashable, Sendable {
+    /// A slot's size.
+    package static let byteCount = 512
+    /// Where the heap starts: after both slots.
+    package static let heapStart = UInt64(2 * byteCount)
+    /// The major version of format 3.
+    package static let major: UInt16 = 3
+    /// The highest minor version this implementation knows.
+    package static let minor: UInt16 = 0
+    private static let checksumOffset = 448
+    private static let macOffset = 480
+
+    package var minor: UInt16 = CommitSlot.minor
+    package var generation: UInt64
+    /// Where this commit's appended bytes start.
+    package var commitStart: UInt64
+    /// The end of this commit's bytes.
+    package var committedLength: UInt64
+    /// `BLAKE2b(32, "", file[commitStart : committedLength])`.
+    package var commitHash: [UInt8]
+    package var header: ChunkReference
+    package var root: ChunkReference
+
+    /// The slot's 512 bytes; `mac` computes the 32-byte MAC of the first 480 under `HK`.
+    package func encoded(mac: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.byteCount)
+        writer.append(VaultHeader.magic)
+        writer.u16(Self.major)
+        writer.u16(minor)
+        writer.u32(UInt32(Self.byteCount))
+        writer.u64(generation)
+        writer.u64(commitStart)
+        writer.u64(committedLength)
+        writer.append(commitHash)
+        header.encode(into: &writer)
+        root.encode(into: &writer)
+        writer.append([UInt8](repeating: 0, count: Self.checksumOffset - writer.bytes.count))
+        writer.append(BLAKE2b.hash(writer.bytes, length: 32))
+        let tag = mac(writer.bytes)
+        precondition(tag.count == 32, "a slot MAC is 32 bytes")
+        writer.append(tag)
+        return writer.bytes
+    }
+
+    /// What a reader finds in one slot's 512 bytes (R3-SLT-2).
+    package enum Found: Hashable, Sendable {
+        /// 512 zero bytes.
+        case empty
+        /// Neither empty nor well-formed; `reason` says which check failed.
+        case damaged(reason: String)
+        /// Its checksum and fields are sound; `bytes` are the 480 bytes its MAC covers and the MAC.
+        case wellFormed(CommitSlot, bytes: [UInt8])
+    }
+
+    /// Reads one slot without a key (R3-SLT-2).
+    package static func read(_ bytes: ArraySlice<UInt8>) -> Found {
+        precondition(bytes.count == byteCount, "a slot is 512 bytes")
+        if bytes.allSatisfy({ $0 == 0 }) { return .empty }
+        let raw = Array(bytes)
+        guard SecretMemory.equal(BLAKE2b.hash(raw[..<checksumOffset], length: 32), raw[checksumOffset..<macOffset])
+        else { return .damaged(reason: "its checksum does not match") }
+        var reader = ByteReader(raw)
+        do {
+            guard try reader.read(8, "magic").elementsEqual(VaultHeader.magic) else {
+                return .damaged(reason: "it does not start with the magic bytes")
+            }
+            guard try reader.u16("major version") == major else {
+                return .damaged(reason: "its major version is not 3")
+            }
+            let minor = try reader.u16("minor version")
+            guard try reader.u32("slot length") == UInt32(byteCount) else {
+                return .damaged(reason: "its slot length is not 512")
+            }
+            let slot = CommitSlot(
+                minor: minor,
+                generation: try reader.u64("generation"),
+                commitStart: try reader.u64("commit start"),
+                committedLength: try reader.u64("committed length"),
+                commitHash: Array(try reader.read(32, "commit hash")),
+                header: try ChunkReference.decode(from: &reader),
+                root: try ChunkReference.decode(from: &reader)
+            )
+            // Bytes a later minor version may use are only checked in files of this one.
+            if minor == Self.minor, raw[160..<checksumOffset].contains(where: { $0 != 0 }) {
+                return .damaged(reason: "its reserved bytes are not zero")
+            }
+            guard slot.generation >= 1 else { return .damaged(reason: "its generation is 0") }
+            guard heapStart <= slot.commitStart, slot.commitStart <= slot.committedLength else {
+                return .damaged(reason: "its commit range is not inside the heap")
+            }
+            return .wellFormed(slot, bytes: raw)
+        } catch {
+            return .damaged(reason: error.reason)
+        }
+    }
+
+    /// Whether this slot's commit is wholly in a file of `fileLength` bytes (R3-SLT-3).
+    /// `hash` returns the BLAKE2b-256 of the file's bytes in a range.
+    package func isComplete(
+        fileLength: UInt64,
+        hash: (Range<UInt64>) throws(VaultFormatError) -> [UInt8]
+    ) throws(VaultFormatError) -> Bool {
+        guard committedLength <= fileLength else { return false }
+        return SecretMemory.equal(try hash(commitStart..<committedLength), commitHash)
+    }
+}
+
+/// The slot a reader opens, and whether the other one holds a commit that did not complete.
+///
+/// Spec: Spec/format-v3.md, §4 (R3-SLT-4; design draft).
+package struct SlotChoice: Hashable, Sendable {
+    /// 0 or 1.
+    package var index: Int
+    package var slot: CommitSlot
+    /// The 512 bytes, for the MAC check once a key is known (R3-SLT-5).
+    package var bytes: [UInt8]
+    /// Whether the other slot is damaged, or holds a newer commit that did not complete (a crash or
+    /// a copy taken mid-commit): a note for the caller, not an error.
+    package var skippedIncompleteCommit: Bool
+
+    /// Chooses the current slot of a format-3 file (R3-SLT-1, R3-SLT-4).
+    ///
+    /// - Parameters:
+    ///   - prefix: The file's first 1024 bytes, or all of it when it is shorter.
+    ///   - fileLength: The file's length.
+    ///   - hash: The BLAKE2b-256 of the file's bytes in a range.
+    /// - Throws: `notAVault`, `truncated`, `headerCorrupt` or `structure`, as R3-SLT-1 and
+    ///   R3-SLT-4 say; `hash`'s error.
+    package static func choose(
+        prefix: ArraySlice<UInt8>,
+        fileLength: UInt64,
+        hash: (Range<UInt64>) throws(VaultFormatError) -> [UInt8]
+    ) throws(VaultFormatError) -> SlotChoice {
+        // Slot 1's magic also marks a vault: a file whose first slot alone is damaged is still one.
+        let magic = prefix.prefix(8)
+        let secondMagic = prefix.dropFirst(CommitSlot.byteCount).prefix(8)
+        guard
+            !magic.isEmpty,
+            magic.elementsEqual(VaultHeader.magic.prefix(magic.count))
+                || secondMagic.elementsEqual(VaultHeader.magic)
+        else {
+            throw VaultFormatError(.notAVault, "this is not a vault file (wrong magic bytes)")
+        }
+        guard prefix.count >= Int(CommitSlot.heapStart) else {
+            throw VaultFormatError(.truncated, "the file ends inside its commit slots")
+        }
+        let start = prefix.startIndex
+        var found = [0, 1].map { index in
+            CommitSlot.read(prefix[(start + index * CommitSlot.byteCount)...].prefix(CommitSlot.byteCount))
+        }
+        if found[0] == .empty { found[0] = .damaged(reason: "the first slot is empty") }
+        var complete: [(index: Int, slot: CommitSlot, bytes: [UInt8])] = []
+        var cutShort = false
+        for (index, state) in found.enumerated() {
+            guard case .wellFormed(let slot, let bytes) = state else { continue }
+            if try slot.isComplete(fileLength: fileLength, hash: hash) {
+                complete.append((index, slot, bytes))
+            } else if slot.committedLength > fileLength {
+                cutShort = true
+            }
+        }
+        guard let current = complete.max(by: { $0.slot.generation < $1.slot.generation }) else {
+            if cutShort { throw VaultFormatError(.truncated, "the file ends before its last commit") }
+            let reasons = found.compactMap { state -> String? in
+                if case .damaged(let reason) = state { return reason }
+                return nil
+            }
+            throw VaultFormatError(
+                .headerCorrupt,
+                "no commit slot is complete" + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))")
+            )
+        }
+        if complete.count == 2, complete[0].slot.generation == complete[1].slot.generation {
+            throw VaultFormatError(.structure, "both commit slots hold generation \(current.slot.generation)")
+        }
+        let otherIndex = 1 - current.index
+        let skipped: Bool
+        switch found[otherIndex] {
+        case .empty: skipped = false
+        case .damaged: skipped = true
+        case .wellFormed(let other, _):
+            skipped = other.generation > current.slot.generation && !complete.contains { $0.index == otherIndex }
+        }
+        return SlotChoice(
+            index: current.index,
+            slot: current.slot,
+            bytes: current.bytes,
+            skippedIncompleteCommit: skipped
+        )
+    }
+}
