@@ -42,6 +42,10 @@ public final class VaultKeys: Sendable {
     /// The names of the access groups whose keys were derived from the master key, by domain
     /// (format 2.0); empty for a limited recipient, which receives its group key in its stanza.
     package let groupNames: [UInt8: String]
+    /// The format-3 scope keys these keys reach, `SAK = Derive(parent, 8, "VLT3scop")`: the master
+    /// scope's from `MK`, the base scope's from `BK`, a group's from its `GK(d)`
+    /// (Spec/format-v3.md §7.1, design draft).
+    let scopeKeys: [ScopeID: KeyRef]
 
     struct RecordKeys: Sendable {
         let attributes: KeyRef
@@ -66,10 +70,12 @@ public final class VaultKeys: Sendable {
         groupNames = master == nil ? [:] : groups
         let groupCount = groupNames.count
         let classCount = ProtectionClass.allCases.count
-        var arena = KeyArenaBuilder(slots: 4 + 2 * classCount * (1 + groupCount))
+        var arena = KeyArenaBuilder(slots: 6 + groupCount + 2 * classCount * (1 + groupCount))
         headerKey = arena.derive(from: base.secret, id: 1, context: "VLTheadr")
         indexKey = arena.derive(from: base.secret, id: 2, context: "VLTindex")
         lookupKey = arena.derive(from: base.secret, id: 3, context: "VLTlookp")
+        var scopes: [ScopeID: KeyRef] = [.base: arena.derive(from: base.secret, id: 8, context: "VLT3scop")]
+        if let master { scopes[.master] = arena.derive(from: master.secret, id: 8, context: "VLT3scop") }
         self.deviceSecret = deviceSecret
         deviceMarkerKey = deviceSecret.map {
             arena.keyedHash(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
@@ -101,6 +107,7 @@ public final class VaultKeys: Sendable {
             for (domain, name) in groupNames {
                 let domainKey = scratch.derive(from: master.secret, id: 256 + UInt64(domain), context: "VLTgroup")
                 let groupKey = scratch.keyedHash(key: domainKey, message: KeyHierarchy.groupKeyMessage(name))
+                scopes[.group(domain)] = arena.derive(from: groupKey, id: 8, context: "VLT3scop")
                 groups[domain] = Self.groupRecordKeys(
                     groupKey: groupKey,
                     deviceSecret: deviceSecret,
@@ -110,6 +117,7 @@ public final class VaultKeys: Sendable {
             }
         }
         groupClassKeys = groups
+        scopeKeys = scopes
     }
 
     /// The keys a limited recipient stanza yields (format 2.0, R2-RCP-3): the header, index and
@@ -121,12 +129,13 @@ public final class VaultKeys: Sendable {
         groupNames = [:]
         self.deviceSecret = deviceSecret
         let classCount = ProtectionClass.allCases.count
-        var arena = KeyArenaBuilder(slots: 4 + 2 * classCount)
+        var arena = KeyArenaBuilder(slots: 5 + 2 * classCount)
         var scratch = KeyArenaBuilder(slots: 2 * classCount + 1)
         headerKey = arena.copy(KeyRef(arena: limitedKeys, offset: 0))
         indexKey = arena.copy(KeyRef(arena: limitedKeys, offset: 32))
         lookupKey = arena.copy(KeyRef(arena: limitedKeys, offset: 64))
         let groupKey = scratch.copy(KeyRef(arena: limitedKeys, offset: 96))
+        scopeKeys = [.group(domain): arena.derive(from: groupKey, id: 8, context: "VLT3scop")]
         deviceMarkerKey = deviceSecret.map {
             arena.keyedHash(key: $0.secret, message: [Array("VLT1dvmk".utf8), vaultID])
         }
@@ -171,10 +180,14 @@ public final class VaultKeys: Sendable {
         groupNames = other.groupNames
         deviceSecret = other.deviceSecret
         // A fresh arena, so that dropped class keys do not stay reachable through this copy.
-        var arena = KeyArenaBuilder(slots: 4 + 2 * classes.count * (1 + other.groupClassKeys.count))
+        let scopes = other.scopeKeys.filter { scope, _ in
+            keepMaster || scope == .base || (scope.isGroup && scope.domain == other.limitedDomain)
+        }
+        var arena = KeyArenaBuilder(slots: 4 + scopes.count + 2 * classes.count * (1 + other.groupClassKeys.count))
         headerKey = arena.copy(other.headerKey)
         indexKey = arena.copy(other.indexKey)
         lookupKey = arena.copy(other.lookupKey)
+        scopeKeys = scopes.mapValues { arena.copy($0) }
         deviceMarkerKey = other.deviceMarkerKey.map { arena.copy($0) }
         var keys: [ProtectionClass: RecordKeys] = [:]
         for (protection, pair) in other.classKeys where classes.contains(protection) {

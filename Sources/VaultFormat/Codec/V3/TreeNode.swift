@@ -38,11 +38,11 @@ package struct ChunkReference: Hashable, Sendable {
 /// Spec: Spec/format-v3.md, §7.1 (design draft).
 package struct ScopeID: Hashable, Comparable, Sendable {
     /// Domain 0, the classes whose keys derive from `MK`.
-    package static let master = ScopeID(kind: 0, domain: 0)
+    package static let master = ScopeID(unchecked: 0, domain: 0)
     /// Domain 0, `always` and `alwaysThisDeviceOnly`, whose keys derive from `BK`.
-    package static let base = ScopeID(kind: 1, domain: 0)
+    package static let base = ScopeID(unchecked: 1, domain: 0)
     /// The key domain of access group `d` (1 to 32).
-    package static func group(_ domain: UInt8) -> ScopeID { ScopeID(kind: 2, domain: domain) }
+    package static func group(_ domain: UInt8) -> ScopeID { ScopeID(unchecked: 2, domain: domain) }
 
     /// `0` master, `1` base, `2` group.
     package let kind: UInt8
@@ -58,10 +58,22 @@ package struct ScopeID: Hashable, Comparable, Sendable {
         }
     }
 
-    private init(kind: UInt8, domain: UInt8) {
+    /// A scope from its two bytes; `nil` unless master `(0, 0)`, base `(1, 0)` or a group `(2, d)`
+    /// with `d` from 1 to 32.
+    package init?(kind: UInt8, domain: UInt8) {
+        switch (kind, domain) {
+        case (0, 0), (1, 0), (2, 1...32): self.init(unchecked: kind, domain: domain)
+        default: return nil
+        }
+    }
+
+    private init(unchecked kind: UInt8, domain: UInt8) {
         self.kind = kind
         self.domain = domain
     }
+
+    /// Whether this is an access group's scope.
+    package var isGroup: Bool { kind == 2 }
 
     /// The two bytes of the scope ID, as the node and tag associated data name them.
     package var bytes: [UInt8] { [kind, domain] }

@@ -1,0 +1,39 @@
+// vault: the sealed chunks of format 3 (the root and the tree nodes): a nonce, then the AEAD.
+
+/// `nonce || Seal(key, nonce, plaintext, associatedData)`, the shape of every sealed format-3
+/// chunk (Spec/format-v3.md §6.1, §6.2; design draft).
+enum SealedChunk {
+    /// Seals `plaintext` under a fresh nonce.
+    static func seal(
+        _ plaintext: [UInt8],
+        using key: some ReadableBytes,
+        authenticating associatedData: [UInt8],
+        random: some RandomSource
+    ) -> [UInt8] {
+        var chunk = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        XChaCha20Poly1305.seal(
+            plaintext,
+            using: key,
+            nonce: chunk,
+            authenticating: associatedData,
+            appendingTo: &chunk
+        )
+        return chunk
+    }
+
+    /// The plaintext, or `nil` when the chunk is too short or does not open.
+    static func open(
+        _ chunk: [UInt8],
+        using key: some ReadableBytes,
+        authenticating associatedData: [UInt8]
+    ) -> [UInt8]? {
+        let nonceCount = XChaCha20Poly1305.nonceByteCount
+        guard chunk.count >= nonceCount else { return nil }
+        return XChaCha20Poly1305.open(
+            chunk[nonceCount...],
+            using: key,
+            nonce: chunk[..<nonceCount],
+            authenticating: associatedData
+        )
+    }
+}
