@@ -61,77 +61,13 @@ extension VaultHeader {
         let major = try r.u16("major")
         let minor = try r.u16("minor")
         _ = try r.u32("header length")
-        var vaultID: [UInt8]?
-        var created: Int64?
-        var generation: UInt64?
-        var keyslots: [Keyslot] = []
-        var index: ArraySlice<UInt8>?
-        var unknown: [UnknownField] = []
-        var recipients: [RecipientStanza] = []
-        var groups: [AccessGroupEntry] = []
-        func once<T>(_ current: T?, _ name: String) throws(VaultFormatError) {
-            if current != nil { throw VaultFormatError(.structure, "header field \(name) appears twice") }
-        }
-        func exact(_ value: ArraySlice<UInt8>, _ size: Int, _ name: String) throws(VaultFormatError) {
-            guard value.count == size else {
-                throw VaultFormatError(.structure, "header field \(name) has length \(value.count), expected \(size)")
-            }
-        }
-        while !r.isAtEnd {
-            let type = try r.u16("field type")
-            let fieldLength = Int(try r.u32("field length"))
-            let value = try r.read(fieldLength, "header field")
-            switch type {
-            case FieldType.vaultID:
-                try once(vaultID, "vaultID")
-                try exact(value, 16, "vaultID")
-                vaultID = Array(value)
-            case FieldType.created:
-                try once(created, "created")
-                try exact(value, 8, "created")
-                var v = ByteReader(value)
-                created = try v.i64("created")
-            case FieldType.generation:
-                try once(generation, "generation")
-                try exact(value, 8, "generation")
-                var v = ByteReader(value)
-                generation = try v.u64("generation")
-            case FieldType.keyslot:
-                guard keyslots.count < Keyslot.maximumCount else {
-                    throw VaultFormatError(.limit, "more than \(Keyslot.maximumCount) keyslots")
-                }
-                keyslots.append(try Keyslot.decode(value))
-            case FieldType.index:
-                try once(index, "index")
-                try exact(value, 40, "index")
-                index = value
-            case RecipientStanza.fieldType where (major == 1 && minor >= 2) || major == version2Major:
-                // Format 1.2 (R12-RCP-1); in a file of a lower minor the type is unknown (R-FLD-3).
-                guard recipients.count < RecipientStanza.maximumCount else {
-                    throw VaultFormatError(.limit, "more than \(RecipientStanza.maximumCount) recipient stanzas")
-                }
-                recipients.append(try RecipientStanza.decode(value, allowingLimited: major == version2Major))
-            case AccessGroupEntry.fieldType where major == version2Major:
-                // Format 2.0 (R2-GRP-1): domains strictly ascending, so each appears once.
-                guard groups.count < AccessGroupEntry.maximumCount else {
-                    throw VaultFormatError(.limit, "more than \(AccessGroupEntry.maximumCount) access groups")
-                }
-                let group = try AccessGroupEntry.decode(value)
-                if let last = groups.last, group.domain <= last.domain {
-                    throw VaultFormatError(.structure, "access-group domains are not strictly ascending")
-                }
-                groups.append(group)
-            default:
-                guard type & FieldType.critical == 0 else {
-                    throw VaultFormatError(
-                        .unsupportedFeature,
-                        "this vault uses a feature (header field 0x\(String(type, radix: 16))) that needs a newer version of vault"
-                    )
-                }
-                unknown.append(UnknownField(type: type, value: Array(value)))
-            }
-        }
-        guard let vaultID, let created, let generation, let index, !keyslots.isEmpty else {
+        let fields = try decodeFields(&r, major: major, minor: minor)
+        let (keyslots, unknown, recipients, groups) = (
+            fields.keyslots, fields.unknown, fields.recipients, fields.groups
+        )
+        guard let vaultID = fields.vaultID, let created = fields.created, let generation = fields.generation,
+            let index = fields.index, !keyslots.isEmpty
+        else {
             throw VaultFormatError(.structure, "a required header field is missing")
         }
         guard generation >= 1 else { throw VaultFormatError(.structure, "generation must be at least 1") }
@@ -178,6 +114,89 @@ extension VaultHeader {
             throw VaultFormatError(.structure, "the file has \(fileLength - expectedFileLength) bytes of trailing data")
         }
         return header
+    }
+
+    /// The fields a header holds, as ``decodeFields(_:major:minor:)`` read them.
+    struct Fields {
+        var vaultID: [UInt8]?
+        var created: Int64?
+        var generation: UInt64?
+        var keyslots: [Keyslot] = []
+        var index: ArraySlice<UInt8>?
+        var unknown: [UnknownField] = []
+        var recipients: [RecipientStanza] = []
+        var groups: [AccessGroupEntry] = []
+    }
+
+    /// Reads TLV fields to the end of `r`, in file order (R-FLD-1 to R-FLD-4, R-FLD-6's keyslot
+    /// count, R12-RCP-1, R2-GRP-1, R2-RCP-1): a file of major 2 or 3 holds recipient stanzas of
+    /// both scopes and access-group fields. Required fields are the caller's to check.
+    static func decodeFields(_ r: inout ByteReader, major: UInt16, minor: UInt16) throws(VaultFormatError) -> Fields {
+        var fields = Fields()
+        func once<T>(_ current: T?, _ name: String) throws(VaultFormatError) {
+            if current != nil { throw VaultFormatError(.structure, "header field \(name) appears twice") }
+        }
+        func exact(_ value: ArraySlice<UInt8>, _ size: Int, _ name: String) throws(VaultFormatError) {
+            guard value.count == size else {
+                throw VaultFormatError(.structure, "header field \(name) has length \(value.count), expected \(size)")
+            }
+        }
+        let groupsAllowed = major >= version2Major
+        while !r.isAtEnd {
+            let type = try r.u16("field type")
+            let fieldLength = Int(try r.u32("field length"))
+            let value = try r.read(fieldLength, "header field")
+            switch type {
+            case FieldType.vaultID:
+                try once(fields.vaultID, "vaultID")
+                try exact(value, 16, "vaultID")
+                fields.vaultID = Array(value)
+            case FieldType.created:
+                try once(fields.created, "created")
+                try exact(value, 8, "created")
+                var v = ByteReader(value)
+                fields.created = try v.i64("created")
+            case FieldType.generation:
+                try once(fields.generation, "generation")
+                try exact(value, 8, "generation")
+                var v = ByteReader(value)
+                fields.generation = try v.u64("generation")
+            case FieldType.keyslot:
+                guard fields.keyslots.count < Keyslot.maximumCount else {
+                    throw VaultFormatError(.limit, "more than \(Keyslot.maximumCount) keyslots")
+                }
+                fields.keyslots.append(try Keyslot.decode(value))
+            case FieldType.index:
+                try once(fields.index, "index")
+                try exact(value, 40, "index")
+                fields.index = value
+            case RecipientStanza.fieldType where (major == 1 && minor >= 2) || groupsAllowed:
+                // Format 1.2 (R12-RCP-1); in a file of a lower minor the type is unknown (R-FLD-3).
+                guard fields.recipients.count < RecipientStanza.maximumCount else {
+                    throw VaultFormatError(.limit, "more than \(RecipientStanza.maximumCount) recipient stanzas")
+                }
+                fields.recipients.append(try RecipientStanza.decode(value, allowingLimited: groupsAllowed))
+            case AccessGroupEntry.fieldType where groupsAllowed:
+                // Format 2.0 (R2-GRP-1): domains strictly ascending, so each appears once.
+                guard fields.groups.count < AccessGroupEntry.maximumCount else {
+                    throw VaultFormatError(.limit, "more than \(AccessGroupEntry.maximumCount) access groups")
+                }
+                let group = try AccessGroupEntry.decode(value)
+                if let last = fields.groups.last, group.domain <= last.domain {
+                    throw VaultFormatError(.structure, "access-group domains are not strictly ascending")
+                }
+                fields.groups.append(group)
+            default:
+                guard type & FieldType.critical == 0 else {
+                    throw VaultFormatError(
+                        .unsupportedFeature,
+                        "this vault uses a feature (header field 0x\(String(type, radix: 16))) that needs a newer version of vault"
+                    )
+                }
+                fields.unknown.append(UnknownField(type: type, value: Array(value)))
+            }
+        }
+        return fields
     }
 
     /// Encodes the header with its checksum and MAC.
