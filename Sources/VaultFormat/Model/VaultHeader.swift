@@ -123,10 +123,10 @@ public struct VaultHeader: Sendable {
 
     /// Whether the file follows the rules of format 1.1: NFC passwords (R11-PW-1) and
     /// device-tagged item IDs for device-bound items (R11-DEV-1).
-    public var followsVersion11Rules: Bool { (major == 1 && minor >= 1) || isVersion2 }
+    public var followsVersion11Rules: Bool { (major == 1 && minor >= 1) || major >= Self.version2Major }
 
     /// Whether the file may hold recipient stanzas (format 1.2, R12-VER-1).
-    public var followsVersion12Rules: Bool { (major == 1 && minor >= 2) || isVersion2 }
+    public var followsVersion12Rules: Bool { (major == 1 && minor >= 2) || major >= Self.version2Major }
 
     /// Whether the file is format 2.0 (access-group keys; Spec/format-v2.md).
     public var isVersion2: Bool { major == Self.version2Major }

@@ -84,7 +84,7 @@ struct ScopeTreeTests {
                     changes[new.key] = new
                 }
             }
-            top = try tree.applying(changes, to: top, in: &heap, random: random)
+            top = try tree.applying(changes, to: top, in: &heap, random: random).top
             for (key, value) in changes { reference[key] = value }
             let all = try tree.allEntries(top: top, in: heap)
             #expect(all == reference.values.sorted { $0.key < $1.key }, "round \(round)")
@@ -107,7 +107,7 @@ struct ScopeTreeTests {
             to: top,
             in: &heap,
             random: random
-        )
+        ).top
         #expect(try tree.allEntries(top: emptied, in: heap).isEmpty)
     }
 
@@ -145,7 +145,9 @@ struct ScopeTreeTests {
         for index in stride(from: 0, to: count, by: count / 10) {
             let before = heap.bytes.count
             let changed = entry(all[index].key.tag, all[index].key.itemID, event: 99)
-            current = try tree.applying([changed.key: changed], to: current, in: &heap, random: random)
+            let result = try tree.applying([changed.key: changed], to: current, in: &heap, random: random)
+            #expect(result.dropped.count == height, "one node per level is replaced")
+            current = result.top
             appended.append(heap.bytes.count - before)
             #expect(try tree.entries(withTag: changed.key.tag, top: current, in: heap) == [changed])
         }

@@ -102,6 +102,25 @@ package struct ScopeTree {
         return found
     }
 
+    /// The references of every node of the tree, the top first, each node checked.
+    package func nodeReferences(top: ChunkReference, in store: some ChunkStore) throws(VaultFormatError)
+        -> [ChunkReference]
+    {
+        var found = [top]
+        var level = [try node(top, level: nil, isTop: true, in: store)]
+        while case .interior(let height, _) = level.first {
+            var next: [TreeNode] = []
+            for case .interior(_, let children) in level {
+                for entry in children {
+                    found.append(entry.child)
+                    next.append(try child(entry, of: height, in: store))
+                }
+            }
+            level = next
+        }
+        return found
+    }
+
     private func collect(
         _ node: TreeNode,
         from low: TreeKey,
@@ -139,18 +158,28 @@ package struct ScopeTree {
 
     /// Applies `changes` (an entry to insert or replace by its key, or `nil` to remove the entry
     /// with that key) to the tree whose top is `top`, appending only the nodes on the changed
-    /// paths; returns the new top.
+    /// paths.
+    ///
+    /// - Returns: The new top, and the nodes the new tree no longer reaches (waste, §9.3).
     package func applying(
         _ changes: [TreeKey: TreeEntry?],
         to top: ChunkReference,
         in store: inout some ChunkStore,
         random: some RandomSource
-    ) throws(VaultFormatError) -> ChunkReference {
+    ) throws(VaultFormatError) -> (top: ChunkReference, dropped: [ChunkReference]) {
         let root = try node(top, level: nil, isTop: true, in: store)
         let sorted = changes.sorted { $0.key < $1.key }
-        var level = try rewrite(root, reference: top, changes: sorted[...], in: &store, random: random)
-        if level.isEmpty { return append(.leaf([]), to: &store, random: random) }
-        return self.top(of: &level, height: Int(root.level) + 1, into: &store, random: random)
+        var dropped: [ChunkReference] = []
+        var level = try rewrite(
+            root,
+            reference: top,
+            changes: sorted[...],
+            dropped: &dropped,
+            in: &store,
+            random: random
+        )
+        if level.isEmpty { return (append(.leaf([]), to: &store, random: random), dropped) }
+        return (self.top(of: &level, height: Int(root.level) + 1, into: &store, random: random), dropped)
     }
 
     /// The nodes that replace `node` after `changes`, which all fall in its key range: itself
@@ -159,10 +188,12 @@ package struct ScopeTree {
         _ node: TreeNode,
         reference: ChunkReference,
         changes: ArraySlice<(key: TreeKey, value: TreeEntry?)>,
+        dropped: inout [ChunkReference],
         in store: inout some ChunkStore,
         random: some RandomSource
     ) throws(VaultFormatError) -> [(TreeKey, ChunkReference)] {
         guard !changes.isEmpty else { return node.firstKey.map { [($0, reference)] } ?? [] }
+        dropped.append(reference)
         switch node {
         case .leaf(let entries):
             var byKey = Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0) })
@@ -182,7 +213,14 @@ package struct ScopeTree {
                     replaced.append((entry.firstKey, entry.child))
                 } else {
                     let child = try child(entry, of: level, in: store)
-                    replaced += try rewrite(child, reference: entry.child, changes: mine, in: &store, random: random)
+                    replaced += try rewrite(
+                        child,
+                        reference: entry.child,
+                        changes: mine,
+                        dropped: &dropped,
+                        in: &store,
+                        random: random
+                    )
                 }
             }
             return Self.packed(replaced, byteCount: { _ in TreeKey.byteCount + ChunkReference.byteCount }).map {
