@@ -122,7 +122,7 @@ struct FairLockTests {
             for child in 1...4 {
                 let pid = fork()
                 if pid == 0 {
-                    alarm(30)  // a hung child dies rather than hanging the suite
+                    startChildWatchdog()  // a hung child dies rather than hanging the suite
                     var status: CInt = 1
                     do {
                         let mine = try Vault(
