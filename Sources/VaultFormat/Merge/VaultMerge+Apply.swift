@@ -32,7 +32,7 @@ extension Merger {
     mutating func apply(_ decision: ItemDecision) throws {
         listConflict(of: decision)
         switch decision.outcome {
-        case .remove(let side): remove(decision.id, as: side, deletedAt: decision.deletedAt)
+        case .remove(let side): try remove(decision.id, as: side, deletedAt: decision.deletedAt)
         case .keep(let side, let position):
             try keep(decision.id, from: side, position: position, deletedAt: decision.deletedAt)
         }
@@ -71,10 +71,10 @@ extension Merger {
 
     /// The item ends without a version, as `side` has it: removed, with a deletion record at
     /// `deletedAt` when either side dated one.
-    private mutating func remove(_ id: ItemID, as side: MergeSide, deletedAt tomb: Int64?) {
+    private mutating func remove(_ id: ItemID, as side: MergeSide, deletedAt tomb: Int64?) throws {
         let oursLive = inputs.ours.positions.position(of: id) != nil
-        if writer.entry(for: id) != nil || tomb != nil {
-            if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
+        if try writer.entry(for: id) != nil || tomb != nil {
+            if let tomb { try writer.recordDeletion(of: id, at: tomb) } else { try writer.discard(id) }
         }
         if !oursLive, let tomb, inputs.ours.tombs[id] != tomb { tally.otherChanges += 1 }
         if oursLive {
@@ -119,7 +119,7 @@ extension Merger {
     /// `samePrimaryKey`.
     mutating func place(_ id: ItemID, _ placement: Placement) throws {
         if let clash = placement.clash {
-            writer.discard(clash.loser)
+            try writer.discard(clash.loser)
             pending.copies.append(PendingCopy(origin: clash.loser, plain: clash.version))
             tally.conflicts.append(
                 MergeConflict(
@@ -133,7 +133,7 @@ extension Merger {
             )
         }
         switch placement.write {
-        case .carry(let record)?: writer.adopt(record)
+        case .carry(let record)?: try writer.adopt(record)
         case .seal(let draft)?: try writer.put(draft)
         case .drop?: tally.droppedUnreadable.append(id)
         case nil: break
@@ -145,7 +145,7 @@ extension Merger {
     mutating func placeCopy(_ copy: PendingCopy) throws {
         let id = VaultMerge.copyID(of: copy.origin, hash: copy.plain.hash, key: hashKey)
         guard keepsCopy(of: copy.plain, tomb: deletionTime(of: copy.origin)) else { return }
-        if writer.entry(for: id) != nil { return }
+        if try writer.entry(for: id) != nil { return }
         let time = copy.plain.draft.attributes.modificationDate
         if let deleted = inputs.both.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
         var draft = copy.plain.draft
@@ -166,11 +166,11 @@ extension Merger {
     }
 
     /// R-MRG-8: removes the conflict copies whose content a conflict's winning version holds.
-    mutating func removeCopiesOfWinners() {
+    mutating func removeCopiesOfWinners() throws {
         for (origin, hash) in pending.winners {
             let id = VaultMerge.copyID(of: origin, hash: hash, key: hashKey)
-            if writer.entry(for: id) != nil {
-                writer.discard(id)
+            if try writer.entry(for: id) != nil {
+                try writer.discard(id)
                 tally.otherChanges += 1
             }
         }
@@ -178,10 +178,10 @@ extension Merger {
 
     /// R-MRG-9: a deletion record under the shadow ID of each live item that outlived a deletion,
     /// at that deletion's time.
-    mutating func recordShadows() {
-        for (origin, time) in pending.shadows where writer.entry(for: origin) != nil {
+    mutating func recordShadows() throws {
+        for (origin, time) in pending.shadows where try writer.entry(for: origin) != nil {
             let shadow = VaultMerge.shadowID(of: origin)
-            writer.recordDeletion(of: shadow, at: time)
+            try writer.recordDeletion(of: shadow, at: time)
             if inputs.ours.tombs[shadow] != time { tally.otherChanges += 1 }
         }
     }
@@ -191,11 +191,11 @@ extension Merger {
     /// items whose first 8 bytes another item or deletion record shares are read.
     mutating func removeOutdatedCopies() throws {
         var highs: [UInt64: Int] = [:]
-        let live = writer.entries
+        let live = try writer.entries
         for entry in live { highs[entry.itemID.high, default: 0] += 1 }
         for input in inputs.both { for id in input.tombs.keys { highs[id.high, default: 0] += 1 } }
         for entry in live where highs[entry.itemID.high, default: 0] > 1 && !entry.protectionClass.isDeviceBound {
-            guard let record = writer.record(for: entry.itemID) else { continue }
+            guard let record = try writer.record(for: entry.itemID) else { continue }
             let attributes = try RecordCodec.openAttributes(
                 record.bytes[...],
                 entry: entry,
@@ -208,7 +208,7 @@ extension Merger {
             let origin = ItemID(bytes: marker.value.prefix(16))
             guard let deleted = deletionTime(of: origin) else { continue }
             if attributes.modificationDate <= deleted {
-                writer.discard(entry.itemID)
+                try writer.discard(entry.itemID)
                 tally.otherChanges += 1
             }
         }

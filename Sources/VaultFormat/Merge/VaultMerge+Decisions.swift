@@ -197,7 +197,7 @@ extension Merger {
         }
         var placement = Placement()
         if let holder = try writer.itemID(for: version.draft.primaryKey), holder != id,
-            let record = writer.record(for: holder)
+            let record = try writer.record(for: holder)
         {
             let draft = try RecordCodec.openDraft(
                 record.bytes[...],

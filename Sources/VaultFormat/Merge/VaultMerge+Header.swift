@@ -60,8 +60,9 @@ extension Merger {
         guard !added.isEmpty else { return }
         // Ours' items of the added groups, read with the current keys, before the keys change.
         var moving: [ItemDraft] = []
-        for entry in writer.entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
-            guard let record = writer.record(for: entry.itemID) else { continue }
+        let sorted = try writer.entries.sorted(by: { $0.itemID < $1.itemID })
+        for entry in sorted where entry.domain == 0 {
+            guard let record = try writer.record(for: entry.itemID) else { continue }
             let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: vaultID, keys: writer.keys)
             if addedNames.contains(Array(draft.attributes.accessGroup.utf8)) { moving.append(draft) }
         }

@@ -22,6 +22,8 @@ extension MergeSide {
 /// One input file, with its records in memory and decrypted versions cached.
 final class MergeInput {
     let snapshot: VaultSnapshot
+    /// The snapshot's index, read once.
+    let index: VaultIndex
     let positions: ItemIDTable
     let tombs: [ItemID: Int64]
     /// The side whose master key seals this input's records: ours' when both sides have one key,
@@ -32,8 +34,9 @@ final class MergeInput {
 
     init(_ snapshot: VaultSnapshot, sealedUnder: MergeSide?) throws {
         self.snapshot = try snapshot.withRecordsLoaded()
-        positions = try snapshot.index.positionsByID()
-        tombs = Dictionary(snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
+        index = try snapshot.index
+        positions = try index.positionsByID()
+        tombs = Dictionary(index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
         self.sealedUnder = sealedUnder
     }
 
@@ -43,7 +46,7 @@ final class MergeInput {
         return .none
     }
 
-    func entry(_ position: Int) -> IndexEntry { snapshot.index.entry(at: position) }
+    func entry(_ position: Int) -> IndexEntry { index.entry(at: position) }
     func bytes(_ position: Int) throws -> ArraySlice<UInt8> { try snapshot.recordBytes(at: position) }
 }
 

@@ -167,11 +167,11 @@ struct Merger {
             try checkTheirsDescends(from: base)
         }
         // Every item ID either side holds in any state (Spec/merge.md section 4), each decided once.
-        for position in 0..<ours.snapshot.index.count {
-            try apply(try decide(ours.snapshot.index.itemID(at: position)))
+        for position in 0..<ours.index.count {
+            try apply(try decide(ours.index.itemID(at: position)))
         }
-        for position in 0..<theirs.snapshot.index.count {
-            let id = theirs.snapshot.index.itemID(at: position)
+        for position in 0..<theirs.index.count {
+            let id = theirs.index.itemID(at: position)
             if ours.positions.position(of: id) == nil { try apply(try decide(id)) }
         }
         for input in inputs.both {
@@ -185,8 +185,8 @@ struct Merger {
             try place(adoption.id, try placement(of: adoption.id, from: adoption.side, position: adoption.position))
         }
         for copy in pending.copies { try placeCopy(copy) }
-        removeCopiesOfWinners()
-        recordShadows()
+        try removeCopiesOfWinners()
+        try recordShadows()
         try removeOutdatedCopies()
         return VaultMerge.Result(writer: writer, report: report())
     }

@@ -25,7 +25,7 @@ struct Verify: Command {
         let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verifyEachItem() }
         guard result.damaged.isEmpty else {
             for damage in result.damaged { Output.out("damaged: \(DamageReport.line(damage))\n") }
-            throw DamageReport.failure(result.damaged, of: snapshot.index.count)
+            throw DamageReport.failure(result.damaged, of: try snapshot.index.count)
         }
         // Spec/format-v1.1.md, R11-DEV-3: with this device's secret, a foreign item may be one of
         // ours whose record was damaged in a 1.0-attributed way; it is not silently accepted.

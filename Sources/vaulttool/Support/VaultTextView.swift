@@ -68,11 +68,17 @@ enum VaultTextView {
             byRecipient: snapshot.openedByRecipient,
             recipients: recipients
         )
-        let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
+        let index: VaultIndex
+        do {
+            index = try snapshot.index
+        } catch {
+            return out + "\nindex: damaged (\(error))\n"
+        }
+        let ids = (0..<index.count).map { index.entry(at: $0).itemID }
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
-        for position in order { out += "\n" + item(at: position, in: snapshot, fingerprinter) }
-        let deletions = snapshot.index.deletions.sorted { $0.itemID < $1.itemID }
+        for position in order { out += "\n" + item(at: position, in: snapshot, index: index, fingerprinter) }
+        let deletions = index.deletions.sorted { $0.itemID < $1.itemID }
         if !deletions.isEmpty { out += "\n" }
         for deletion in deletions {
             out += "deleted \(deletion.itemID) at \(ItemDates.format(deletion.deletedAt) ?? "unknown time")\n"
@@ -81,8 +87,13 @@ enum VaultTextView {
     }
 
     /// One item's block; an item that cannot be read here says why, and a damaged one says so.
-    static func item(at position: Int, in snapshot: VaultSnapshot, _ fingerprinter: SecretFingerprinter) -> String {
-        let entry = snapshot.index.entry(at: position)
+    static func item(
+        at position: Int,
+        in snapshot: VaultSnapshot,
+        index: VaultIndex,
+        _ fingerprinter: SecretFingerprinter
+    ) -> String {
+        let entry = index.entry(at: position)
         var out = "item \(entry.itemID)\n"
         out += "  class: \(entry.itemClass)\n"
         out += "  accessibility: \(entry.protectionClass)\n"
