@@ -223,6 +223,7 @@ public enum FixtureCatalogV2Damage {
                 "the same file with the runner, which reads no name (R2-GRP-2)"
             )
             try malformedNames(&c)
+            try repeatedName(&c)
             file = try edit(&c, "group_field_long", as: .baseKey) { f in
                 f.fields[Self.positions(f, Self.group)[0]].value.append(0)
             }
@@ -338,6 +339,38 @@ public enum FixtureCatalogV2Damage {
                 unavailable: 3,
                 writer: Writer.baseKey.rawValue,
                 "the same file with the runner, whose group key came in its stanza (R2-RCP-3)"
+            )
+        }
+
+        /// A second field naming deploy, spliced from another copy of the vault that gave deploy
+        /// domain 3 (same `MK`): it opens, and the name is deploy's twice.
+        func repeatedName(_ c: inout FixtureCatalog.Builder) throws {
+            let file = try edit(&c, "group_name_repeated", as: .baseKey) { f in
+                let at = Self.positions(f, Self.group)
+                let spliced = try KeyHolderRewrite.accessGroupField(
+                    name: "deploy",
+                    domain: 3,
+                    ownerKeys: owner,
+                    vaultID: vaultID,
+                    random: random("group_name_repeated")
+                )
+                f.fields.insert(KeyHolderRewrite.Field(type: Self.group, value: spliced), at: at[1] + 1)
+            }
+            c.failure(
+                "group_name_repeated_password",
+                file: file,
+                .structure,
+                writer: Writer.baseKey.rawValue,
+                "a field of another copy that gave deploy domain 3 spliced in: two fields name deploy, and a writer would seal its items in either domain (R2-GRP-2)"
+            )
+            try c.success(
+                "group_name_repeated_runner",
+                file: file,
+                credentials: .init(identity: runner.file),
+                items: group("deploy"),
+                unavailable: 3,
+                writer: Writer.baseKey.rawValue,
+                "the same file with the runner, which reads no name (R2-GRP-2)"
             )
         }
 
