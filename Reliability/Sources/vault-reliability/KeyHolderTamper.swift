@@ -444,7 +444,9 @@ enum KeyHolderTamper {
                     case "limit": 1
                     default: 4
                     }
-                default: 0
+                // With MK, verify also reads every stanza's info (cli.md 4.3): one that does not read
+                // (a stanza a limited recipient added for another key) is damage.
+                default: reader.holdsMasterKey && (try? read(c.bytes, reader))?.recipients == nil ? 4 : 0
                 }
             let state = directory + "/state-\(reader.name)"
             let errors = directory + "/stderr-\(reader.name)"
