@@ -69,11 +69,12 @@ package struct KeyHolderRewrite: Sendable {
             offset += 6 + size
         }
         records = []
-        for position in 0..<snapshot.index.count {
+        let index = try snapshot.index
+        for position in 0..<index.count {
             let bytes = Array(try snapshot.recordBytes(at: position))
-            records.append(SealedRecord(entry: snapshot.index.entry(at: position), bytes: bytes))
+            records.append(SealedRecord(entry: index.entry(at: position), bytes: bytes))
         }
-        deletions = snapshot.index.deletions
+        deletions = index.deletions
         self.keys = keys
     }
 

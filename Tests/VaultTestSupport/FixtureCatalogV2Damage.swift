@@ -94,7 +94,7 @@ public enum FixtureCatalogV2Damage {
             try m.addRecipient(alice.identity.recipient, name: "alice@laptop")
             try m.addRecipient(runner.identity.recipient, name: "ci-deploy", limitedTo: "deploy")
             try m.addRecipient(accountant.identity.recipient, name: "accountant", limitedTo: "billing")
-            good = m.bytes()
+            good = try m.bytes()
             items = m.items
             vaultID = m.vaultID
             owner = try VaultSnapshot.open(good, with: .password(password)).keys
