@@ -233,14 +233,9 @@ extension VaultWriter {
             }
             deletions = contents.deletions
         }
-        // A migrated deletion record names no tag or class: tag 0, in the master scope (§11).
+        // A migrated deletion record names no tag or class (§11).
         for (id, deletedAt) in self.deletions where deletedEntries[id] == nil && deletions[id] == nil {
-            deletions[id] = Format3Deletion(
-                key: TreeKey(tag: 0, itemID: id),
-                scope: .master,
-                deletedAt: deletedAt,
-                history: EventHistory(migratedDeletionOf: id, at: deletedAt)
-            )
+            deletions[id] = Format3Deletion(migrating: deletedAt, of: id)
         }
         for (id, deletion) in deletedEntries { deletions[id] = deletion }
         for id in changed.keys { deletions[id] = nil }
@@ -318,6 +313,19 @@ extension Format3Changes {
     mutating func place(_ deletion: Format3Deletion) {
         entries[deletion.scope, default: [:]][deletion.key] = .some(
             .deleted(key: deletion.key, deletedAt: deletion.deletedAt, history: deletion.history)
+        )
+    }
+}
+
+extension Format3Deletion {
+    /// The deletion entry a migration makes of a deletion record of an earlier format, which names
+    /// no tag or class: tag 0, in the master scope, with a derived event (Spec/format-v3.md §11).
+    package init(migrating deletedAt: Int64, of id: ItemID) {
+        self.init(
+            key: TreeKey(tag: 0, itemID: id),
+            scope: .master,
+            deletedAt: deletedAt,
+            history: EventHistory(migratedDeletionOf: id, at: deletedAt)
         )
     }
 }

@@ -227,7 +227,22 @@ package struct VaultWriter: Sendable {
     }
 
     /// Seals and stores `draft`; `replacing` is an item the caller removes right after.
-    private mutating func putChecked(_ draft: ItemDraft, replacing: ItemID?, random: some RandomSource) throws {
+    /// Format 3: seals `draft` with `history` as its history (its current event is the record's
+    /// version), as a merge places a version it decided (Spec/merge.md R-MRG-18): a concurrent
+    /// pair's winner under its merge event, or a version carried with its own history.
+    package mutating func put(_ draft: ItemDraft, history: EventHistory, random: some RandomSource = SystemRandom())
+        throws
+    {
+        precondition(header.isVersion3, "a history is written in format 3 only")
+        try putChecked(draft, replacing: nil, history: history, random: random)
+    }
+
+    private mutating func putChecked(
+        _ draft: ItemDraft,
+        replacing: ItemID?,
+        history given: EventHistory? = nil,
+        random: some RandomSource
+    ) throws {
         if let existing = try itemID(for: draft.primaryKey), existing != draft.id, existing != replacing {
             throw VaultFormatError(.invalidParameter, "another item already has the same primary key")
         }
@@ -243,7 +258,7 @@ package struct VaultWriter: Sendable {
         var history: EventHistory? = nil
         var version = header.generation
         if header.isVersion3 {
-            let next = try nextHistory(of: draft.id, random: random)
+            let next = try given ?? nextHistory(of: draft.id, random: random)
             history = next
             version = next.current.recordVersion
         }

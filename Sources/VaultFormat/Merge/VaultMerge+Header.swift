@@ -20,7 +20,7 @@ extension Merger {
     /// group's key. A group only theirs has is added with its domain, and ours' items of that
     /// group are sealed again in it (R2-GRP-4).
     static func mergeAccessGroups(ours: VaultSnapshot, theirs: VaultSnapshot, into writer: inout VaultWriter) throws {
-        guard ours.header.isVersion2 || theirs.header.isVersion2 else { return }
+        guard ours.header.hasAccessGroups || theirs.header.hasAccessGroups else { return }
         try writer.upgradeToVersion2()
         guard !theirs.header.accessGroups.isEmpty, let master = ours.keys.master else { return }
         let vaultID = ours.header.vaultID

@@ -30,6 +30,11 @@ final class MergeInput {
     /// `nil` for an ancestor under a third key. Inputs under one key share their records as
     /// ciphertext.
     let sealedUnder: MergeSide?
+    /// The history of the version at each position: a format-3 entry's, or, for an older format,
+    /// the one event of its version (Spec/format-v3.md §11).
+    let histories: [EventHistory]
+    /// The deletion entries: a format-3 file's, or its deletion records as a migration makes them.
+    let deletionEntries: [ItemID: Format3Deletion]
     var cache: [Int: Plain?] = [:]
 
     init(_ snapshot: VaultSnapshot, sealedUnder: MergeSide?) throws {
@@ -38,6 +43,15 @@ final class MergeInput {
         positions = try index.positionsByID()
         tombs = Dictionary(index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
         self.sealedUnder = sealedUnder
+        if let contents = try snapshot.format3?.contents() {
+            histories = contents.histories
+            deletionEntries = contents.deletions
+        } else {
+            histories = index.entries.map { EventHistory(version: $0.version) }
+            deletionEntries = Dictionary(
+                uniqueKeysWithValues: tombs.map { ($0.key, Format3Deletion(migrating: $0.value, of: $0.key)) }
+            )
+        }
     }
 
     func state(_ id: ItemID) -> MergeState {

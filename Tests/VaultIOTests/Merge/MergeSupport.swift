@@ -10,10 +10,12 @@ struct Replica {
     var bytes: [UInt8]
     var credentials: Credentials = .password(testPassword)
 
-    /// A fresh empty vault with the fast test KDF.
-    static func empty() throws -> Replica {
+    /// A fresh empty vault with the fast test KDF, in `format`.
+    static func empty(format: NewVaultFormat = .version1_1) throws -> Replica {
         try withTemporaryDirectory { directory in
-            _ = try makeVault(in: directory)
+            var configuration = testConfiguration
+            configuration.newVaultFormat = format
+            _ = try makeVault(in: directory, configuration: configuration)
             return Replica(bytes: try readFile(directory + "/test.vault"))
         }
     }
