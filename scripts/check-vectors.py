@@ -414,7 +414,7 @@ check("format-v3 §19.6 commitHash", blake2b(32, b"", b""), labelled(v3c, "commi
 check("format-v3 §19.6 checksum", checksum, labelled(v3c, "checksum", "format-v3.md §19.6"))
 check("format-v3 §19.6 mac", blake2b(32, HK, slot + checksum), labelled(v3c, "mac", "format-v3.md §19.6"))
 
-# The NFC table of §5.2 (R11-PW-1) and the padding table of §9.4.
+# The NFC table of §5.2 (R11-PW-1) and the padding table of §12.4.
 nfc_rows = re.findall(r"\| `((?:[0-9a-f]{2} ?)+)` \| `((?:[0-9a-f]{2} ?)+)` \|",
                       section(v3, "- **R11-PW-1**", "- **R-KF-1**"))
 check("format-v3 §5.2 NFC rows found", len(nfc_rows), 5)
@@ -435,10 +435,10 @@ def pad(length):
     return -(-length // 2**z) * 2**z
 
 
-pad_rows = re.findall(r"^\| ([0-9,]+) \|[^|]*\|[^|]*\|[^|]*\| ([0-9,]+) \|$", section(v3, "### 9.4", "### 9.5"), re.M)
-check("format-v3 §9.4 padding rows found", len(pad_rows), 12)
+pad_rows = re.findall(r"^\| ([0-9,]+) \|[^|]*\|[^|]*\|[^|]*\| ([0-9,]+) \|$", section(v3, "### 12.4", "### 12.5"), re.M)
+check("format-v3 §12.4 padding rows found", len(pad_rows), 12)
 for length, padded in pad_rows:
-    check(f"format-v3 §9.4 pad({length})", pad(int(length.replace(",", ""))), int(padded.replace(",", "")))
+    check(f"format-v3 §12.4 pad({length})", pad(int(length.replace(",", ""))), int(padded.replace(",", "")))
 
 # MARK: - secret-service.md R-SS-12: the DH session key
 
@@ -466,4 +466,4 @@ if failures:
     print(f"check-vectors: {len(failures)} of {checked} checks failed")
     sys.exit(1)
 print(f"check-vectors: {checked} checks passed (format-v1 §14.1, cli R-GD-3, format-v1.2 §8 and R12-TXT-3, "
-      "format-v2 §9, format-v3 §5.2, §9.4 and §19, secret-service R-SS-12)")
+      "format-v2 §9, format-v3 §5.2, §12.4 and §19, secret-service R-SS-12)")
