@@ -35,7 +35,7 @@ extension VaultSnapshot {
                 (recordsOffset, header.recordsLength)
             }
         let bytes = Array(try source.read(offset: offset, count: count))
-        return VaultSnapshot(
+        var loaded = VaultSnapshot(
             header: header,
             headerBytes: headerBytes,
             keys: keys,
@@ -44,5 +44,7 @@ extension VaultSnapshot {
             openedKeyslot: openedKeyslot,
             source: RecordsInMemory(offset: offset, bytes: bytes, fallback: source)
         )
+        loaded.skippedIncompleteCommit = skippedIncompleteCommit
+        return loaded
     }
 }

@@ -34,8 +34,12 @@ extension VaultSnapshot {
     /// A damaged record says nothing about the others: each record has its own nonce and tags
     /// (R-REC-1), and the index (authenticated as a whole) tells where each one is.
     ///
-    /// - Throws: `indexCorrupt` for a repeated item ID (R-IDX-2), or the source's read error.
+    /// - Throws: `indexCorrupt` for a repeated item ID (R-IDX-2); format 3: `indexCorrupt` or
+    ///   `structure` for a damaged node or chunk layout (R3-TREE-*, R3-FILE-2); the source's read
+    ///   error.
     public func verifyEachItem() throws -> VerificationReport {
+        // Format 3: every node and the chunks' layout first (§10 step 8, R3-FILE-2).
+        try format3?.verifyHeap()
         let index = try self.index
         try index.checkIdentifiers()
         var report = VerificationReport()

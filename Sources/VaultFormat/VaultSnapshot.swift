@@ -58,6 +58,11 @@ public struct VaultSnapshot: Sendable {
     public let openedKeyslot: Int
     /// Where records are read from.
     public let source: any RecordSource
+    /// Format 3: the file's other commit slot is damaged, or holds a newer commit whose bytes do
+    /// not match its hash (a commit cut off by a crash, a copy taken mid-commit, or damage to the
+    /// newest commit), so this snapshot is the commit before it (R3-SLT-4). Never an error by
+    /// itself: a reader goes on with the commit it has, and says so.
+    public internal(set) var skippedIncompleteCommit = false
 
     init(
         header: VaultHeader,
@@ -93,6 +98,15 @@ public struct VaultSnapshot: Sendable {
     /// The number of items, known without reading a format-3 tree.
     public var itemCount: Int { format3?.liveCount ?? storedIndex.count }
 
+    /// The number of deletion records (format 3: deletion entries, from the root).
+    public var deletionCount: Int {
+        format3?.root.scopes.reduce(0) { $0 + Int($1.deletedCount) } ?? storedIndex.deletions.count
+    }
+
+    /// Format 3: the bytes the current commit reaches (the root's `liveBytes`); the rest of the
+    /// committed heap is waste that a compaction drops (R3-WR-3). `nil` in earlier formats.
+    public var liveByteCount: Int? { format3.map { Int($0.root.liveBytes) } }
+
     /// The absolute offset of the records section; 0 in format 3, whose index holds absolute offsets.
     public var recordsOffset: Int { format3 == nil ? headerBytes.count + header.indexLength : 0 }
 
@@ -100,6 +114,14 @@ public struct VaultSnapshot: Sendable {
     public static func open(_ file: [UInt8], with credentials: Credentials) throws -> VaultSnapshot {
         let head = try VaultHead.read(file)
         return try open(headerBytes: head.bytes, fileLength: file.count, source: InMemoryFile(file), with: credentials)
+            .noting(head)
+    }
+
+    /// This snapshot, with what reading `head` found of the other commit slot (R3-SLT-4).
+    package func noting(_ head: VaultHead) -> VaultSnapshot {
+        var snapshot = self
+        snapshot.skippedIncompleteCommit = head.skippedIncompleteCommit
+        return snapshot
     }
 
     /// Opens a vault from its header bytes, reading the index from `source`.
@@ -317,6 +339,8 @@ public struct VaultSnapshot: Sendable {
     ///
     /// - Returns: The number of items checked; items this device cannot open are counted in `skipped`.
     public func verify() throws -> (checked: Int, skipped: Int) {
+        // Format 3: every node and the chunks' layout first (§10 step 8, R3-FILE-2).
+        try format3?.verifyHeap()
         let index = try self.index
         try index.checkIdentifiers()
         var seen = Set<PrimaryKey>()

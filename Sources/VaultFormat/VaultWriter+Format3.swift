@@ -85,13 +85,20 @@ extension VaultWriter {
         return try baseLocated(id) != nil
     }
 
-    /// The history the previous generation gives item `id`: its format-3 entry's, or, for a file
-    /// being migrated, the one event of its version (Spec/format-v3.md §11); `nil` for a new item.
+    /// The history the previous generation gives item `id`: its format-3 entry's, live or deleted
+    /// (an item written again after its deletion descends from the deletion, R3-EV-1), or, for a
+    /// file being migrated, the one event of its version or deletion record (Spec/format-v3.md
+    /// §11); `nil` for a new item.
     func baseHistory(of id: ItemID) throws -> EventHistory? {
-        if let base, let position = base.positions.position(of: id) {
-            return EventHistory(version: base.index.entry(at: position).version)
+        if let base {
+            if let position = base.positions.position(of: id) {
+                return EventHistory(version: base.index.entry(at: position).version)
+            }
+            return base.deletedAt(id).map { EventHistory(migratedDeletionOf: id, at: $0) }
         }
-        return try baseLocated(id)?.history
+        if let live = try baseLocated(id) { return live.history }
+        guard let format3, !freshIDs.contains(id) else { return nil }
+        return try format3.deletion(id)?.history
     }
 
     /// The history of item `id` after one more write in this generation: a fresh event on top of

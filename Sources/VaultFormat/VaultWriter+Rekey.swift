@@ -87,6 +87,22 @@ extension VaultWriter {
         // Decrypt and seal everything first, so that a refusal or a damaged record leaves the
         // writer as it was. Records are independent: the work is split across the processors.
         let current = try entries
+        let baseDeletions = try format3?.store.contents().deletions ?? [:]
+        // Format 3: the deletion entry of each foreign item dropped, in its place, its event on top of
+        // its history (R3-EV-1), made before the previous commit is let go.
+        var foreignDeletions: [ItemID: Format3Deletion] = [:]
+        if header.isVersion3 {
+            for entry in current where entry.protectionClass.isDeviceBound {
+                let history = try nextHistory(of: entry.itemID, random: random)
+                let place = try baseLocated(entry.itemID)?.entry ?? entry
+                foreignDeletions[entry.itemID] = Format3Deletion(
+                    key: TreeKey(tag: place.tag, itemID: entry.itemID),
+                    scope: ScopeID(protectionClass: place.protectionClass, domain: place.domain),
+                    deletedAt: now,
+                    history: history
+                )
+            }
+        }
         // Format 3: a rekey changes no item, so each record keeps its current event (§8).
         var histories: [EventHistory] = []
         if header.isVersion3 {
@@ -145,6 +161,8 @@ extension VaultWriter {
         header.accessGroups = groups
         keys = newKeys
         base = nil
+        // Format 3: the previous commit's deletion entries stay, as the records do.
+        for (id, deletion) in baseDeletions where deletedEntries[id] == nil { deletedEntries[id] = deletion }
         format3 = nil
         rewritesWhole = true
         self.histories = [:]
@@ -157,7 +175,10 @@ extension VaultWriter {
             changed[record.entry.itemID] = record
             changedByTag[record.entry.tag, default: []].append(record.entry.itemID)
         }
-        for id in foreign { deletions[id] = now }
+        for id in foreign {
+            deletions[id] = now
+            if let deletion = foreignDeletions[id] { deletedEntries[id] = deletion }
+        }
         return RekeyResult(resealed: sealed.count, droppedForeign: foreign)
     }
 

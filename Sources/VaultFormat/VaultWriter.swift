@@ -46,6 +46,17 @@ package struct VaultWriter: Sendable {
             let start = records.startIndex + index.offsets[position]
             return SealedRecord(entry: entry, bytes: Array(records[start..<start + entry.recordLength]))
         }
+
+        /// When the deletion record of `id` dates its deletion, if there is one (records sorted by ID).
+        func deletedAt(_ id: ItemID) -> Int64? {
+            let deletions = index.deletions
+            var (low, high) = (0, deletions.count)
+            while low < high {
+                let mid = (low + high) / 2
+                if deletions[mid].itemID < id { low = mid + 1 } else { high = mid }
+            }
+            return low < deletions.count && deletions[low].itemID == id ? deletions[low].deletedAt : nil
+        }
     }
 
     /// Starts a new vault.

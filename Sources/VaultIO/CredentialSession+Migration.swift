@@ -170,7 +170,7 @@ extension CredentialSession {
             )
         }
         let written = try transaction.writer.encodeGeneration(now: transaction.now)
-        try vault.commit(written, replacing: reader.status)
+        try vault.commit(written, replacing: reader.status, previous: snapshot)
         // (4) Read back with the keys held: the master key did not change (R-KS-5).
         do {
             try MigrationTesting.afterCommit?(vault.path)
@@ -214,7 +214,7 @@ extension CredentialSession {
         accepted: Bool
     ) throws {
         let written = try transaction.writer.encodeGeneration(now: transaction.now)
-        try vault.commit(written, replacing: reader.status)
+        try vault.commit(written, replacing: reader.status, previous: snapshot)
         vault.recordCommit(written, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
     }
 

@@ -131,6 +131,24 @@ struct FileDescriptor: Hashable, Sendable {
         _ = try Syscalls.once { table.fsync(rawValue) }.get()
     }
 
+    /// Writes every byte of `bytes` into the vault file at `offset`: a format-3 commit's chunks or
+    /// slot (``Syscall/pwriteVault``, apart from the lock's counter).
+    ///
+    /// The corresponding C function is `pwrite`.
+    func writeVault(_ bytes: [UInt8], at offset: Int) throws(Errno) {
+        let table = Syscalls.current
+        var done = 0
+        while done < bytes.count {
+            let n = try bytes.withUnsafeBytes { buffer in
+                Syscalls.retryingOnInterrupt {
+                    table.pwriteVault(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                }
+            }.get()
+            if n == 0 { throw Errno.ioError }
+            done += n
+        }
+    }
+
     /// Flushes the file's data (and the size, when it changed) to stable storage; never retried,
     /// as ``sync()``.
     ///

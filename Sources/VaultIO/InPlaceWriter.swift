@@ -24,12 +24,13 @@ struct InPlaceWriter {
     /// The vault being written.
     let target: VaultPath
 
-    /// Writes `commit` into the file that `status` describes (the file the commit was built on).
+    /// Writes `commit` into the file that `status` describes (the file the commit was built on),
+    /// whose current slot holds `currentSlot`.
     ///
     /// - Throws: A ``VaultIOError`` whose operation names the step that failed: `"open"`,
-    ///   `"fstat"`, `"truncate"`, `"append"`, `"write slot"` or `"fdatasync"`;
-    ///   ``VaultIOError/Code/conflict`` when the path now holds another file.
-    func commit(_ commit: Format3Commit, onto status: FileStatus) throws(VaultIOError) {
+    ///   `"fstat"`, `"read"`, `"truncate"`, `"append"`, `"write slot"` or `"fdatasync"`;
+    ///   ``VaultIOError/Code/conflict`` when the path now holds another file, or another commit.
+    func commit(_ commit: Format3Commit, onto status: FileStatus, currentSlot: [UInt8]) throws(VaultIOError) {
         let file = try step("open", target.path) { () throws(Errno) in
             try FileDescriptor.open(target.path, O_RDWR | O_NOFOLLOW)
         }
@@ -44,6 +45,20 @@ struct InPlaceWriter {
                 reason: "the vault file was replaced or cut short while it was being written"
             )
         }
+        // ... and the commit it was built on: a writer that does not take the write lock (or a copy
+        // put in place under the same inode) must not have committed meanwhile.
+        let currentOffset = commit.slotOffset == 0 ? CommitSlot.byteCount : 0
+        let slotNow = try step("read", target.path) { () throws(Errno) in
+            try file.read(count: CommitSlot.byteCount, at: currentOffset)
+        }
+        guard slotNow == currentSlot else {
+            throw VaultIOError(
+                .conflict,
+                operation: "write",
+                path: target.path,
+                reason: "another writer committed to the vault while this write was prepared; write again"
+            )
+        }
         // (2) The tail of a commit that did not complete means nothing (R3-SLT-6).
         if now.size > Int(commit.offset) {
             try step("truncate", target.path) { () throws(Errno) in try file.truncate(to: Int(commit.offset)) }
@@ -54,18 +69,20 @@ struct InPlaceWriter {
         do {
             // (3) The new chunks, after the previous commit.
             try step("append", target.path) { () throws(Errno) in
-                try file.writeAll(commit.appended, at: Int(commit.offset))
+                try file.writeVault(commit.appended, at: Int(commit.offset))
             }
             // (4) The other slot: the previous commit's stays as it is.
             try step("write slot", target.path) { () throws(Errno) in
-                try file.writeAll(commit.slot, at: commit.slotOffset)
+                try file.writeVault(commit.slot, at: commit.slotOffset)
             }
             // (5) One barrier: a slot on disk without its chunks fails its commit hash.
             try step("fdatasync", target.path) { () throws(Errno) in try file.syncData() }
         } catch {
-            // The other slot gets back what it held, so that the previous commit stays the current
-            // one; best effort, since the error already says the write failed.
-            try? file.writeAll(previousSlot, at: commit.slotOffset)
+            // The other slot gets back what it held and the appended bytes go, so that the file is
+            // the previous commit again; best effort, since the error already says the write failed
+            // (a reader ignores what is left of either, R3-SLT-3, R3-SLT-6).
+            try? file.writeVault(previousSlot, at: commit.slotOffset)
+            try? file.truncate(to: Int(commit.offset))
             try? file.syncData()
             throw error
         }

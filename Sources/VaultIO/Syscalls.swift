@@ -19,6 +19,8 @@ package enum Syscall: String, Sendable, CaseIterable {
     case pwrite
     /// `fsync`, of the temporary file and of the directory.
     case fsync
+    /// `pwrite` into the vault file: a format-3 commit's bytes and its slot.
+    case pwriteVault
     /// `fdatasync`, of a format-3 in-place commit.
     case datasync
     /// `ftruncate`, of a format-3 commit that did not complete.
@@ -62,6 +64,7 @@ struct SyscallTable: Sendable {
     var write: @Sendable (CInt, UnsafeRawPointer?, Int) -> Int
     var pwrite: @Sendable (CInt, UnsafeRawPointer?, Int, off_t) -> Int
     var fsync: @Sendable (CInt) -> CInt
+    var pwriteVault: @Sendable (CInt, UnsafeRawPointer?, Int, off_t) -> Int
     var datasync: @Sendable (CInt) -> CInt
     var truncate: @Sendable (CInt, off_t) -> CInt
     var close: @Sendable (CInt) -> CInt
@@ -85,6 +88,7 @@ struct SyscallTable: Sendable {
         write: { Glibc.write($0, $1, $2) },
         pwrite: { Glibc.pwrite($0, $1, $2, $3) },
         fsync: { Glibc.fsync($0) },
+        pwriteVault: { Glibc.pwrite($0, $1, $2, $3) },
         datasync: { Glibc.fdatasync($0) },
         truncate: { Glibc.ftruncate($0, $1) },
         close: { Glibc.close($0) },
@@ -257,6 +261,7 @@ extension SyscallTable {
         case .write: t.write = { [f = t.write] in fails() ? -1 : f($0, $1, $2) }
         case .pwrite: t.pwrite = { [f = t.pwrite] in fails() ? -1 : f($0, $1, $2, $3) }
         case .fsync: t.fsync = { [f = t.fsync] in fails() ? -1 : f($0) }
+        case .pwriteVault: t.pwriteVault = { [f = t.pwriteVault] in fails() ? -1 : f($0, $1, $2, $3) }
         case .datasync: t.datasync = { [f = t.datasync] in fails() ? -1 : f($0) }
         case .truncate: t.truncate = { [f = t.truncate] in fails() ? -1 : f($0, $1) }
         case .close:

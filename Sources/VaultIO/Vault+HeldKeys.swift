@@ -9,13 +9,14 @@ extension VaultFileReader {
 
     /// Opens this generation with keys already unlocked, recording which keyslot gave them.
     package func open(keys: VaultKeys, openedKeyslot: Int) throws -> VaultSnapshot {
-        try VaultSnapshot.open(
-            headerBytes: try headerBytes(),
+        let head = try head()
+        return try VaultSnapshot.open(
+            headerBytes: head.bytes,
             fileLength: fileLength,
             source: self,
             keys: keys,
             openedKeyslot: openedKeyslot
-        )
+        ).noting(head)
     }
 }
 

@@ -243,7 +243,7 @@ public final class Vault: Sendable {
             if transaction.hasChanges {
                 try transaction.checkTPM2IsNotTheOnlyWayIn()
                 let written = try transaction.writer.encodeGeneration(now: transaction.now)
-                try commit(written, replacing: reader.status)
+                try commit(written, replacing: reader.status, previous: snapshot)
                 recordCommit(written, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
                 if transaction.rekeyed {
                     // L-KS-5: the writer holds the new master key; the old keys no longer open the file.
@@ -261,12 +261,20 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Puts a new generation in place: a whole file with the copy-on-write writer, or a format-3
-    /// in-place commit (Spec/format-v3.md §9). The caller holds the write lock.
-    func commit(_ written: EncodedGeneration, replacing status: FileStatus) throws(VaultIOError) {
+    /// Puts a new generation in place of `previous`, read from the file `status` describes: a
+    /// whole file with the copy-on-write writer, or a format-3 in-place commit (Spec/format-v3.md
+    /// §9). The caller holds the write lock.
+    func commit(_ written: EncodedGeneration, replacing status: FileStatus, previous: VaultSnapshot)
+        throws(VaultIOError)
+    {
         switch written {
         case .whole(let bytes): try AtomicWriter(target: location).commit(bytes, .replace(status))
-        case .inPlace(let commit): try InPlaceWriter(target: location).commit(commit, onto: status)
+        case .inPlace(let commit):
+            try InPlaceWriter(target: location).commit(
+                commit,
+                onto: status,
+                currentSlot: Array(previous.headerBytes.prefix(CommitSlot.byteCount))
+            )
         }
     }
 
@@ -290,7 +298,8 @@ public final class Vault: Sendable {
     /// Opens the file now at the vault's path with the keys held in memory.
     func openNewest() throws -> (reader: VaultFileReader, snapshot: VaultSnapshot) {
         let reader = try VaultFileReader(path: location.path)
-        let headerBytes = try reader.headerBytes()
+        let head = try reader.head()
+        let headerBytes = head.bytes
         let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
         guard header.vaultID == vaultID else {
             throw VaultIOError(
@@ -308,7 +317,7 @@ public final class Vault: Sendable {
                 source: reader,
                 keys: keys,
                 openedKeyslot: slot
-            )
+            ).noting(head)
             return (reader, snapshot)
         } catch let error as VaultFormatError where error.code == .headerAuthentication {
             // The held keys no longer authenticate the file: it was altered, or replaced by another

@@ -72,7 +72,7 @@ public struct VaultConfiguration: Sendable, Equatable {
 
     /// The format ``Vault/create(at:credentials:keyslots:configuration:now:)`` writes a new vault
     /// in: ``NewVaultFormat/version3`` unless readers older than format 3 must read it.
-    public var newVaultFormat: NewVaultFormat = .version1_1
+    public var newVaultFormat: NewVaultFormat = .version3
 
     /// Whether ``kdf`` must meet the floor for new keyslots. Only tests waive it.
     var kdfFloor: KDFFloor = .enforced

@@ -99,7 +99,8 @@ public final class VaultFileReader: RecordSource {
     ///
     /// - Throws: ``VaultFormatError`` (for example `wrongCredential`) or a ``VaultIOError``.
     public func open(with credentials: Credentials) throws -> VaultSnapshot {
-        let headerBytes = try headerBytes()
+        let head = try head()
+        let headerBytes = head.bytes
         var credentials = credentials
         if credentials.tpm2 != nil {
             // The bindings are read like keyslots, before the MAC can be checked (R-TPM-2).
@@ -111,6 +112,6 @@ public final class VaultFileReader: RecordSource {
             fileLength: fileLength,
             source: self,
             with: credentials
-        )
+        ).noting(head)
     }
 }

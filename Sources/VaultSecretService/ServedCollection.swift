@@ -163,17 +163,18 @@ package final class ServedCollection {
         }
     }
 
-    /// What one file's items give, and which file it was (R-SS-14: vault ID, generation and index
-    /// nonce, so a copy of the same generation put in place is read again).
+    /// What one file's items give, and which file it was (R-SS-14: vault ID, generation and the
+    /// header bytes, which hold the index nonce in formats 1 and 2 and the commit slot's MAC in
+    /// format 3, so a copy of the same generation put in place is read again).
     private struct Listing {
-        let file: (vaultID: [UInt8], generation: UInt64, indexNonce: [UInt8])
+        let file: (vaultID: [UInt8], generation: UInt64, head: [UInt8])
         let items: [ServedItem]
         let byID: [ItemID: Int]
         let positions: [ItemID: Int]
 
-        func describes(_ header: VaultHeader) -> Bool {
-            file.generation == header.generation && file.vaultID == header.vaultID
-                && file.indexNonce == header.indexNonce
+        func describes(_ snapshot: VaultSnapshot) -> Bool {
+            file.generation == snapshot.header.generation && file.vaultID == snapshot.header.vaultID
+                && file.head == snapshot.headerBytes
         }
     }
 
@@ -181,7 +182,7 @@ package final class ServedCollection {
 
     /// The listing of `snapshot`: the cached one when it describes the same file.
     private func listing(_ snapshot: VaultSnapshot) throws -> Listing {
-        if let cache, cache.describes(snapshot.header) { return cache }
+        if let cache, cache.describes(snapshot) { return cache }
         let decoded = try snapshot.items(includeSecrets: false, skipUnavailable: true)
         let items = decoded.sorted { $0.entry.itemID < $1.entry.itemID }.map {
             ServedItem(
@@ -195,12 +196,11 @@ package final class ServedCollection {
         var byID: [ItemID: Int] = [:]
         for (i, item) in items.enumerated() { byID[item.id] = i }
         var positions: [ItemID: Int] = [:]
-        for position in 0..<(try snapshot.index.count) {
-            positions[try snapshot.index.entry(at: position).itemID] = position
-        }
+        let index = try snapshot.index
+        for position in 0..<index.count { positions[index.entry(at: position).itemID] = position }
         let header = snapshot.header
         let listing = Listing(
-            file: (header.vaultID, header.generation, header.indexNonce),
+            file: (header.vaultID, header.generation, snapshot.headerBytes),
             items: items,
             byID: byID,
             positions: positions

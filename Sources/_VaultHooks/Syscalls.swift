@@ -4,7 +4,8 @@ import VaultIO
 
 /// A system call that VaultIO routes through its table (the cases of VaultIO's own `Syscall`).
 public enum Syscall: String, Sendable, CaseIterable {
-    case open, createExclusive, pread, write, pwrite, fsync, datasync, truncate, close, rename, link, unlink, fchmod
+    case open, createExclusive, pread, write, pwrite, pwriteVault, fsync, datasync, truncate, close, rename, link
+    case unlink, fchmod
     case fchown, fstat, lock
     case realpath, readDirectory, mkdir
 
@@ -25,6 +26,7 @@ public enum Syscall: String, Sendable, CaseIterable {
             case .write: .write
             case .pwrite: .pwrite
             case .fsync: .fsync
+            case .pwriteVault: .pwriteVault
             case .datasync: .datasync
             case .truncate: .truncate
             case .close: .close

@@ -30,7 +30,7 @@ struct AtomicWriterTests {
     @Test(arguments: steps)
     func failedStep_leavesOldFileAndNoTemporaryFile(_ step: Step) throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             try vault.write { try $0.set(makeDraft(service: "kept")) }
             let before = try fileBytes(vault.path)
             let namesBefore = try directoryNames(directory)
@@ -56,7 +56,9 @@ struct AtomicWriterTests {
     @Test func create_whenDirectoryFsyncFails_leavesNoVault() throws {
         try withTemporaryDirectory { directory in
             let error = try #require(throws: VaultIOError.self) {
-                try Syscalls.inject(.fsync, errno: EIO, after: 1) { try makeVault(in: directory) }
+                try Syscalls.inject(.fsync, errno: EIO, after: 1) {
+                    try makeVault(in: directory, configuration: testConfiguration11)
+                }
             }
             #expect(error.operation == "fsync directory")
             // A failed create leaves nothing behind, not even the lock file.
@@ -66,7 +68,7 @@ struct AtomicWriterTests {
 
     @Test func write_interruptedByEINTR_isRetried() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             try Syscalls.inject(.write, errno: EINTR, times: 3) {
                 try vault.write { try $0.set(makeDraft(service: "mail")) }
             }
@@ -76,7 +78,7 @@ struct AtomicWriterTests {
 
     @Test func fsync_interruptedByEINTR_isNotRetried() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let before = try fileBytes(vault.path)
             let error = try #require(throws: VaultIOError.self) {
                 try Syscalls.inject(.fsync, errno: EINTR) {
@@ -90,7 +92,7 @@ struct AtomicWriterTests {
 
     @Test func shortWrites_areContinued() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             try Syscalls.limitWrites(toAtMost: 7) {
                 try vault.write { try $0.set(makeDraft(service: "mail", secret: String(repeating: "x", count: 5000))) }
             }
@@ -101,7 +103,7 @@ struct AtomicWriterTests {
 
     @Test func injectedFault_doesNotReachOtherThreads() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             try Syscalls.inject(.fsync, errno: EIO, times: 1000) {
                 let result = Mutex<Result<Void, any Error>?>(nil)
                 let thread = Thread {
@@ -118,21 +120,25 @@ struct AtomicWriterTests {
     @Test func renameWithoutRenameat2Flags_fallsBackToRenameAndLink() throws {
         try withTemporaryDirectory { directory in
             // EINVAL is what renameat2 reports on a file system without RENAME_NOREPLACE / RENAME_EXCHANGE.
-            let vault = try Syscalls.inject(.rename, errno: EINVAL) { try makeVault(in: directory) }
+            let vault = try Syscalls.inject(.rename, errno: EINVAL) {
+                try makeVault(in: directory, configuration: testConfiguration11)
+            }
             try Syscalls.inject(.rename, errno: EINVAL) {
                 try vault.write { try $0.set(makeDraft(service: "mail")) }
             }
             #expect(try secret(in: vault, service: "mail") != nil)
             #expect(try directoryNames(directory) == ["test.vault"])
             #expect(throws: VaultIOError(.alreadyExists)) {
-                try Syscalls.inject(.rename, errno: EINVAL) { try makeVault(in: directory) }
+                try Syscalls.inject(.rename, errno: EINVAL) {
+                    try makeVault(in: directory, configuration: testConfiguration11)
+                }
             }
         }
     }
 
     @Test func staleTemporaryFiles_areRemovedUnderTheLock() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let stale = directory + "/.test.vault.tmp-0123456789abcdef"
             let foreign = directory + "/.test.vault.tmp-notours"
             let other = directory + "/.other.vault.tmp-0123456789abcdef"

@@ -177,8 +177,11 @@ struct RollbackTests {
             try elsewhere.write { try $0.set(makeDraft(service: "a")) }
             // Flip one bit of the header MAC of generation 2 (which nothing with the check has read).
             var bytes = try fileBytes(vault.path)
-            let headerLength = try VaultFileReader(path: vault.path).headerBytes().count
-            bytes[headerLength - 1] ^= 1
+            // Formats 1 and 2: the header ends with its MAC; format 3: the current slot does (its
+            // own index is its byte 160, R3-SLT-2).
+            let head = try VaultFileReader(path: vault.path).headerBytes()
+            let macEnd = head[8] == 3 ? Int(head[160]) * 512 + 512 : head.count
+            bytes[macEnd - 1] ^= 1
             try Data(bytes).write(to: URL(fileURLWithPath: vault.path))
             #expect(throws: VaultFormatError(.headerAuthentication)) {
                 try open(vault.path, guarded(directory + "/state"))

@@ -14,17 +14,17 @@ struct VaultErrorTests {
             let path = directory + "/v.vault"
             _ = try Vault.create(at: path, credentials: .password("pw"), configuration: .insecureForTesting())
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            bytes[8] = 3  // major version, little-endian (3: unknown; 2 is format 2.0)
+            bytes[8] = 4  // major version, little-endian (4: unknown; 2 and 3 are formats 2.0 and 3)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             do throws(VaultError) {
                 _ = try VaultError.catching {
                     try Vault(path: path, credentials: .password("pw"), configuration: .insecureForTesting())
                 }
-                Issue.record("a format 3 file opened")
+                Issue.record("a format 4 file opened")
             } catch {
                 #expect(error.kind == .unsupportedVersion)
                 #expect(error.formatCode == .unsupportedVersion)
-                #expect(error.formatVersion?.major == 3)
+                #expect(error.formatVersion?.major == 4)
                 #expect(error.ioCode == nil)
             }
         }

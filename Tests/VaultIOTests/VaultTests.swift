@@ -98,9 +98,10 @@ struct VaultTests {
         }
     }
 
+    /// Versions are generations in format 1.1 (format 3: `Format3VersionTests`).
     @Test func transaction_seesItsOwnChangesAndChecksVersions() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let draft = makeDraft(service: "mail")
             try vault.write { txn in try txn.set(draft, expecting: .absent) }
             let version = try vault.read { try #require($0.index.entries.first).version }

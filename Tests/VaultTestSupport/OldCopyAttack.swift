@@ -15,10 +15,10 @@ public enum OldCopyAttack {
     /// - Throws: When the old copy does not open with the old credential (no attack to make).
     public static func secrets(current: [UInt8], oldCopy: [UInt8], oldCredentials: Credentials) throws -> [String]? {
         let old = try VaultSnapshot.open(oldCopy, with: oldCredentials)
-        let length = try VaultHeader.headerLength(preamble: current.prefix(16), fileLength: current.count)
+        let head = try VaultHead.read(current).bytes
         guard
             let snapshot = try? VaultSnapshot.open(
-                headerBytes: Array(current[0..<length]),
+                headerBytes: head,
                 fileLength: current.count,
                 source: InMemoryFile(current),
                 keys: old.keys,

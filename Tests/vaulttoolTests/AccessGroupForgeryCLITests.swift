@@ -42,7 +42,7 @@ struct AccessGroupForgeryCLITests {
 
     @Test func forgedItem_isNamedAsDamaged_andCanBeRemoved() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         for (service, group) in [("db", "deploy"), ("bank", "billing")] {
             let set = try w.set(
                 "\(service)-secret",
@@ -94,7 +94,7 @@ struct AccessGroupForgeryCLITests {
     /// group has its key domain: `ci.id` is a recipient limited to it.
     private func deployVault(secret: String) throws -> Workspace {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         let set = try w.set(
             secret,
             ["--service", "registry", "--account", "ci", "--access-group", "deploy", "--accessibility", "always"]

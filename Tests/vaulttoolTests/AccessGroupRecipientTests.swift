@@ -8,7 +8,7 @@ struct AccessGroupRecipientTests {
     /// `v.vault` with two `deploy` items, two `billing` items and one without a group.
     func vault() throws -> (w: Workspace, runner: String) {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         for (service, group) in [("db", "deploy"), ("ssh", "deploy"), ("bank", "billing"), ("card", "billing")] {
             let set = try w.set(
                 "\(service)-secret",
@@ -29,7 +29,7 @@ struct AccessGroupRecipientTests {
             "--access-group", "deploy", "v.vault",
         ])
         #expect(refused.status == 5)
-        #expect(refused.stderr.contains("vaulttool migrate --to 2.0 v.vault"))
+        #expect(refused.stderr.contains("vaulttool migrate --to 3 v.vault"))
     }
 
     /// The test through the tool: the `deploy` runner reads every `deploy` item and gets
@@ -106,7 +106,7 @@ struct AccessGroupRecipientTests {
         #expect(!text.contains("deploy"))
         // A 1.x vault has neither line.
         let plain = try Workspace()
-        try plain.makeVault()
+        try plain.makeVault(format: "1.1")
         let old = try plain.run(["inspect", "--json", "v.vault"]).json()
         #expect(old["limitedRecipients"] == nil && old["accessGroups"] == nil)
     }

@@ -28,7 +28,15 @@ struct CommandTests {
         let json = try get.json()
         #expect(json["secret"] as? String == "two")
         #expect(json["label"] as? String == "First")
-        #expect(json["version"] as? Int == 3)
+        // The version names the write (format 3: its event, Spec/format-v3.md §8): it changed.
+        // A 64-bit number: compared as text, as a JSON reader without 64-bit integers must.
+        func version(_ object: [String: Any]) -> String? { object["version"].map { "\($0)" } }
+        let first = try w.run(["get", "--json", "--password-file", "pw", "--service", "s", "v.vault"]).json()
+        #expect(version(json) != nil && version(json) != "0")
+        #expect(version(first) == version(json))
+        try w.set("three", ["--service", "s", "--account", "a"])
+        let third = try w.run(["get", "--json", "--password-file", "pw", "--service", "s", "v.vault"]).json()
+        #expect(version(third) != nil && version(third) != version(json))
     }
 
     @Test func set_readsTheSecretFromAFile_andAnInternetPasswordFromItsOptions() throws {
@@ -106,7 +114,8 @@ struct CommandTests {
         #expect(again.status == 2)
         let all = try w.run(["rm", "--password-file", "pw", "--all", "--service", "s", "v.vault"])
         #expect(all.stdout == "Removed 1 item.\n")
-        let inspect = try w.run(["inspect", "--json", "v.vault"])
+        // Format 3 keeps the counts in the encrypted root: a credential reads them.
+        let inspect = try w.run(["inspect", "--json", "--password-file", "pw", "v.vault"])
         #expect(try inspect.json()["items"] as? Int == 0)
         #expect(try inspect.json()["deletions"] as? Int == 2)
     }
@@ -125,10 +134,10 @@ struct CommandTests {
         try w.makeVault()
         let json = try w.run(["inspect", "--json", "v.vault"]).json()
         #expect(json["file"] as? String == "v.vault")
-        #expect((json["format"] as? [String: Int]) == ["major": 1, "minor": 1], "new vaults are format 1.1")
+        #expect((json["format"] as? [String: Int]) == ["major": 3, "minor": 0], "new vaults are format 3")
         #expect((json["vaultID"] as? String)?.count == 32)
         #expect(json["generation"] as? Int == 1)
-        #expect(json["items"] as? Int == 0)
+        #expect(json["items"] == nil, "format 3 counts items in its encrypted root")
         #expect(json["writable"] as? Bool == true)
         #expect((json["structure"] as? [String: Any])?["ok"] as? Bool == true)
         let slots = try #require(json["keyslots"] as? [[String: Any]])
@@ -139,7 +148,18 @@ struct CommandTests {
         #expect((slots[0]["kdf"] as? [String: Any])?["algorithm"] as? String == "argon2id")
         #expect(numbers(slots[0]["kdf"]) == ["memoryKiB": 19456, "iterations": 2, "lanes": 1])
         let sizes = try #require(json["sizes"] as? [String: Int])
-        #expect(sizes["total"] == sizes["header"]! + sizes["index"]! + sizes["records"]!)
+        #expect(sizes["total"] == sizes["committed"]! + sizes["uncommitted"]!)
+        #expect(sizes["header"]! >= 1_024 && sizes["header"]! < sizes["committed"]!)
+        // A format-1.1 vault lays out header, index and records, and counts its items in the clear.
+        try w.makeVault("old.vault", format: "1.1")
+        let old = try w.run(["inspect", "--json", "old.vault"]).json()
+        #expect((old["format"] as? [String: Int]) == ["major": 1, "minor": 1])
+        #expect(old["items"] as? Int == 0)
+        let oldSizes = try #require(old["sizes"] as? [String: Int])
+        #expect(oldSizes["total"] == oldSizes["header"]! + oldSizes["index"]! + oldSizes["records"]!)
+        let authenticated = try w.run(["inspect", "--json", "--password-file", "pw", "v.vault"]).json()
+        #expect(authenticated["items"] as? Int == 0 && authenticated["deletions"] as? Int == 0)
+        #expect((authenticated["sizes"] as? [String: Int])?["live"] == sizes["committed"]! - 1_024)
     }
 
     @Test func inspect_items_showsOneLinePerItem_neverASecret() throws {
@@ -293,7 +313,8 @@ struct CommandTests {
         let result = try Tool.run(["--version"])
         #expect(
             result.stdout
-                == "vaulttool 0.2.0 (reads vault formats 1.0 to 1.2 and 2.0; creates 1.1; migrate --to writes 1.2 or 2.0)\n"
+                == "vaulttool 0.3.0 (reads vault formats 1.0 to 1.2, 2.0 and 3.0; creates 3.0, or 1.1 with --format; "
+                + "migrate --to writes 1.2, 2.0 or 3.0)\n"
         )
     }
 }

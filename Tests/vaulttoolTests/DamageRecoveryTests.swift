@@ -102,9 +102,10 @@ struct DamageRecoveryTests {
         #expect(try w.run(["get", "--password-file", "pw", "--service", "b", "v.vault"]).stdout == "s2")
     }
 
+    /// Format 1.1, where a damaged record is in no commit's hash (format 3: `Format3VaultTests`).
     @Test func setOverADamagedRecord_namesIt_andWorksOnceItIsRemoved() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         try w.set("old", ["--service", "s", "--account", "a"])
         let id = try ids(w)["s"]!
         try damage(id, attributes: true, in: w.file("v.vault"))

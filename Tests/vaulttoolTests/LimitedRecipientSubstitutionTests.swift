@@ -12,7 +12,7 @@ struct LimitedRecipientSubstitutionTests {
     /// `deploy` item, and `ci.id`, a recipient limited to `deploy`.
     func team() throws -> Workspace {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         try w.set("bank-secret", ["--service", "bank", "--account", "ci", "--access-group", "billing"])
         try w.set("owner-token", ["--server", "github.com", "--protocol", "https", "--account", "owner"])
         try w.set("db-secret", ["--service", "db", "--account", "ci", "--access-group", "deploy"])

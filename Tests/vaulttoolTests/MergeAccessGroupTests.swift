@@ -11,7 +11,7 @@ struct MergeAccessGroupTests {
     /// sealed into its domain: the runner reads both `deploy` items and nothing else.
     @Test func firstLimitedRecipientOnOneSide_mergesIntoAReadableVault() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         try w.set("d1", ["--service", "db", "--access-group", "deploy"])
         try w.set("b1", ["--service", "bank", "--access-group", "billing"])
         let migrate = try w.run(["migrate", "--to", "2.0", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])

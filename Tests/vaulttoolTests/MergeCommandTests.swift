@@ -234,7 +234,7 @@ struct GitOldCopyMergeTests {
     /// changed the vault, so `git merge` runs the driver three-way. Before, the merge reverted the
     /// rotated secret and dropped the item added since; now the driver refuses and git stops.
     @Test func oldCopyOnABranch_isRefused_andTheOwnersVaultStaysAsItWas() throws {
-        let w = try repository()
+        let w = try repository(format: "1.1")
         try w.set("rotated", ["--service", "db", "--account", "a"])
         try w.set("added since", ["--service", "added", "--account", "a"])
         _ = try driver.git(w, ["commit", "-q", "-am", "rotate"])
@@ -255,15 +255,38 @@ struct GitOldCopyMergeTests {
         #expect(try secret(w, "owner") == "owner's edit")
     }
 
-    /// A repository with the driver, a vault holding "db", committed on main.
-    func repository() throws -> Workspace {
+    /// Format 3 (R-MRG-18): the old copy's versions are ancestors of ours'; the merge takes ours'
+    /// silently, refuses nothing and undoes nothing.
+    @Test func oldCopyOnABranch_format3_mergesWithoutUndoingAnything() throws {
+        let w = try repository()
+        try w.set("rotated", ["--service", "db", "--account", "a"])
+        try w.set("added since", ["--service", "added", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "rotate"])
+        _ = try driver.git(w, ["checkout", "-q", "-b", "attacker"])
+        _ = try driver.git(w, ["checkout", "HEAD~1", "--", "v.vault"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "innocent-looking change"])
+        _ = try driver.git(w, ["checkout", "-q", "main"])
+        try w.set("owner's edit", ["--service", "owner", "--account", "a"])
+        _ = try driver.git(w, ["commit", "-q", "-am", "owner"])
+        let merge = try mergeResult(w, ["merge", "--no-edit", "attacker"])
+        #expect(merge.status == 0, "\(merge.stdout) \(merge.stderr)")
+        #expect(try secret(w, "db") == "rotated")
+        #expect(try secret(w, "added") == "added since")
+        #expect(try secret(w, "owner") == "owner's edit")
+        let list = try w.run(["list", "--password-file", "pw", "v.vault"])
+        #expect(!list.stdout.contains("conflict"), "no copy of a rotated-out secret: \(list.stdout)")
+    }
+
+    /// A repository with the driver, a vault holding "db", committed on main; `format` is
+    /// `create --format`'s (format 3 by default).
+    func repository(format: String? = nil) throws -> Workspace {
         let w = try Workspace()
         try FileManager.default.createDirectory(atPath: w.file("home"), withIntermediateDirectories: true)
         _ = try driver.git(w, ["init", "-q", "-b", "main"])
         _ = try driver.git(w, ["config", "merge.vault.driver", "\(Tool.path) git-merge %O %A %B"])
         try w.write(".gitattributes", "*.vault merge=vault -diff\n")
         try w.write(".gitignore", "pw\n*.lock\n.state/\nhome/\n")
-        try w.makeVault()
+        try w.makeVault(format: format)
         try w.set("start", ["--service", "db", "--account", "a"])
         _ = try driver.git(w, ["add", "."])
         _ = try driver.git(w, ["commit", "-q", "-m", "start"])
@@ -284,7 +307,27 @@ struct GitOldCopyMergeTests {
     /// The review's bypass: a copy from an abandoned feature branch (its own stale edit of "db",
     /// its generation raised by other writes) committed on a branch cut after main rotated "db".
     @Test func staleSiblingCopyOnABranch_isRefused() throws {
-        let w = try repository()
+        try staleSibling(format: "1.1") { w, merge in
+            #expect(merge.status != 0 && merge.stderr.contains("holds an older version of item"), "\(merge.stderr)")
+            _ = try driver.git(w, ["merge", "--abort"])
+        }
+    }
+
+    /// Format 3 (R-MRG-18): the feature branch's edit is concurrent with main's rotation, not an
+    /// ancestor: the newer rotation keeps "db", and the feature's edit is kept as a conflict copy,
+    /// listed, not lost and not taken.
+    @Test func staleSiblingCopyOnABranch_format3_keepsTheRotation_andCopiesTheConcurrentEdit() throws {
+        try staleSibling(format: nil) { w, merge in
+            #expect(merge.status == 0, "\(merge.stdout) \(merge.stderr)")
+            let list = try w.run(["list", "--password-file", "pw", "v.vault"])
+            #expect(list.stdout.contains("conflict"), "\(list.stdout)")
+        }
+    }
+
+    /// The stale-sibling flow: a copy from an abandoned feature branch (its own edit of "db", its
+    /// generation raised by other writes) committed on a branch cut after main rotated "db".
+    func staleSibling(format: String?, _ check: (Workspace, RunResult) throws -> Void) throws {
+        let w = try repository(format: format)
         _ = try driver.git(w, ["checkout", "-q", "-b", "feature"])
         for n in 0..<3 { try w.set("x", ["--service", "bump\(n)", "--account", "a"]) }
         try w.set("stale feature edit", ["--service", "db", "--account", "a"])
@@ -299,8 +342,7 @@ struct GitOldCopyMergeTests {
         try w.set("o", ["--service", "owner", "--account", "a"])
         _ = try driver.git(w, ["commit", "-q", "-am", "owner"])
         let merge = try mergeResult(w, ["merge", "--no-edit", "attacker"])
-        #expect(merge.status != 0 && merge.stderr.contains("holds an older version of item"), "\(merge.stderr)")
-        _ = try driver.git(w, ["merge", "--abort"])
+        try check(w, merge)
         #expect(try secret(w, "db") == "rotated")
     }
 

@@ -11,7 +11,7 @@ struct PasswordRuleByVersionTests {
     @Test(arguments: ["1.1", "1.2", "2.0"])
     func passwd_withADecomposedPassword_opensAfterwards(version: String) throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         if version != "1.1" {
             let migrate = try w.run(
                 ["migrate", "--to", version, "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"]

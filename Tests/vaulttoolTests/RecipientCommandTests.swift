@@ -8,7 +8,7 @@ struct RecipientCommandTests {
     /// A workspace with `v.vault` (one item) raised to format 1.2, and identities `alice.id`, `bob.id`.
     func team() throws -> (w: Workspace, alice: String, bob: String) {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         try w.set("s3cret", ["--service", "db", "--account", "app"])
         let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -61,7 +61,7 @@ struct RecipientCommandTests {
     /// R12-VER-1: add on a 1.1 vault is refused with exit 5 and names the migration command.
     @Test func add_onVersion11_namesMigrate() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         let key = try w.run(["keygen", "a.id"]).stdout.trimmingCharacters(in: .newlines)
         let refused = try w.run([
             "recipients", "add", "--password-file", "pw", "--recipient", key, "--name", "a", "v.vault",
@@ -157,12 +157,12 @@ struct RecipientCommandTests {
         #expect(!open.stderr.contains(contents.split(separator: "\n").last!))
     }
 
-    /// R12-MIG-1: migrate never downgrades, and --to takes 1.1, 1.2 or 2.0 only (R2-MIG-1).
+    /// R12-MIG-1: migrate never downgrades, and --to takes 1.1, 1.2, 2.0 or 3 only (R2-MIG-1).
     @Test func migrateTo_refusesDowngradeAndUnknownVersions() throws {
         let (w, _, _) = try team()
         let down = try w.run(["migrate", "--to", "1.1", "--password-file", "pw", "v.vault"])
         #expect(down.status == 5)
-        let unknown = try w.run(["migrate", "--to", "3.0", "--password-file", "pw", "v.vault"])
+        let unknown = try w.run(["migrate", "--to", "4.0", "--password-file", "pw", "v.vault"])
         #expect(unknown.status == 64)
         let plain = try w.run(["migrate", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(plain.status == 0, "\(plain.stderr)")
@@ -186,7 +186,7 @@ struct KeygenAndBackupNameTests {
     /// Before, a second `backup` in the same second failed ("already exists").
     @Test func backupsInTheSameSecond_getDistinctNames() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         var paths: [String] = []
         for _ in 0..<3 {
             let backup = try w.run(["backup", "--password-file", "pw", "v.vault"])

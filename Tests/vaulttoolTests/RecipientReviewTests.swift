@@ -8,7 +8,7 @@ struct RecipientReviewTests {
     /// A 1.2 vault with one item whose only recipient is `alice.id`; `eve.id` is no recipient.
     func vaultForAlice() throws -> Workspace {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         try w.set("s3cret", ["--service", "db", "--account", "app"])
         let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -57,7 +57,7 @@ struct RecipientReviewTests {
     /// An identity offered to a 1.1 vault: it can have no recipients, and the message says why.
     @Test func identityOnVersion11_namesTheFormat() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         #expect(try w.run(["keygen", "me.id"]).status == 0)
         let open = try w.run(["list", "--identity", "me.id", "v.vault"])
         #expect(open.status == 3)
@@ -80,7 +80,7 @@ struct GitDiffReviewTests {
     /// cannot make its line (or the next) display reordered in a terminal or a review UI.
     @Test func bidiControlsInAttributes_areEscaped() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         let label = "deploy\u{202E}txt.exe\u{2066}x\u{2069}"
         let set = try w.set("s3cret", ["--service", "db", "--account", "app", "--label", label])
         #expect(set.status == 0, "\(set.stderr)")
@@ -128,7 +128,7 @@ extension GitDiffReviewTests {
     /// visible in the view: the count without a key, and key and name with the master key.
     @Test func addedRecipient_showsInTheView() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let before = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
@@ -160,7 +160,7 @@ extension GitDiffReviewTests {
     /// Views of a 1.1 file do not change (no recipients line).
     @Test func version11View_hasNoRecipientsLine() throws {
         let w = try Workspace()
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         let view = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
         #expect(!view.stdout.contains("recipients"))
     }
@@ -175,7 +175,9 @@ extension RecipientReviewTests {
         let victimKey = try w.run(["keygen", "victim.id"]).stdout.trimmingCharacters(in: .newlines)
         // The forger's own vault, password and item; only the victim's public key is used.
         try w.write("forger-pw", "the forger's own password\n")
-        let create = try w.run(["create", "--password-file", "forger-pw"] + Workspace.fastKDF + ["f.vault"])
+        let create = try w.run(
+            ["create", "--format", "1.1", "--password-file", "forger-pw"] + Workspace.fastKDF + ["f.vault"]
+        )
         #expect(create.status == 0, "\(create.stderr)")
         #expect(try w.run(["migrate", "--to", "1.2", "--password-file", "forger-pw", "f.vault"]).status == 0)
         let add = try w.run([

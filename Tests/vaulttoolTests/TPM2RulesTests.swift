@@ -32,7 +32,7 @@ struct TPM2RulesTests {
     @Test func removingTheLastRecipient_toLeaveOnlyTheTPM_isRefused() throws {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try vaultWithTPM2Slot(w, tpm)
+        try vaultWithTPM2Slot(w, tpm, format: "1.1")
         let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let me = try w.run(["keygen", "me.id"]).stdout.trimmingCharacters(in: .newlines)
@@ -107,7 +107,7 @@ struct TPM2RulesTests {
     @Test func aMergeThatTakesTheirKeyslots_takesTheirTPM2Binding() throws {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         try w.set("s3cret", ["--service", "db", "--account", "app"])
         try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("base.vault"))
         try FileManager.default.copyItem(atPath: w.file("v.vault"), toPath: w.file("theirs.vault"))
@@ -142,7 +142,7 @@ struct TPM2RulesTests {
     @Test func pcrListsThatAreEmptyOrRepeat_areUsageErrors() throws {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try w.makeVault()
+        try w.makeVault(format: "1.1")
         for pcrs in ["", "7,7", "24", "7,"] {
             let add = try w.run(
                 ["passwd", "--password-file", "pw", "--add-tpm2", "--tpm2-pcrs", pcrs, "v.vault"],

@@ -6,8 +6,8 @@ import Testing
 import VaultTestSupport
 
 /// A vault with a password keyslot, one item, and a TPM2 keyslot added with `options`.
-func vaultWithTPM2Slot(_ w: Workspace, _ tpm: SoftwareTPM, _ options: [String] = []) throws {
-    try w.makeVault()
+func vaultWithTPM2Slot(_ w: Workspace, _ tpm: SoftwareTPM, _ options: [String] = [], format: String? = nil) throws {
+    try w.makeVault(format: format)
     try w.set("s3cret", ["--service", "db", "--account", "app"])
     let add = try w.run(
         ["passwd", "--password-file", "pw", "--add-tpm2"] + options + ["v.vault"],
@@ -216,7 +216,7 @@ struct TPM2Tests {
     @Test func migrateKeepsTheTPM2Slot() throws {
         let w = try Workspace()
         let tpm = try SoftwareTPM(directory: w.file("tpm"))
-        try vaultWithTPM2Slot(w, tpm)
+        try vaultWithTPM2Slot(w, tpm, format: "1.1")
         let migrate = try w.run(
             ["migrate", "--password-file", "pw", "--to", "2.0", "v.vault"],
             tpm: tpm

@@ -32,6 +32,7 @@ extension Merger {
             states: Sides(ours: inputs.ours.state(id), theirs: inputs.theirs.state(id)),
             deletedAt: deletionTime(of: id)
         )
+        if let base, let decision = threeWay(item, base: base) { return decision }
         guard let ours = history(of: id, on: .ours) else { return item.taking(.theirs, .unrecorded) }
         guard let theirs = history(of: id, on: .theirs) else { return item.taking(.ours, .unrecorded) }
         switch ours.relation(to: theirs) {
@@ -48,6 +49,27 @@ extension Merger {
         case .concurrent:
             return try concurrent(item, merged: EventHistory.merging(ours, theirs))
         }
+    }
+
+    /// R-MRG-18 with an ancestor: a side whose state is the ancestor's changed nothing, so the other
+    /// side's state is the result (R-MRG-4) — ours' whatever it is (an item a rebase dropped stays
+    /// dropped), theirs' only when it descends from the ancestor's (a copy from another branch
+    /// committed on top of the ancestor, whose edit is concurrent with the ancestor's version, is
+    /// left to the history rules, R-MRG-17's stale sibling). A theirs that lacks an item the
+    /// ancestor holds proves no deletion (R-MRG-17). `nil`: the histories decide.
+    private func threeWay(_ item: ItemStates, base: MergeInput) -> ItemDecision? {
+        func history(_ input: MergeInput) -> EventHistory? {
+            switch input.state(item.id) {
+            case .live(let position): input.histories[position]
+            case .tomb: input.deletionEntries[item.id]?.history
+            case .none: nil
+            }
+        }
+        let (ancestor, ours, theirs) = (history(base), history(inputs.ours), history(inputs.theirs))
+        if theirs?.current == ancestor?.current { return item.taking(.ours, .changedOnOneSide) }
+        guard let ancestor, ours?.current == ancestor.current else { return nil }
+        guard let theirs else { return item.taking(.ours, .deletionUnproven) }
+        return theirs.relation(to: ancestor) == .descends ? item.taking(.theirs, .changedOnOneSide) : nil
     }
 
     /// R-MRG-18: the decision on two concurrent states, which takes `merged` as its history.
@@ -86,5 +108,22 @@ extension Merger {
         var bytes = BLAKE2b.hash(message, length: EventHistory.eventByteCount)
         if bytes.allSatisfy({ $0 == 0 }) { bytes[0] = 1 }
         return EventHistory(first: EventID(bytes: bytes)!)
+    }
+
+    /// R-MRG-18: whether `input` holds, for some item, a state that the ancestor's state of it
+    /// descends from: a copy older than the ancestor (an old file committed on a branch).
+    static func isOlder(_ input: MergeInput, than base: MergeInput) -> Bool {
+        func history(_ side: MergeInput, _ id: ItemID) -> EventHistory? {
+            switch side.state(id) {
+            case .live(let position): side.histories[position]
+            case .tomb: side.deletionEntries[id]?.history
+            case .none: nil
+            }
+        }
+        let ids = (0..<base.index.count).map { base.index.itemID(at: $0) } + Array(base.tombs.keys)
+        return ids.contains { id in
+            guard let mine = history(base, id), let theirs = history(input, id) else { return false }
+            return theirs.relation(to: mine) == .isAncestor
+        }
     }
 }

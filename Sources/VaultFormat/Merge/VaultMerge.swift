@@ -138,8 +138,13 @@ struct Merger {
         // R-MRG-14: the merged file is format 3 when either input is.
         if theirs.header.isVersion3 || ours.header.isVersion3 { try writer.upgradeToVersion3() }
         historyMode = writer.header.isVersion3
+        // R-MRG-18: theirs older than the ancestor (by the items' histories) brings no header change:
+        // its keyslots and recipients are the ones the ancestor's descendants replaced.
+        var theirsIsOlder = false
+        if historyMode, let baseInput { theirsIsOlder = Self.isOlder(inputs.theirs, than: baseInput) }
         // R-MRG-12: keyslots.
-        if sameKeys, let base, base.keys.master!.secret == oursMaster, base.header.keyslots == ours.header.keyslots,
+        if sameKeys, !theirsIsOlder, let base, base.keys.master!.secret == oursMaster,
+            base.header.keyslots == ours.header.keyslots,
             theirs.header.keyslots != ours.header.keyslots,
             !Self.lowersPasswordCost(from: ours.header.keyslots, to: theirs.header.keyslots)
         {
@@ -158,7 +163,8 @@ struct Merger {
             // R-MRG-16: the access groups first, so that every limited stanza names a domain of
             // the merged header, and that domain holds the same group on both sides.
             try Self.mergeAccessGroups(ours: ours, theirs: theirs, into: &writer)
-            tally.recipientChanges = try Self.mergeRecipients(ours: ours, theirs: theirs, base: base, into: &writer)
+            tally.recipientChanges =
+                theirsIsOlder ? 0 : try Self.mergeRecipients(ours: ours, theirs: theirs, base: base, into: &writer)
         }
     }
 

@@ -141,7 +141,15 @@ public struct VaultHeader: Sendable {
     public var isVersion3: Bool { major == Self.version3Major }
 
     /// Whether the file may hold access-group fields and limited stanzas (format 2.0 and later).
-    package var hasAccessGroups: Bool { major >= Self.version2Major }
+    public var hasAccessGroups: Bool { major >= Self.version2Major }
+
+    /// Format 3: where the commit read ends; bytes after it belong to no commit (R3-SLT-6).
+    /// `nil` in earlier formats.
+    public var committedLength: Int? { commit.map { Int($0.committedLength) } }
+
+    /// Format 3: the bytes a reader reads before any key: both commit slots and the header chunk.
+    /// `nil` in earlier formats.
+    public var headByteCount: Int? { commit.map { Int(CommitSlot.heapStart) + Int($0.header.length) } }
 
     /// Whether this library may rewrite the file (R-HDR-3, R2-VER-1, R3-SLT-2).
     public var isWritable: Bool {

@@ -180,9 +180,10 @@ public final class VaultKeys: Sendable {
         groupNames = other.groupNames
         deviceSecret = other.deviceSecret
         // A fresh arena, so that dropped class keys do not stay reachable through this copy.
-        let scopes = other.scopeKeys.filter { scope, _ in
-            keepMaster || scope == .base || (scope.isGroup && scope.domain == other.limitedDomain)
-        }
+        // Format 3: the scope keys stay, so that the classes kept are written as before (a locked
+        // vault still writes afterFirstUnlock items, whose scope's tag needs SAK(0)); they decrypt
+        // nothing (Spec/format-v3.md §7.1).
+        let scopes = other.scopeKeys
         var arena = KeyArenaBuilder(slots: 4 + scopes.count + 2 * classes.count * (1 + other.groupClassKeys.count))
         headerKey = arena.copy(other.headerKey)
         indexKey = arena.copy(other.indexKey)
@@ -223,7 +224,8 @@ public final class VaultKeys: Sendable {
 
     /// A copy without the master key and without the given classes: what a locked
     /// vault keeps. Without the master key no dropped class key can be derived again;
-    /// the base key and the remaining class keys still read and write those classes.
+    /// the base key, the remaining class keys and (format 3) the scope keys still read and write
+    /// those classes.
     public func locked(dropping classes: Set<ProtectionClass>) -> VaultKeys {
         VaultKeys(copying: self, keeping: availableClasses.subtracting(classes), keepMaster: false)
     }

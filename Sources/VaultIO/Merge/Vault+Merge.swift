@@ -46,8 +46,13 @@ extension Vault {
             }
             let report = result.report
             guard report.changesOurs else { return report }
-            let written = try result.writer.encodeGeneration(now: Self.currentTime())
-            try commit(written, replacing: reader.status)
+            // The writer builds on the file whose key the merge kept: in place only when that file is
+            // ours, the one being replaced (format 3, R-MRG-14); else the whole file.
+            let written =
+                report.keysFrom == .ours
+                ? try result.writer.encodeGeneration(now: Self.currentTime())
+                : .whole(try result.writer.encode(now: Self.currentTime()))
+            try commit(written, replacing: reader.status, previous: ours)
             // The side whose key the merge did not keep is what the commit replaced: its key is
             // retired (L-RB-8), even when ours was accepted.
             let replaced = report.keysFrom == .ours && theirs.keys.master?.secret != ours.keys.master?.secret
@@ -109,14 +114,9 @@ extension Vault {
         }
         if guardRecord.directory != nil {
             let header = result.writer.header
-            let length =
-                (try? VaultHeader.headerLength(
-                    preamble: bytes.prefix(VaultHeader.preambleByteCount),
-                    fileLength: bytes.count
-                )) ?? 0
             let seen = SeenGeneration(
                 header: header,
-                headerBytes: Array(bytes.prefix(length)),
+                headerBytes: (try? VaultHead.read(bytes).bytes) ?? [],
                 keys: result.writer.keys
             )
             _ = try? guardRecord.update(seen, replacing: false)

@@ -29,11 +29,27 @@ struct Create: Command {
     /// Where `--generate-key-file` writes the new key file.
     @Option(KeyFiles.generateOption) var generatedKeyFile: String?
     @Group var kdfOptions: KDFOptions
+    @Option(
+        "--format",
+        valueName: "version",
+        help: "The vault format: 3 (default) or 1.1, which vaulttools older than format 3 also read."
+    )
+    var formatName: String?
     @Argument("vault", help: "The vault file to create; it must not exist.") var path: String
 
     mutating func validate() throws {
         if generatedKeyFile != nil && credentialOptions.keyFile != nil {
             throw UsageError("Use only one of '--key-file' and '--generate-key-file'")
+        }
+        _ = try Self.format(formatName)
+    }
+
+    /// The format `--format` names.
+    static func format(_ name: String?) throws(UsageError) -> NewVaultFormat {
+        switch name {
+        case nil, "3", "3.0": .version3
+        case "1.1": .version1_1
+        case let other?: throw UsageError("'--format' is 3 or 1.1, not '\(other)'")
         }
     }
 
@@ -42,7 +58,8 @@ struct Create: Command {
             at: path,
             credentialOptions: credentialOptions,
             kdfOptions: kdfOptions,
-            generatedKeyFile: generatedKeyFile
+            generatedKeyFile: generatedKeyFile,
+            format: try Self.format(formatName)
         )
         _ = vault
         Output.out(line)
@@ -55,7 +72,8 @@ struct Create: Command {
         at path: String,
         credentialOptions: CredentialOptions,
         kdfOptions: KDFOptions,
-        generatedKeyFile: String? = nil
+        generatedKeyFile: String? = nil,
+        format: NewVaultFormat = .version3
     ) throws -> (Vault, String) {
         let kdf = try kdfOptions.resolve()
         var credentials: Credentials
@@ -73,7 +91,8 @@ struct Create: Command {
         }
         let kind: Keyslot.Kind =
             !credentials.hasKeyFile ? .password : credentials.password == nil ? .keyFile : .passwordAndKeyFile
-        let configuration = try VaultAccess.configuration(kdf: kdf)
+        var configuration = try VaultAccess.configuration(kdf: kdf)
+        configuration.newVaultFormat = format
         let vault: Vault
         do {
             vault = try Progress.run("Creating \(path)") {

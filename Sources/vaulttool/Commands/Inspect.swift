@@ -44,6 +44,7 @@ struct Inspect: Command {
             }
             report.authenticated = true
             report.compareWithSeen(snapshot)
+            try report.fillFormat3(snapshot)
             if items {
                 let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
                 report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
@@ -85,10 +86,16 @@ struct InspectReport: Encodable {
         var pcrs: [Int]
         var pin: Bool
     }
+    /// Section sizes. Formats 1 and 2: header, index, records. Format 3: the header (commit
+    /// slots and header chunk), the committed heap, the bytes after it that no commit reaches
+    /// (R3-SLT-6), and, with a credential, the bytes the current commit reaches.
     struct Sizes: Encodable {
         var header: Int
-        var index: Int
-        var records: Int
+        var index: Int?
+        var records: Int?
+        var committed: Int?
+        var uncommitted: Int?
+        var live: Int?
         var total: Int
     }
     struct Structure: Encodable {
@@ -174,15 +181,25 @@ struct InspectReport: Encodable {
         created = Output.date(header.created)
         generation = header.generation
         if header.followsVersion12Rules { recipients = header.recipientCount }
-        if header.isVersion2 {
+        if header.hasAccessGroups {
             limitedRecipients = header.limitedRecipientCount
             accessGroups = header.accessGroupCount
         }
-        items = header.recordCount
-        deletions = header.deletionCount
         // The format must allow writing and this user must be able to replace the file.
         writable = header.isWritable && FileAccess.canReplace(file)
-        sizes = Sizes(header: headerLength, index: header.indexLength, records: header.recordsLength, total: total)
+        if let committed = header.committedLength, let head = header.headByteCount {
+            // Format 3: the counts are in the encrypted root; a credential gives them.
+            sizes = Sizes(
+                header: head,
+                committed: committed,
+                uncommitted: total - committed,
+                total: total
+            )
+        } else {
+            items = header.recordCount
+            deletions = header.deletionCount
+            sizes = Sizes(header: headerLength, index: header.indexLength, records: header.recordsLength, total: total)
+        }
         for (index, slot) in header.keyslots.enumerated() {
             let kdf = slot.kdf.map {
                 KDF(memoryKiB: Int($0.memoryKiB), iterations: Int($0.iterations), lanes: Int($0.lanes))
@@ -214,6 +231,20 @@ struct InspectReport: Encodable {
         } else if writable == false {
             warnings.append(
                 "this user cannot replace the file (its directory is not writable here): the vault is read-only"
+            )
+        }
+    }
+
+    /// Format 3, with a credential: the counts of the root and the live bytes of the commit read.
+    mutating func fillFormat3(_ snapshot: VaultSnapshot) throws {
+        guard let live = snapshot.liveByteCount else { return }
+        items = snapshot.itemCount
+        deletions = snapshot.deletionCount
+        sizes?.live = live
+        if snapshot.skippedIncompleteCommit {
+            warnings.append(
+                "the other commit slot is damaged or holds a commit that did not complete (a crash, a copy taken "
+                    + "mid-commit, or damage): generation \(generation ?? 0) is read, and the next write discards the rest"
             )
         }
     }
@@ -304,12 +335,22 @@ struct InspectReport: Encodable {
                 "\(accessGroups) access group\(accessGroups == 1 ? "" : "s") with a key domain (names encrypted)"
             )
         }
-        out += Output.field("Items:", Output.count(items ?? 0))
-        out += Output.field("Deletions:", Output.count(deletions ?? 0))
-        out += Output.field(
-            "Sizes:",
-            "header \(Output.count(sizes.header)) B, index \(Output.count(sizes.index)) B, records \(Output.count(sizes.records)) B, total \(Output.count(sizes.total)) B"
-        )
+        let encrypted = "encrypted (give a credential to count them)"
+        out += Output.field("Items:", items.map(Output.count) ?? encrypted)
+        out += Output.field("Deletions:", deletions.map(Output.count) ?? encrypted)
+        if let index = sizes.index, let records = sizes.records {
+            out += Output.field(
+                "Sizes:",
+                "header \(Output.count(sizes.header)) B, index \(Output.count(index)) B, records \(Output.count(records)) B, total \(Output.count(sizes.total)) B"
+            )
+        } else {
+            let live = sizes.live.map { ", live \(Output.count($0)) B" } ?? ""
+            out += Output.field(
+                "Sizes:",
+                "header \(Output.count(sizes.header)) B, committed \(Output.count(sizes.committed ?? 0)) B\(live), "
+                    + "uncommitted \(Output.count(sizes.uncommitted ?? 0)) B, total \(Output.count(sizes.total)) B"
+            )
+        }
         out += Output.field("Structure:", "ok (header checksum and layout; items need the password to verify)")
         out += Output.field(
             "Header MAC:",

@@ -17,7 +17,10 @@ struct Migrate: Command {
             options say otherwise) are raised to it. '--to 1.2' upgrades to format 1.2, which can hold
             recipients (older vaulttools then open the vault read-only). '--to 2.0' upgrades to format
             2.0, which can hold recipients limited to one access group ('vaulttool recipients add
-            --access-group'); no 1.x vaulttool opens it afterwards. A vault in a newer format than this vaulttool
+            --access-group'); no 1.x vaulttool opens it afterwards. '--to 3' upgrades any earlier format
+            to format 3, the format of new vaults (commits that append what changed, item histories that
+            merges read, per-scope integrity); only vaulttools that know format 3 open it afterwards.
+            A vault in a newer format than this vaulttool
             is refused (no downgrade). With --from and a source file, imports instead (see
             'vaulttool import').
             """
@@ -26,7 +29,7 @@ struct Migrate: Command {
     @Option(
         "--to",
         valueName: "format",
-        help: "The format to reach: 1.1 (default), 1.2 (recipients) or 2.0 (access-group recipients)."
+        help: "The format to reach: 1.1 (default for 1.x), 1.2 (recipients), 2.0 (access-group recipients) or 3."
     )
     var targetName: String?
     @Group var importOptions: ImportRunner.Options
@@ -47,7 +50,8 @@ struct Migrate: Command {
         case "1.1": targetVersion = (1, 1)
         case "1.2": targetVersion = (1, 2)
         case "2.0": targetVersion = (2, 0)
-        case let other?: throw UsageError("'--to' is 1.1, 1.2 or 2.0, not '\(other)'")
+        case "3", "3.0": targetVersion = (3, 0)
+        case let other?: throw UsageError("'--to' is 1.1, 1.2, 2.0 or 3, not '\(other)'")
         }
         if let source {
             runner = try ImportRunner(importOptions, source: source, vault: path)
@@ -92,7 +96,8 @@ struct Migrate: Command {
         let from = "\(header.major).\(header.minor)"
         let version: (major: UInt16, minor: UInt16) =
             targetVersion
-            ?? (header.isVersion2 ? (2, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor)))
+            ?? (header.major >= 2
+                ? (header.major, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor)))
         let to = "\(version.major).\(version.minor)"
         // R-HDR-3: a newer minor is read-only here; rewriting it would drop what it added.
         if !header.isWritable {

@@ -122,18 +122,18 @@ struct Recipients: Command {
         case "add":
             try VaultAccess.write(vault) { txn in
                 if let accessGroup {
-                    guard txn.formatVersion.major == 2 else {
+                    guard txn.formatVersion.major >= 2 else {
                         throw ToolError(
-                            "a recipient limited to one access group needs vault format 2.0 and \(path) is "
+                            "a recipient limited to one access group needs vault format 2.0 or 3 and \(path) is "
                                 + "\(txn.formatVersion.major).\(txn.formatVersion.minor): upgrade it first with "
-                                + "'vaulttool migrate --to 2.0 \(path)' (no 1.x vaulttool opens it afterwards)",
+                                + "'vaulttool migrate --to 3 \(path)' (no 1.x vaulttool opens it afterwards)",
                             exitCode: .unsupported
                         )
                     }
                     try txn.addRecipient(key!, name: name!, limitedTo: accessGroup)
                     return
                 }
-                guard txn.formatVersion.major == 2 || txn.formatVersion.minor >= 2 else {
+                guard txn.formatVersion.major >= 2 || txn.formatVersion.minor >= 2 else {
                     throw ToolError(
                         "recipients need vault format 1.2 and \(path) is \(txn.formatVersion.major).\(txn.formatVersion.minor): "
                             + "upgrade it first with 'vaulttool migrate --to 1.2 \(path)' "

@@ -23,7 +23,7 @@ struct Verify: Command {
 
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentialOptions)
-        let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verifyEachItem() }
+        let result = try Progress.run("Verifying \(snapshot.itemCount) items") { try snapshot.verifyEachItem() }
         guard result.damaged.isEmpty else {
             for damage in result.damaged { Output.out("damaged: \(DamageReport.line(damage))\n") }
             throw DamageReport.failure(result.damaged, of: try snapshot.index.count)
@@ -47,6 +47,17 @@ struct Verify: Command {
                 "Warning: items \(group[0].entry.itemID) and \(stale) are one internet password in several spellings "
                     + "(written by older writers); lookups read \(group[0].entry.itemID), the others may hold a "
                     + "rotated-out secret: 'vaulttool rm --id <id>' removes one\n"
+            )
+        }
+        // Format 3, R3-SLT-4: the newest commit does not match its hash. A crash cut it off, or its
+        // bytes were damaged after it was written; either way it is not read (and the next write
+        // discards it), so the check fails rather than pass the commit before it as the vault.
+        if snapshot.skippedIncompleteCommit {
+            throw ToolError(
+                "the newest commit of \(path) is damaged or did not complete (a crash, a copy taken mid-commit, or "
+                    + "damage); generation \(snapshot.header.generation), the commit before it, verifies. If no write "
+                    + "was interrupted, restore a copy made with 'vaulttool backup' before the next write discards it",
+                exitCode: .damaged
             )
         }
         var line = "ok: \(Output.count(result.checked)) items verified, generation \(snapshot.header.generation)"

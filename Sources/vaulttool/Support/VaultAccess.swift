@@ -33,6 +33,13 @@ enum VaultAccess {
     /// Compares an opened snapshot with the rollback record, warns when it is older, and
     /// returns the snapshot to read (Spec/rollback.md).
     static func observed(_ opened: VaultSnapshot, at path: String) throws -> VaultSnapshot {
+        if opened.skippedIncompleteCommit {
+            // Format 3, R3-SLT-4: said on every read, never an error (verify fails on it).
+            Output.err(
+                "Warning: the newest commit of \(path) is damaged or did not complete; generation "
+                    + "\(opened.header.generation), the commit before it, is read ('vaulttool verify' says more)\n"
+            )
+        }
         do {
             let (snapshot, finding) = try RollbackGuard(.standard).observeNewest(opened, at: path)
             if let finding { RollbackOption.warn(path: path, finding) }

@@ -20,7 +20,8 @@ enum VaultTextView {
         _ header: VaultHeader,
         authenticated: Bool,
         byRecipient: Bool = false,
-        recipients: Result<[Recipient], VaultFormatError>? = nil
+        recipients: Result<[Recipient], VaultFormatError>? = nil,
+        counts: (items: Int, deletions: Int)? = nil
     ) -> String {
         var out = "vault \(header.major).\(header.minor)\n"
         out += "vault-id: \(Output.hex(header.vaultID))\n"
@@ -44,8 +45,11 @@ enum VaultTextView {
             case nil: break
             }
         }
-        out += "items: \(header.recordCount)\n"
-        out += "deletions: \(header.deletionCount)\n"
+        // Format 3 keeps the counts in the encrypted root: they show with a key only.
+        if let counts = counts ?? (header.isVersion3 ? nil : (header.recordCount, header.deletionCount)) {
+            out += "items: \(counts.items)\n"
+            out += "deletions: \(counts.deletions)\n"
+        }
         return out
     }
 
@@ -66,7 +70,8 @@ enum VaultTextView {
             snapshot.header,
             authenticated: true,
             byRecipient: snapshot.openedByRecipient,
-            recipients: recipients
+            recipients: recipients,
+            counts: (snapshot.itemCount, snapshot.deletionCount)
         )
         let index: VaultIndex
         do {

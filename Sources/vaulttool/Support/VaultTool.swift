@@ -7,7 +7,7 @@ import VaultIO
 /// The tool: its commands, `--help`, `--version`, and error reporting.
 enum VaultTool {
     /// The version printed by `--version`.
-    static let version = "0.2.0"
+    static let version = "0.3.0"
 
     /// The abstract of the `help` pseudo-command, listed with the subcommands.
     static let helpAbstract = "Show help information for a subcommand."
@@ -46,9 +46,9 @@ enum VaultTool {
             return 0
         case "--version":
             Output.out(
-                "vaulttool \(version) (reads vault formats 1.0 to \(VaultHeader.currentMajor).\(VaultHeader.currentMinor) "
-                    + "and 2.0; creates \(VaultHeader.currentMajor).\(VaultHeader.newVaultMinor); migrate --to writes 1.2 "
-                    + "or 2.0)\n"
+                "vaulttool \(version) (reads vault formats 1.0 to \(VaultHeader.currentMajor).\(VaultHeader.currentMinor), "
+                    + "2.0 and 3.0; creates 3.0, or \(VaultHeader.currentMajor).\(VaultHeader.newVaultMinor) with --format; "
+                    + "migrate --to writes 1.2, 2.0 or 3.0)\n"
             )
             return 0
         case "help":

@@ -116,6 +116,21 @@ struct Format3VaultTests {
         #expect(new.scopes[1] == old.scopes[1] && new.scopes[0].counter > old.scopes[0].counter)
     }
 
+    @Test("an in-place commit adds new items to the trees, each found by tag and in the index")
+    func inPlaceAdds() throws {
+        let fixture = try Format3Fixture()
+        let added = ["a", "b", "c"].map { fixture.vault.draft(service: $0, secret: "new \($0)") }
+        let commit = try fixture.commit(on: fixture.file) { writer in
+            for draft in added { try writer.put(draft) }
+        }
+        let after = try fixture.owner(commit.applied(to: fixture.file))
+        #expect(after.itemCount == 5)
+        for draft in added { #expect(try secret(after, draft) == "new \(draft.attributes.service)") }
+        let ids = try after.index.entries.map(\.itemID)
+        #expect(Set(ids) == Set(added.map(\.id) + [fixture.secretItem.id, fixture.alwaysItem.id]))
+        #expect(try after.verify() == (5, 0))
+    }
+
     @Test("a commit cut off by a crash falls back to the previous one, and the next commit cuts it off")
     func tornCommitFallsBack() throws {
         let fixture = try Format3Fixture()
@@ -132,6 +147,35 @@ struct Format3VaultTests {
         #expect(try secret(fixture.owner(after), fixture.secretItem) == "again")
         let afterHead = try VaultHead.read(after)
         #expect(afterHead.skippedIncompleteCommit == false)
+    }
+
+    /// A damaged record below the newest commit is that item's damage alone (its AEAD fails); a
+    /// damaged byte in the newest commit fails the commit's hash, so the commit before it is read
+    /// and the reader says so (R3-SLT-3, R3-SLT-4): the file is the old or the new vault, never a
+    /// new one with damaged parts.
+    @Test("damage below the newest commit names one item; in the newest commit the previous commit is read")
+    func damagedRecords() throws {
+        let fixture = try Format3Fixture()
+        let second = try fixture.commit(on: fixture.file) {
+            try $0.put(fixture.vault.draft(service: "later", secret: "later"))
+        }.applied(to: fixture.file)
+        let before = try fixture.owner(second)
+        let offset = try #require(
+            try before.format3?.located(tag: before.keys.lookupTag(fixture.secretItem.primaryKey)).first
+        ).recordOffset
+        #expect(offset < Int(try #require(before.format3?.slot.commitStart)), "the item is in the first commit")
+        var damaged = second
+        damaged[offset + XChaCha20Poly1305.nonceByteCount] ^= 1
+        let opened = try fixture.owner(damaged)
+        #expect(!opened.skippedIncompleteCommit && opened.header.generation == 2)
+        let report = try opened.verifyEachItem()
+        #expect(report.damaged.map(\.entry.itemID) == [fixture.secretItem.id] && report.checked == 2)
+        // A byte of the newest commit: its hash fails, generation 1 is read, with the note.
+        var torn = second
+        torn[second.count - 1] ^= 1
+        let fallback = try fixture.owner(torn)
+        #expect(fallback.skippedIncompleteCommit && fallback.header.generation == 1)
+        #expect(try secret(fallback, fixture.secretItem) == "s3cret")
     }
 
     @Test("a removal leaves a deletion entry whose history follows the item's (R3-EV-1)")

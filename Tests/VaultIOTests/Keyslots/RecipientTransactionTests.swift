@@ -28,7 +28,7 @@ struct RecipientTransactionTests {
     /// then the identity opens it with the master key.
     @Test func addRecipient_needsVersion12_thenIdentityOpens() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             try vault.write { try $0.set(makeDraft(service: "db", secret: "s3cret")) }
             let alice = RecipientIdentity.generate()
             #expect(throws: VaultFormatError(.unsupportedVersion)) {
@@ -109,10 +109,10 @@ struct RecipientTransactionTests {
 enum OldCopyAttackProbe {
     static func secrets(current: [UInt8], oldCopy: [UInt8], old: Credentials) throws -> [String]? {
         let keys = try VaultSnapshot.open(oldCopy, with: old).keys
-        let length = try VaultHeader.headerLength(preamble: current.prefix(16), fileLength: current.count)
+        let head = try VaultHead.read(current).bytes
         guard
             let snapshot = try? VaultSnapshot.open(
-                headerBytes: Array(current[0..<length]),
+                headerBytes: head,
                 fileLength: current.count,
                 source: InMemoryFile(current),
                 keys: keys,

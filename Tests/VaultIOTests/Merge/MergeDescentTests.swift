@@ -133,7 +133,7 @@ struct MergeDescentTests {
     /// older copy. The merge refuses; the removed password opens nothing newer through it.
     @Test func olderCopyWithARemovedKeyslot_isRefused_andTheKeyslotStaysRemoved() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory, name: "v.vault")
+            let vault = try makeVault(in: directory, name: "v.vault", configuration: testConfiguration11)
             try vault.write { try $0.addKeyslot(.password, credentials: .password("recovery")) }
             var db = makeDraft(service: "db", secret: "before rotation")
             try vault.write { try $0.set(db) }
@@ -186,7 +186,7 @@ struct MergeDescentTests {
     /// item tells the copy is older: the merged file keeps ours' (the ancestor's) keyslots.
     @Test func keyslotsThatLowerThePasswordKDF_areNotTaken() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory, name: "v.vault")
+            let vault = try makeVault(in: directory, name: "v.vault", configuration: testConfiguration11)
             let siblingPath = directory + "/sibling.vault"
             try FileManager.default.copyItem(atPath: vault.path, toPath: siblingPath)
             try vault.write {

@@ -34,7 +34,7 @@ func damage(_ part: RecordPart, of id: ItemID, in vault: Vault) throws {
 struct DamagedRecordTests {
     @Test func salvage_readsEveryOtherItem_andNamesEachDamagedOne() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let drafts = ["a", "b", "c"].map { makeDraft(service: $0) }
             try vault.write { txn in for draft in drafts { try txn.set(draft) } }
             try damage(.attributes, of: drafts[1].id, in: vault)
@@ -64,7 +64,7 @@ struct DamagedRecordTests {
 
     @Test func aWriteThatMeetsADamagedRecord_namesIt() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let draft = makeDraft(service: "a")
             try vault.write { try $0.set(draft) }
             try damage(.attributes, of: draft.id, in: vault)
@@ -81,7 +81,7 @@ struct DamagedRecordTests {
 
     @Test func removingADamagedRecordByID_needsNoDecryption_andLeavesASoundVault() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let drafts = ["a", "b"].map { makeDraft(service: $0) }
             try vault.write { txn in for draft in drafts { try txn.set(draft) } }
             try damage(.attributes, of: drafts[1].id, in: vault)
@@ -98,7 +98,7 @@ struct DamagedRecordTests {
 struct BackupTests {
     @Test func backup_isAByteEqualCopy_mode0600_authenticatedWithACredential() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             try vault.write { try $0.set(makeDraft(service: "kept")) }
             let copy = try Vault.backup(
                 of: vault.path,
@@ -120,7 +120,7 @@ struct BackupTests {
 
     @Test func backup_defaultName_isNextToTheVault_withAUTCTime() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             // 2026-01-02T03:04:05Z
             let copy = try Vault.backup(of: vault.path, now: 1_767_323_045_000)
             #expect(copy.path == vault.path + ".backup-20260102T030405Z")
@@ -136,7 +136,7 @@ struct BackupTests {
 
     @Test func backup_neverReplacesAFile() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let existing = directory + "/taken"
             try Data("mine".utf8).write(to: URL(fileURLWithPath: existing))
             #expect(throws: VaultIOError(.alreadyExists)) { try Vault.backup(of: vault.path, to: existing) }
@@ -146,7 +146,7 @@ struct BackupTests {
 
     @Test func backup_withAWrongCredential_writesNothing() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             #expect(throws: VaultFormatError(.wrongCredential)) {
                 try Vault.backup(of: vault.path, to: directory + "/copy", credentials: .password("wrong"))
             }
@@ -157,7 +157,7 @@ struct BackupTests {
     @Test(arguments: [(Syscall.write, 0), (Syscall.fsync, 0), (Syscall.fsync, 1)])
     func backup_whoseWriteFails_leavesNoFile(_ fault: (Syscall, Int)) throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let before = try directoryNames(directory)
             let error = try #require(throws: VaultIOError.self) {
                 try Syscalls.inject(fault.0, errno: EIO, after: fault.1) {

@@ -33,7 +33,7 @@ struct ReliabilityRegressionTests {
     /// `Syscalls.observe` sees every step of a commit, in order (the crash-point suite relies on it).
     @Test func observe_seesEveryCommitStep() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let calls = Mutex<[Syscall]>([])
             try Syscalls.observe({ call in calls.withLock { $0.append(call) } }) {
                 try vault.write { try $0.set(makeDraft(service: "mail")) }

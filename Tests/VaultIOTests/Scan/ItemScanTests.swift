@@ -44,7 +44,7 @@ struct ItemScanTests {
     /// match are reported.
     @Test func damage_stopsAScan_unlessItSalvages() throws {
         try withTemporaryDirectory { directory in
-            let vault = try makeVault(in: directory)
+            let vault = try makeVault(in: directory, configuration: testConfiguration11)
             let drafts = ["a", "b", "c"].map { makeDraft(service: $0) }
             try vault.write { txn in for draft in drafts { try txn.set(draft) } }
             try damage(.secret, of: drafts[1].id, in: vault)

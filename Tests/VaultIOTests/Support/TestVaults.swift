@@ -12,6 +12,14 @@ let testPassword = "correct horse battery staple"
 /// Fast Argon2id (64 KiB, 1 pass, 1 lane), allowed only through the testing SPI.
 let testConfiguration = VaultConfiguration.insecureForTesting()
 
+/// ``testConfiguration`` creating format-1.1 vaults: for the tests of what formats 1.x and 2.0 do
+/// (whole-file writes, R-MRG-17, the layout of a 1.x file), which stay readable and writable.
+let testConfiguration11: VaultConfiguration = {
+    var configuration = VaultConfiguration.insecureForTesting()
+    configuration.newVaultFormat = .version1_1
+    return configuration
+}()
+
 /// Runs `body` with a fresh directory under the system's temporary directory, then removes it.
 func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("vaultio-\(UUID().uuidString)")
@@ -98,7 +106,14 @@ func deviceConfiguration(_ secretPath: String) -> VaultConfiguration {
 }
 
 /// The bytes of the records section of the vault's newest generation.
+///
+/// Format 3 has no records section: its records lie among the nodes (Spec/format-v3.md §3), so
+/// this is every record's bytes, in item-ID order.
 func recordSection(of vault: Vault) throws -> [UInt8] {
-    let offset = try vault.read { $0.recordsOffset }
-    return Array(try fileBytes(vault.path)[offset...])
+    try vault.read { snapshot in
+        guard snapshot.header.isVersion3 else { return Array(try fileBytes(vault.path)[snapshot.recordsOffset...]) }
+        let index = try snapshot.index
+        return try (0..<index.count).sorted { index.entry(at: $0).itemID < index.entry(at: $1).itemID }
+            .flatMap { Array(try snapshot.recordBytes(at: $0)) }
+    }
 }

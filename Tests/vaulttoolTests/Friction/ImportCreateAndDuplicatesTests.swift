@@ -45,7 +45,7 @@ struct ImportCreateAndDuplicatesTests {
         #expect(result.stdout.hasPrefix("Created "))
         #expect(result.stdout.contains("Argon2id 19 MiB, 2 passes, 1 lane"))
         #expect(result.stdout.contains("Imported 3 items"))
-        let inspect = try w.run(["inspect", "--json", "new.vault"]).json()
+        let inspect = try w.run(["inspect", "--json", "--password-file", "pw", "new.vault"]).json()
         #expect(inspect["items"] as? Int == 3)
         let list = try w.run(["list", "--password-file", "pw", "new.vault"])
         #expect(list.status == 0)
@@ -117,13 +117,13 @@ struct ImportCreateAndDuplicatesTests {
         #expect(refused.stdout.contains("db (Work): same primary key as db (Work)"))
         #expect(refused.stderr.contains("nothing was imported"))
         #expect(refused.stderr.contains("--skip-duplicates"))
-        #expect(try w.run(["inspect", "--json", "v.vault"]).json()["items"] as? Int == 0)
+        #expect(try w.run(["inspect", "--json", "--password-file", "pw", "v.vault"]).json()["items"] as? Int == 0)
 
         let skipped = try w.run([
             "import", "--skip-duplicates", "--password-file", "pw", "--from", "keepassxc-csv", "kp.csv", "v.vault",
         ])
         #expect(skipped.status == 0, "\(skipped.stderr)")
-        #expect(try w.run(["inspect", "--json", "v.vault"]).json()["items"] as? Int == 2)
+        #expect(try w.run(["inspect", "--json", "--password-file", "pw", "v.vault"]).json()["items"] as? Int == 2)
 
         let again = try w.run(["import", "--password-file", "pw", "--from", "keepassxc-csv", "kp.csv", "v.vault"])
         #expect(again.status == 1)

@@ -180,10 +180,12 @@ final class Workspace {
         try Tool.run(arguments, stdin: stdin.map { Array($0.utf8) }, environment: environment, in: path)
     }
 
-    /// Creates `v.vault` with the fast KDF and returns its path.
+    /// Creates `v.vault` with the fast KDF and returns its path; `format` is `create --format`'s
+    /// (format 3 by default; "1.1" for the tests of what formats 1.x and 2.0 do).
     @discardableResult
-    func makeVault(_ name: String = "v.vault") throws -> String {
-        let result = try run(["create", "--password-file", "pw"] + Workspace.fastKDF + [name])
+    func makeVault(_ name: String = "v.vault", format: String? = nil) throws -> String {
+        let formatOption = format.map { ["--format", $0] } ?? []
+        let result = try run(["create", "--password-file", "pw"] + formatOption + Workspace.fastKDF + [name])
         #expect(result.status == 0, "\(result.stderr)")
         return file(name)
     }

@@ -156,7 +156,7 @@ package final class Format3Store: Sendable {
             for case .live(let live) in try tree(state.scope).entries(withTag: tag, top: state.tree, in: heap) {
                 found.append(
                     Format3Located(
-                        entry: Self.indexEntry(live, scope: state.scope),
+                        entry: try checkedEntry(live, scope: state.scope),
                         recordOffset: Int(live.recordOffset),
                         history: live.history
                     )
@@ -199,7 +199,7 @@ package final class Format3Store: Sendable {
             for entry in try tree(state.scope).allEntries(top: state.tree, in: heap) {
                 switch entry {
                 case .live(let item):
-                    live.append((Self.indexEntry(item, scope: state.scope), Int(item.recordOffset), item.history))
+                    live.append((try checkedEntry(item, scope: state.scope), Int(item.recordOffset), item.history))
                 case .deleted(let key, let deletedAt, let history):
                     // R3-ENT-2: an item ID is in one entry of the whole vault.
                     guard deletions[key.itemID] == nil else {
@@ -234,20 +234,24 @@ package final class Format3Store: Sendable {
     /// committed heap without overlapping another (R3-FILE-2), and their lengths add up to the
     /// root's `liveBytes`.
     ///
-    /// - Returns: The number of bytes after the commit read (the uncommitted tail, R3-SLT-6).
-    package func verifyHeap(fileLength: Int) throws -> Int {
+    /// - Returns: The number of bytes of a file of `fileLength` after the commit read (the
+    ///   uncommitted tail, R3-SLT-6).
+    @discardableResult
+    package func verifyHeap(fileLength: Int = 0) throws -> Int {
         let heap = self.heap
         var ranges: [(UInt64, UInt64)] = [slot.header, slot.root].map { ($0.offset, UInt64($0.length)) }
         for state in root.scopes {
             let tree = tree(state.scope)
             ranges += try tree.nodeReferences(top: state.tree, in: heap).map { ($0.offset, UInt64($0.length)) }
-            for case .live(let entry) in try tree.allEntries(top: state.tree, in: heap) {
-                let length = Self.indexEntry(entry, scope: state.scope).recordLength
-                let end = entry.recordOffset.addingReportingOverflow(UInt64(length))
-                guard entry.recordOffset >= CommitSlot.heapStart, !end.overflow,
-                    end.partialValue <= slot.committedLength
-                else { throw VaultFormatError(.structure, "a record runs outside the committed heap") }
-                ranges.append((entry.recordOffset, UInt64(length)))
+            let entries = try tree.allEntries(top: state.tree, in: heap)
+            var live = 0
+            for case .live(let entry) in entries {
+                ranges.append((entry.recordOffset, UInt64(try checkedEntry(entry, scope: state.scope).recordLength)))
+                live += 1
+            }
+            // The root's counts, which the scope's tag covers, are the tree's (R3-ROOT-1).
+            guard live == Int(state.liveCount), entries.count - live == Int(state.deletedCount) else {
+                throw VaultFormatError(.indexCorrupt, "the root's counts of \(state.scope) are not its tree's")
             }
         }
         ranges.sort { $0.0 < $1.0 }
@@ -259,6 +263,17 @@ package final class Format3Store: Sendable {
             throw VaultFormatError(.indexCorrupt, "the root counts \(root.liveBytes) live bytes, the chunks \(total)")
         }
         return fileLength - Int(slot.committedLength)
+    }
+
+    /// ``indexEntry(_:scope:)`` of an entry whose record lies in the committed heap (R3-FILE-1).
+    ///
+    /// - Throws: `structure` for a record outside it.
+    func checkedEntry(_ entry: TreeEntry.LiveEntry, scope: ScopeID) throws(VaultFormatError) -> IndexEntry {
+        let indexEntry = Self.indexEntry(entry, scope: scope)
+        let end = entry.recordOffset.addingReportingOverflow(UInt64(indexEntry.recordLength))
+        guard entry.recordOffset >= CommitSlot.heapStart, !end.overflow, end.partialValue <= slot.committedLength
+        else { throw VaultFormatError(.structure, "a record of \(scope) lies outside the committed heap") }
+        return indexEntry
     }
 
     /// The format-1 view of a live entry that the record codec seals and opens with: its current

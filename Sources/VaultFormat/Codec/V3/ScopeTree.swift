@@ -89,7 +89,8 @@ package struct ScopeTree {
         return found
     }
 
-    /// Every entry of the tree, in key order, each node checked (R3-TREE-1 to R3-TREE-3).
+    /// Every entry of the tree, in key order, each node checked (R3-TREE-1 to R3-TREE-3), and the
+    /// keys strictly ascending across the whole tree, read left to right (R3-TREE-3).
     package func allEntries(top: ChunkReference, in store: some ChunkStore) throws -> [TreeEntry] {
         var found: [TreeEntry] = []
         try collect(
@@ -99,6 +100,9 @@ package struct ScopeTree {
             into: &found,
             in: store
         )
+        for (low, high) in zip(found, found.dropFirst()) where !(low.key < high.key) {
+            throw VaultFormatError(.indexCorrupt, "the keys of \(scope) are not ascending across its nodes")
+        }
         return found
     }
 
