@@ -2,6 +2,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool merge [--base <file>] [--output <file>] [--remove-merged] <vault> <other> ...`.

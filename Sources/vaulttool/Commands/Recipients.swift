@@ -1,5 +1,6 @@
 // vaulttool recipients: list, add and remove the X25519 recipients of a vault (format 1.2).
 
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool recipients ls|add|rm [options] <vault>`.

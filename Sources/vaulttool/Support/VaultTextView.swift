@@ -1,5 +1,6 @@
 // vaulttool: the stable, item-level text view of a vault that `git-diff` prints for git.
 
+import VaultDelivery
 import VaultIO
 
 /// The text `vaulttool git-diff` prints: header facts, then one block per item sorted by item ID,

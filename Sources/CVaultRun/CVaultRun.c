@@ -1,4 +1,4 @@
-// vaulttool run: the process side. Everything between fork and exec lives here, in C, because the
+// vault: running a program with secrets, the process side. Everything between fork and exec lives here, in C, because the
 // child of a multi-threaded process may only make async-signal-safe calls until it executes.
 #include "CVaultRun.h"
 

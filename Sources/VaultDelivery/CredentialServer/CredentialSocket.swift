@@ -1,26 +1,28 @@
-// vaulttool credential-server: its listening socket and the connections systemd makes to it.
+// vault: the credential server's listening socket and the connections systemd makes to it.
 
 import Glibc
 import VaultIO
 
 /// A Unix stream socket of `credential-server`, closed on `deinit`.
 ///
-/// The calls are Glibc's: VaultIO's socket plumbing is the agent's and not public API, and the
-/// tool uses public API only (`scripts/outside-cli.sh`). The directory rule is the agent's own,
-/// through ``VaultAgent/prepareSocketDirectory()``.
+/// The calls are Glibc's: VaultIO's socket plumbing is the agent's and not public API. The
+/// directory rule is the agent's own, through `VaultAgent.prepareSocketDirectory()`.
 ///
 /// Spec: Spec/cli.md, 4.22 (socket); Spec/agent.md, section 7.3.
-final class CredentialSocket {
-    let descriptor: Int32
+public final class CredentialSocket {
+    /// The socket's descriptor, closed with the object.
+    public let descriptor: Int32
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
     deinit { close(descriptor) }
 
     /// A failed call: the step and `errno`.
-    struct Failure: Error, CustomStringConvertible {
-        let step: String
-        let code: Int32
-        var description: String { "\(step): \(String(cString: strerror(code)))" }
+    public struct Failure: Error, CustomStringConvertible {
+        /// The step: the call, or what was found in the way.
+        public let step: String
+        /// The `errno` value.
+        public let code: Int32
+        public var description: String { "\(step): \(String(cString: strerror(code)))" }
     }
 
     /// Runs `call` again while it fails with `EINTR`.
@@ -35,7 +37,7 @@ final class CredentialSocket {
 
     /// The listening socket systemd passed (socket activation: `LISTEN_PID` is this process and
     /// `LISTEN_FDS` at least 1; the socket is descriptor 3), or `nil`.
-    static func inherited(environment: [String: String]) throws -> CredentialSocket? {
+    public static func inherited(environment: [String: String]) throws -> CredentialSocket? {
         do {
             return try SocketActivation.inheritedListener(environment: environment).map {
                 CredentialSocket(descriptor: $0)
@@ -50,8 +52,8 @@ final class CredentialSocket {
     /// nobody answers on is replaced, one that answers is refused (`EADDRINUSE`), and anything
     /// that is not a socket is left alone (`EEXIST`).
     ///
-    /// - Throws: ``Failure``, or the ``VaultIOError`` of the directory check.
-    static func listen(at path: String) throws -> CredentialSocket {
+    /// - Throws: ``Failure``, or the `VaultIOError` of the directory check.
+    public static func listen(at path: String) throws -> CredentialSocket {
         guard !path.isEmpty, path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw Failure(step: "the socket path has more than 107 bytes", code: ENAMETOOLONG)
         }
@@ -130,9 +132,6 @@ final class CredentialSocket {
 
     // MARK: - Writing
 
-    /// Writes all of `bytes`, waiting for the peer to read until `deadline` at most.
-    ///
-    /// - Throws: ``Failure`` with `ETIMEDOUT` at the deadline, or the `send` error.
     /// Makes room in this socket's send queue for `count` bytes, so that a secret is queued whole
     /// whether or not the peer reads: on a Unix socket, bytes already queued stay readable after
     /// a close, so a secret sent in part would reach systemd as a cut credential followed by an
@@ -153,6 +152,9 @@ final class CredentialSocket {
         return Int(actual) >= 2 * count + (32 << 10)
     }
 
+    /// Writes all of `bytes`, waiting for the peer to read until `deadline` at most.
+    ///
+    /// - Throws: ``Failure`` with `ETIMEDOUT` at the deadline, or the `send` error.
     func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         var sent = 0

@@ -1,6 +1,5 @@
-// vaulttool credential-server: the config file that maps a unit's credential to a vault item.
+// vault: the credential server's config file, which maps a unit's credential to a vault item.
 
-import FoundationEssentials
 import Glibc
 import VaultIO
 
@@ -15,25 +14,32 @@ import VaultIO
 /// receives a secret by accident.
 ///
 /// Spec: Spec/agent.md, section 7.2 (R-CS-1 to R-CS-4).
-struct CredentialServerConfig {
+public struct CredentialServerConfig: Sendable {
     /// One line: what a unit asks for, and the item that answers.
-    struct Entry {
-        let unit: String
-        let credential: String
-        let reference: ItemReference
-        let line: Int
+    public struct Entry: Sendable {
+        /// The unit, such as `myapp.service`.
+        public let unit: String
+        /// The credential ID of the unit's `LoadCredential=`.
+        public let credential: String
+        /// The item that answers.
+        public let reference: ItemReference
+        /// The line of the config file.
+        public let line: Int
     }
 
     /// The entries by unit and credential ID.
-    let entries: [Key: Entry]
+    public let entries: [Key: Entry]
 
-    struct Key: Hashable {
-        let unit: String
-        let credential: String
+    /// A unit and one of its credential IDs.
+    public struct Key: Hashable, Sendable {
+        /// The unit.
+        public let unit: String
+        /// The credential ID.
+        public let credential: String
     }
 
     /// A config file is far smaller than this.
-    static let maximumByteCount = 1 << 20
+    public static let maximumByteCount = 1 << 20
     /// The unit types `LoadCredential=` is a setting of (systemd.exec(5)).
     static let unitSuffixes = [".service", ".socket", ".mount", ".swap"]
     /// `sun_path` holds 108 bytes; systemd binds NUL, up to 16 hex digits and `/unit/`, then
@@ -41,54 +47,70 @@ struct CredentialServerConfig {
     static let maximumNameBytes = 108 - 1 - 16 - "/unit/".count - 1
 
     /// The entry for `unit` and `credential`, if the config names them.
-    subscript(unit: String, credential: String) -> Entry? { entries[Key(unit: unit, credential: credential)] }
+    public subscript(unit: String, credential: String) -> Entry? {
+        entries[Key(unit: unit, credential: credential)]
+    }
 
     // MARK: - Reading
 
     /// Reads and checks the config file at `path`.
     ///
-    /// - Throws: ``ToolError``: exit 1 when the file's owner or mode is refused (R-CS-1), 7 when
-    ///   it cannot be read, 64 naming the line of the first mistake (R-CS-2).
-    static func load(_ path: String) throws -> CredentialServerConfig {
+    /// - Throws: ``VaultDeliveryError``: ``VaultDeliveryError/Code/refused`` when the file's owner
+    ///   or mode is refused (R-CS-1), ``VaultDeliveryError/Code/system`` when it cannot be read,
+    ///   ``VaultDeliveryError/Code/invalidInput`` naming the line of the first mistake (R-CS-2).
+    public static func load(_ path: String) throws(VaultDeliveryError) -> CredentialServerConfig {
         // O_NONBLOCK: a FIFO named as the config must not block the start before fstat refuses it.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
             let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
-            throw ToolError("cannot read the config file '\(path)': \(reason)", exitCode: .ioFailure)
+            throw VaultDeliveryError(.system, "cannot read the config file '\(path)': \(reason)")
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw ToolError("cannot read the config file '\(path)': \(String(cString: strerror(errno)))")
+            throw VaultDeliveryError(
+                .refused,
+                "cannot read the config file '\(path)': \(String(cString: strerror(errno)))"
+            )
         }
         try checkOwnerAndMode(status, path: path)
-        let bytes = try CredentialOptions.readDescriptor(
-            descriptor,
-            what: "config file '\(path)'",
-            limit: maximumByteCount,
-            why: "a config file is at most 1024 KiB"
-        )
+        let bytes: [UInt8]
+        do {
+            bytes = try SecretInput.read(descriptor: descriptor, limit: maximumByteCount)
+        } catch  where error.code == .tooLarge {
+            throw VaultDeliveryError(
+                .invalidInput,
+                "the config file '\(path)' is larger than 1024 KiB; a config file is at most 1024 KiB"
+            )
+        } catch {
+            throw VaultDeliveryError(
+                .system,
+                "cannot read the config file '\(path)': \(error.errno.map(\.description) ?? error.reason)"
+            )
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ToolError("the config file '\(path)' is not UTF-8 text", exitCode: .usage)
+            throw VaultDeliveryError(.invalidInput, "the config file '\(path)' is not UTF-8 text")
         }
         return try parse(text, path: path)
     }
 
     /// R-CS-1: a regular file owned by this user or by root, that neither its group nor other
     /// users can write. Whoever can change the file chooses which unit gets which secret.
-    static func checkOwnerAndMode(_ status: stat, path: String) throws {
+    static func checkOwnerAndMode(_ status: stat, path: String) throws(VaultDeliveryError) {
         let mode = String(status.st_mode & 0o7777, radix: 8)
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw ToolError("the config file '\(path)' is refused: it is not a regular file")
+            throw VaultDeliveryError(.refused, "the config file '\(path)' is refused: it is not a regular file")
         }
         guard status.st_uid == getuid() || status.st_uid == 0 else {
-            throw ToolError(
+            throw VaultDeliveryError(
+                .refused,
                 "the config file '\(path)' is refused: it belongs to user \(status.st_uid), "
                     + "not to this user (\(getuid())) or root; whoever owns it chooses which unit gets which secret"
             )
         }
         guard status.st_mode & 0o022 == 0 else {
-            throw ToolError(
+            throw VaultDeliveryError(
+                .refused,
                 "the config file '\(path)' is refused: mode \(mode) lets "
                     + "\(status.st_mode & 0o002 != 0 ? "every user" : "its group") change it; chmod go-w it"
             )
@@ -96,14 +118,14 @@ struct CredentialServerConfig {
     }
 
     /// Parses the text of a config file (R-CS-2); `path` only names it in errors.
-    static func parse(_ text: String, path: String) throws -> CredentialServerConfig {
+    public static func parse(_ text: String, path: String) throws(VaultDeliveryError) -> CredentialServerConfig {
         var entries: [Key: Entry] = [:]
         // "\r\n" is one Character in Swift: split on it as well as on "\n" (the grammar's [CR] LF).
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (index, raw) in lines.enumerated() {
             let number = index + 1
-            func refuse(_ why: String) -> ToolError {
-                ToolError("the config file '\(path)', line \(number): \(why)", exitCode: .usage)
+            func refuse(_ why: String) -> VaultDeliveryError {
+                VaultDeliveryError(.invalidInput, "the config file '\(path)', line \(number): \(why)")
             }
             var line = Substring(raw)
             if line.hasSuffix("\r") { line = line.dropLast() }

@@ -1,125 +1,24 @@
-// vaulttool run: starting the child, relaying its output through the masker, forwarding signals.
+// vault: a child run under supervision: its output relayed through the masker, signals forwarded.
 
-import CVaultTool
+import CVaultRun
 import Glibc
-
-/// The program `vaulttool run` starts, with the environment it built.
-///
-/// Spec: Spec/cli.md, "run".
-struct ChildProgram {
-    /// The executable, looked up in PATH (``lookUp(_:searchPath:)``).
-    var path: String
-    /// The command and its arguments as given (no secret is ever placed here).
-    var arguments: [String]
-    /// `NAME=VALUE` entries; the values may be secrets, so they stay bytes and are wiped.
-    var environment: [[UInt8]]
-    /// Whether messages may show ``path``: not when it was found in a `PATH` that is itself a
-    /// secret (a reference), whose directories must not reach stderr.
-    var showsPath = true
-
-    /// The signals forwarded to the child.
-    static let forwardedSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
-
-    /// The default search path, also the PATH of a `--pristine` child.
-    static let minimalPath = "/usr/local/bin:/usr/bin:/bin"
-
-    /// Finds `command` as `execvp` does: a name with a `/` is used as is, any other is searched in
-    /// each directory of `searchPath` (an empty entry is the current directory).
-    ///
-    /// - Throws: ``ToolError`` with status 127 when nothing is found, 126 when only a file that
-    ///   cannot be executed is.
-    static func lookUp(_ command: String, searchPath: String, showsPath: Bool = true) throws -> String {
-        func check(_ path: String) -> Int32? {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            if info.st_mode & S_IFMT == S_IFDIR { return EISDIR }
-            return access(path, X_OK) == 0 ? 0 : EACCES
-        }
-        guard !command.isEmpty else { throw ToolError("the command is empty", exitCode: ExitCode(rawValue: 127)) }
-        if command.contains("/") {
-            switch check(command) {
-            case nil:
-                throw ToolError("the command '\(command)' does not exist", exitCode: ExitCode(rawValue: 127))
-            case 0?: return command
-            case let error?:
-                throw ToolError(
-                    "the command '\(command)' cannot be executed: \(String(cString: strerror(error)))",
-                    exitCode: ExitCode(rawValue: 126)
-                )
-            }
-        }
-        var refused: String?
-        for directory in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
-            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + command
-            switch check(candidate) {
-            case 0?: return candidate
-            case nil: continue
-            case _?: refused = refused ?? candidate
-            }
-        }
-        if let refused {
-            let place = showsPath ? "at '\(refused)'" : "in PATH (a secret, not shown)"
-            throw ToolError(
-                "the command '\(command)' was found \(place) but cannot be executed",
-                exitCode: ExitCode(rawValue: 126)
-            )
-        }
-        throw ToolError("the command '\(command)' was not found in PATH", exitCode: ExitCode(rawValue: 127))
-    }
-
-    /// Replaces this process with the child (nothing to mask or clean up). Returns only by throwing.
-    func execInPlace() throws -> Never {
-        let error: Int32 = withCStrings { argv, envp in vault_run_exec(path, argv, envp) }
-        throw Self.execFailure(showsPath ? path : arguments[0], error)
-    }
-
-    /// The error for an `execve` that failed with `error`: 127 for a missing file, else 126.
-    static func execFailure(_ path: String, _ error: Int32) -> ToolError {
-        ToolError(
-            "cannot run '\(path)': \(String(cString: strerror(error)))",
-            exitCode: ExitCode(rawValue: error == ENOENT || error == ENOTDIR ? 127 : 126)
-        )
-    }
-
-    /// Calls `body` with NUL-terminated argv and envp arrays, then wipes and frees the environment.
-    func withCStrings<T>(
-        _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>, UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T
-    ) -> T {
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var sizes = [Int]()
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { entry in
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: entry.count + 1)
-            entry.withUnsafeBytes { bytes in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: entry.count)
-            }
-            buffer[entry.count] = 0
-            sizes.append(entry.count + 1)
-            return buffer
-        }
-        envp.append(nil)
-        defer {
-            for pointer in argv { free(pointer) }
-            for (pointer, size) in zip(envp, sizes) {
-                vault_run_wipe(pointer, size)
-                pointer?.deallocate()
-            }
-        }
-        return argv.withUnsafeBufferPointer { argvBuffer in
-            envp.withUnsafeBufferPointer { envpBuffer in body(argvBuffer.baseAddress!, envpBuffer.baseAddress!) }
-        }
-    }
-}
 
 /// Runs a ``ChildProgram`` under supervision: its output goes through ``OutputMasker``, signals
 /// are forwarded, and its exit status is returned.
 ///
-/// Standard output and standard error of the child are pipes, or, for those of vaulttool's that are
-/// terminals, one pseudo-terminal whose session the child leads, so colours and line editing survive.
-struct ChildSupervisor {
+/// Standard output and standard error of the child are pipes, or, for those of this process that
+/// are terminals, one pseudo-terminal whose session the child leads, so colours and line editing
+/// survive. For the time of the run, the ``ChildProgram/forwardedSignals``, `SIGWINCH` and
+/// `SIGCHLD` are handled by a relay and `SIGPIPE` is ignored; a signal this process ignores
+/// stays ignored (`nohup` keeps working).
+///
+/// Spec: Spec/cli.md, "run" (Masking, Signals).
+public struct ChildSupervisor {
     private let program: ChildProgram
     private let secrets: [[UInt8]]
 
-    init(_ program: ChildProgram, secrets: [[UInt8]]) {
+    /// Supervises `program`, masking every form of each of `secrets` in its output (``OutputMasker``).
+    public init(_ program: ChildProgram, secrets: [[UInt8]]) {
         self.program = program
         self.secrets = secrets
     }
@@ -136,7 +35,9 @@ struct ChildSupervisor {
     /// Starts the child and relays until it has exited and its output has ended.
     ///
     /// - Returns: The child's exit status, or 128 + N when signal N killed it.
-    func run() throws -> Int32 {
+    /// - Throws: ``VaultDeliveryError`` when a pipe, the pseudo-terminal or the signal relay cannot
+    ///   be set up (``VaultDeliveryError/Code/system``), or the program cannot be executed.
+    public func run() throws(VaultDeliveryError) -> Int32 {
         var signalPipe: [Int32] = [-1, -1]
         guard vault_run_pipe(&signalPipe, 1) == 0 else { throw Self.systemError("pipe") }
         defer {
@@ -373,7 +274,7 @@ struct ChildSupervisor {
         }
     }
 
-    private static func systemError(_ call: String) -> ToolError {
-        ToolError("\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))", exitCode: .ioFailure)
+    private static func systemError(_ call: String) -> VaultDeliveryError {
+        VaultDeliveryError(.system, "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))")
     }
 }

@@ -1,15 +1,17 @@
-// vaulttool credential-server: what systemd asks for, read from the peer's socket address.
+// vault: what systemd asks the credential server for, read from the peer's socket address.
 
 /// The unit and credential ID systemd names in the abstract address it binds before connecting:
 /// `NUL RANDOM "/unit/" UNIT "/" ID`, RANDOM a random number in hex.
 ///
 /// Spec: Spec/agent.md, sections 7.1 and 7.3 (R-CS-5).
-struct CredentialRequest: Equatable {
-    let unit: String
-    let credential: String
+public struct CredentialRequest: Equatable, Sendable {
+    /// The unit that starts.
+    public let unit: String
+    /// The credential ID of its `LoadCredential=`.
+    public let credential: String
 
     /// Why an address is not a request, for the log.
-    enum Refusal: Error, Equatable {
+    public enum Refusal: Error, Equatable {
         /// The peer bound no name at all (`connect` without `bind`).
         case unnamed
         /// A file-system name, not an abstract one.
@@ -19,7 +21,7 @@ struct CredentialRequest: Equatable {
     }
 
     /// Parses `address`, the `sun_path` bytes `getpeername` returned.
-    static func parse(_ address: [UInt8]) throws(Refusal) -> CredentialRequest {
+    public static func parse(_ address: [UInt8]) throws(Refusal) -> CredentialRequest {
         guard let first = address.first else { throw .unnamed }
         guard first == 0 else { throw .notAbstract }
         let parts = address.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)

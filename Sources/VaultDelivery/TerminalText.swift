@@ -1,15 +1,17 @@
-// vaulttool: text from a vault made safe and aligned for a terminal.
+// vault: text from a vault made safe and aligned for a terminal.
 
 /// Attribute text shown in tables: control characters escaped, widths measured in columns.
 ///
 /// Attributes come from imports and other programs; a newline would break a table's rows,
 /// and an escape sequence would reach the terminal (retitle the window, hide text, move the
-/// cursor). Spec: Spec/cli.md, "list" (display of attribute text).
-enum TerminalText {
+/// cursor). Every message of this library that quotes such text escapes it so.
+///
+/// Spec: Spec/cli.md, "list" (display of attribute text).
+public enum TerminalText {
     /// `text` with every control character written as an escape: `\n`, `\r`, `\t`, `\e`,
     /// `\xHH` for the other C0 controls and DEL, `\u{HHHH}` for C1 controls, bidirectional
     /// overrides and isolates, and the line and paragraph separators. Other text is unchanged.
-    static func escaped(_ text: String) -> String {
+    public static func escaped(_ text: String) -> String {
         // Printable ASCII, the common case, needs nothing.
         if isPrintableASCII(text) { return text }
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
@@ -33,13 +35,13 @@ enum TerminalText {
 
     /// Whether `text` is printable ASCII only (nothing to escape, one column per byte), checked
     /// over its contiguous UTF-8: a table checks 80,000 cells for 10,000 items.
-    static func isPrintableASCII(_ text: String) -> Bool {
+    public static func isPrintableASCII(_ text: String) -> Bool {
         func printable(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
         return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(printable) }
             ?? text.utf8.allSatisfy(printable)
     }
 
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true  // C0, DEL, C1 (0x9B is a one-byte CSI)
         case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true  // bidi marks, overrides, isolates
@@ -56,7 +58,7 @@ enum TerminalText {
     /// The number of terminal columns `text` takes: 2 for East Asian wide and fullwidth
     /// characters and emoji, 0 for a cluster of only combining or zero-width marks, 1 otherwise.
     /// A character with combining marks (`e` + U+0301) is one cluster and counts as its base.
-    static func width(_ text: String) -> Int {
+    public static func width(_ text: String) -> Int {
         // Printable ASCII, the common case, is one column per byte.
         if isPrintableASCII(text) { return text.utf8.count }
         return text.reduce(0) { $0 + width($1) }
@@ -104,7 +106,22 @@ enum TerminalText {
     }
 
     /// `text` followed by spaces up to `columns` display columns.
-    static func padded(_ text: String, to columns: Int) -> String {
+    public static func padded(_ text: String, to columns: Int) -> String {
         text + String(repeating: " ", count: max(0, columns - width(text)))
+    }
+
+    /// Whether `bytes` are UTF-8 text with nothing a terminal would act on (a tab and a newline
+    /// pass), decoded in place: no `String` copy of a secret is made.
+    public static func isPrintable(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar != "\n" && scalar != "\t" && needsEscape(scalar) { return false }
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 }

@@ -1,15 +1,14 @@
-// vaulttool run: which variables the child gets, and which of them are references to resolve.
+// vault: which variables a run's child gets, and which of them are references to resolve.
 
-import FoundationEssentials
 import Glibc
 import VaultIO
 
 /// One variable the child is to get, before references are resolved.
 ///
 /// Spec: Spec/cli.md, "run" (Environment).
-struct RunAssignment {
+public struct RunAssignment: Sendable {
     /// Where the value is given.
-    enum Value {
+    public enum Value: Sendable {
         /// A plain value, passed as is (an `--env-file` line that is no reference, or an inherited variable).
         case plain(String)
         /// A reference whose secret becomes the value.
@@ -18,14 +17,23 @@ struct RunAssignment {
         case file(ItemReference)
     }
 
-    var name: String
-    var value: Value
+    /// The variable's name.
+    public var name: String
+    /// Its value, or the reference that gives it.
+    public var value: Value
     /// Whether the reference may be shown in messages: not for one inherited from the environment,
     /// whose text may only start like a reference and hold a password of its own.
-    var showsReference = true
+    public var showsReference = true
+
+    /// Variable `name` set to `value`.
+    public init(name: String, value: Value, showsReference: Bool = true) {
+        self.name = name
+        self.value = value
+        self.showsReference = showsReference
+    }
 
     /// The reference, for those values that have one.
-    var reference: ItemReference? {
+    public var reference: ItemReference? {
         switch value {
         case .plain: return nil
         case .secret(let reference), .file(let reference): return reference
@@ -35,12 +43,12 @@ struct RunAssignment {
 
 /// Reading the sources of the child's variables: the inherited environment, `--env-file` files,
 /// `--env NAME=REF` and `--file NAME=REF`.
-enum RunEnvironment {
+public enum RunEnvironment {
     /// An env file larger than this is refused: it is a list of names and references.
     static let envFileLimit = 1 << 20
 
     /// Whether `name` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
-    static func isValidName(_ name: Substring) -> Bool {
+    public static func isValidName(_ name: Substring) -> Bool {
         guard let first = name.utf8.first, first == UInt8(ascii: "_") || isalpha(Int32(first)) != 0 else {
             return false
         }
@@ -49,16 +57,23 @@ enum RunEnvironment {
 
     /// Splits `NAME=REF` given to `option`, and parses the reference.
     ///
-    /// - Throws: ``UsageError`` when there is no `=`, the name is not a variable name, or the value
-    ///   is not a reference; ``ToolError`` (64) when the reference is malformed.
-    static func assignment(_ text: String, option: String, asFile: Bool) throws -> RunAssignment {
+    /// - Throws: ``VaultDeliveryError`` ``VaultDeliveryError/Code/invalidArgument`` when there is no
+    ///   `=`, the name is not a variable name, or the value is not a reference;
+    ///   ``VaultDeliveryError/Code/invalidInput`` when the reference is malformed.
+    public static func assignment(_ text: String, option: String, asFile: Bool) throws(VaultDeliveryError)
+        -> RunAssignment
+    {
         guard let equals = text.firstIndex(of: "="), isValidName(text[..<equals]) else {
-            throw UsageError("'\(option)' takes NAME=REF, with a variable name of letters, digits and '_'")
+            throw VaultDeliveryError(
+                .invalidArgument,
+                "'\(option)' takes NAME=REF, with a variable name of letters, digits and '_'"
+            )
         }
         let name = String(text[..<equals])
         let value = String(text[text.index(after: equals)...])
         guard ItemReference.isReference(value) else {
-            throw UsageError(
+            throw VaultDeliveryError(
+                .invalidArgument,
                 "'\(option) \(name)=…' takes a reference (vault://…); set plain variables with an env file or env(1)"
             )
         }
@@ -66,17 +81,20 @@ enum RunEnvironment {
         return RunAssignment(name: name, value: asFile ? .file(reference) : .secret(reference))
     }
 
-    /// Parses `value`, a reference for the variable `name`; a malformed one is exit 64, naming the
-    /// variable, and the value only when `showValue` (a value from this command line, not one
-    /// inherited: text that only starts like a reference may hold a password of its own).
-    static func parse(_ value: String, name: String, showValue: Bool = true) throws -> ItemReference {
+    /// Parses `value`, a reference for the variable `name`; a malformed one is
+    /// ``VaultDeliveryError/Code/invalidInput``, naming the variable, and the value only when
+    /// `showValue` (a value from a command line, not one inherited: text that only starts like a
+    /// reference may hold a password of its own).
+    static func parse(_ value: String, name: String, showValue: Bool = true) throws(VaultDeliveryError)
+        -> ItemReference
+    {
         do {
             return try ItemReference(parsing: value)
         } catch {
             let shown = showValue ? ", '\(TerminalText.escaped(value))'" : " (its value is not shown)"
-            throw ToolError(
-                "the variable \(name) holds a reference that is not valid\(shown): \(error.reason)",
-                exitCode: .usage
+            throw VaultDeliveryError(
+                .invalidInput,
+                "the variable \(name) holds a reference that is not valid\(shown): \(error.reason)"
             )
         }
     }
@@ -86,9 +104,10 @@ enum RunEnvironment {
     /// matching quotes around a value removed (nothing inside is special), a reference resolved,
     /// any other value kept as is.
     ///
-    /// - Throws: ``ToolError`` 7 when the file cannot be read, 64 for a line that is not an
-    ///   assignment (named by its number, never quoted: it may hold a secret).
-    static func envFile(_ path: String) throws -> [RunAssignment] {
+    /// - Throws: ``VaultDeliveryError`` ``VaultDeliveryError/Code/system`` when the file cannot be
+    ///   read, ``VaultDeliveryError/Code/invalidInput`` for a line that is not an assignment (named
+    ///   by its number, never quoted: it may hold a secret).
+    public static func envFile(_ path: String) throws(VaultDeliveryError) -> [RunAssignment] {
         let text = try readEnvFile(path)
         var assignments = [RunAssignment]()
         // Lines end at LF or CR LF only ("\r\n" is one Character in Swift): a lone CR, a vertical
@@ -104,9 +123,9 @@ enum RunEnvironment {
             var name = equals.map { assignment[..<$0] } ?? ""
             while let last = name.last, last == " " || last == "\t" { name.removeLast() }
             guard let equals, isValidName(name) else {
-                throw ToolError(
-                    "the env file '\(path)', line \(offset + 1), is not NAME=VALUE (a name of letters, digits and '_')",
-                    exitCode: .usage
+                throw VaultDeliveryError(
+                    .invalidInput,
+                    "the env file '\(path)', line \(offset + 1), is not NAME=VALUE (a name of letters, digits and '_')"
                 )
             }
             var value = assignment[assignment.index(after: equals)...]
@@ -117,9 +136,9 @@ enum RunEnvironment {
             }
             let text = String(value)
             guard !text.utf8.contains(0) else {
-                throw ToolError(
-                    "the env file '\(path)', line \(offset + 1), holds a NUL byte, which an environment variable cannot",
-                    exitCode: .usage
+                throw VaultDeliveryError(
+                    .invalidInput,
+                    "the env file '\(path)', line \(offset + 1), holds a NUL byte, which an environment variable cannot"
                 )
             }
             if ItemReference.isReference(text) {
@@ -132,13 +151,10 @@ enum RunEnvironment {
         return assignments
     }
 
-    private static func readEnvFile(_ path: String) throws -> String {
+    private static func readEnvFile(_ path: String) throws(VaultDeliveryError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw ToolError(
-                "cannot read the env file '\(path)': \(String(cString: strerror(errno)))",
-                exitCode: .ioFailure
-            )
+            throw VaultDeliveryError(.system, "cannot read the env file '\(path)': \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         let data: [UInt8]
@@ -146,29 +162,50 @@ enum RunEnvironment {
             data = try SecretInput.read(descriptor: fd, limit: envFileLimit, path: path)
         } catch {
             if error.code == .tooLarge {
-                throw ToolError("the env file '\(path)' is larger than 1 MiB", exitCode: .usage)
+                throw VaultDeliveryError(.invalidInput, "the env file '\(path)' is larger than 1 MiB")
             }
-            throw ToolError("cannot read the env file '\(path)': \(error)", exitCode: .ioFailure)
+            throw VaultDeliveryError(.system, "cannot read the env file '\(path)': \(error)")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw ToolError("the env file '\(path)' is not UTF-8 text", exitCode: .usage)
+            throw VaultDeliveryError(.invalidInput, "the env file '\(path)' is not UTF-8 text")
         }
         return text
     }
 
-    /// This process's environment now, in order (`environ`, so a variable `--password-env` removed
+    /// One variable of this process's environment.
+    public struct Inherited: Sendable {
+        /// The variable's name.
+        public var name: String
+        /// Its value; U+FFFD stands for bytes that are not UTF-8.
+        public var value: String
+        /// Whether the value's bytes are UTF-8: one that is not may be passed on, never read as a
+        /// reference.
+        public var isUTF8: Bool
+
+        /// A variable `name` with `value`.
+        public init(name: String, value: String, isUTF8: Bool = true) {
+            self.name = name
+            self.value = value
+            self.isUTF8 = isUTF8
+        }
+    }
+
+    /// This process's environment now, in order (`environ`, so a variable removed with `unsetenv`
     /// is gone).
-    ///
-    /// `isUTF8` is false for an entry whose bytes are not UTF-8 (its `value` then holds U+FFFD
-    /// for them): such a value may be passed on, never read as a reference.
-    static func inherited() -> [(name: String, value: String, isUTF8: Bool)] {
-        var result = [(name: String, value: String, isUTF8: Bool)]()
+    public static func inherited() -> [Inherited] {
+        var result = [Inherited]()
         var pointer = environ
         while let entry = pointer.pointee {
             let isUTF8 = String(validatingCString: entry) != nil
             let text = String(cString: entry)
             if let equals = text.firstIndex(of: "=") {
-                result.append((String(text[..<equals]), String(text[text.index(after: equals)...]), isUTF8))
+                result.append(
+                    Inherited(
+                        name: String(text[..<equals]),
+                        value: String(text[text.index(after: equals)...]),
+                        isUTF8: isUTF8
+                    )
+                )
             }
             pointer += 1
         }

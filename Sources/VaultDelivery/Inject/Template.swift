@@ -1,4 +1,4 @@
-// vaulttool: the `{{ vault://… }}` references of a template, found byte for byte.
+// vault: the `{{ vault://… }}` references of a template, found byte for byte, and rendered.
 
 import VaultIO
 
@@ -7,29 +7,38 @@ import VaultIO
 /// A reference is `{{`, optional spaces or tabs, a reference (Spec/cli.md 4.4.2), optional
 /// spaces or tabs, `}}`. Any other `{{ … }}` (a Jinja or Go template's own) is left as it is.
 ///
+/// ```swift
+/// let template = Template(Array("password: {{ vault://db/app }}\n".utf8))
+/// var rendered = try template.render { try vault.read { $0 } }
+/// defer { SecretMemory.wipe(&rendered) }
+/// ```
+///
 /// Spec: Spec/cli.md, "inject".
-struct Template {
+public struct Template: Sendable {
     /// One `{{ reference }}`: where it is, and what it names.
-    struct Placeholder {
+    public struct Placeholder: Sendable {
         /// The bytes `{{ … }}` occupy in the template.
-        let range: Range<Int>
-        /// 1-based line and column of the `{{`, for messages.
-        let line: Int
-        let column: Int
+        public let range: Range<Int>
+        /// 1-based line of the `{{`, for messages.
+        public let line: Int
+        /// 1-based column (in bytes) of the `{{`, for messages.
+        public let column: Int
         /// The reference text, as written.
-        let text: String
+        public let text: String
         /// Why the placeholder is not a reference although it starts like one (no `}}` on its
         /// line, bytes that are not UTF-8), or `nil`: a value meant as a reference is never
         /// passed on as literal text.
-        var problem: String?
+        public var problem: String?
     }
 
-    let bytes: [UInt8]
-    let placeholders: [Placeholder]
+    /// The template as given.
+    public let bytes: [UInt8]
+    /// Every placeholder, in order.
+    public let placeholders: [Placeholder]
 
     /// Finds every placeholder; text between `{{` and `}}` that starts with `vault://` or
     /// `vault+` is a reference and must be one.
-    init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         var found: [Placeholder] = []
         var line = 1
@@ -86,9 +95,63 @@ struct Template {
         return Placeholder(range: range, line: line, column: column, text: text)
     }
 
+    /// The reference of every placeholder, in order.
+    ///
+    /// - Throws: ``VaultDeliveryError/Code/invalidInput`` for the first placeholder that is not a
+    ///   valid reference, naming its line and column.
+    public func references() throws(VaultDeliveryError) -> [ItemReference] {
+        var references: [ItemReference] = []
+        for placeholder in placeholders {
+            var problem = placeholder.problem
+            if problem == nil {
+                do {
+                    references.append(try ItemReference(parsing: placeholder.text))
+                    continue
+                } catch {
+                    problem = error.reason
+                }
+            }
+            throw VaultDeliveryError(
+                .invalidInput,
+                "line \(placeholder.line), column \(placeholder.column): the reference "
+                    + "'\(TerminalText.escaped(placeholder.text))' is not valid: \(problem ?? "")"
+            )
+        }
+        return references
+    }
+
+    /// Every reference's secret, in order, from the snapshot `open` returns (called once, and only
+    /// when there is a reference): the first that does not resolve stops before anything is
+    /// rendered.
+    ///
+    /// - Returns: The secrets; the caller wipes them (`SecretMemory.wipe(_:)`).
+    /// - Throws: The errors of ``references()``; ``VaultDeliveryError/Code/unresolvedReference``
+    ///   naming the placeholder's line and reference, with the error of `open` or of the lookup
+    ///   as ``VaultDeliveryError/underlying``.
+    public func secrets(opening open: () throws -> VaultSnapshot) throws -> [[UInt8]] {
+        let references = try references()
+        guard !references.isEmpty else { return [] }
+        let snapshot = try open()
+        var secrets: [[UInt8]] = []
+        secrets.reserveCapacity(references.count)
+        for (reference, placeholder) in zip(references, placeholders) {
+            do {
+                secrets.append(try snapshot.secret(for: reference).copyBytes())
+            } catch {
+                for index in secrets.indices { SecretMemory.wipe(&secrets[index]) }
+                throw VaultDeliveryError(
+                    .unresolvedReference,
+                    "line \(placeholder.line), reference '\(TerminalText.escaped(reference.description))'",
+                    underlying: error
+                )
+            }
+        }
+        return secrets
+    }
+
     /// The template with placeholder `i` replaced by `secrets[i]`, in one buffer allocated once
     /// (no reallocation leaves a copy of a secret behind); the caller wipes it.
-    func rendered(_ secrets: [[UInt8]]) -> [UInt8] {
+    public func rendered(_ secrets: [[UInt8]]) -> [UInt8] {
         precondition(secrets.count == placeholders.count)
         let total = bytes.count + zip(placeholders, secrets).reduce(0) { $0 + $1.1.count - $1.0.range.count }
         var out: [UInt8] = []

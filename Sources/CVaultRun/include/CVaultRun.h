@@ -1,4 +1,5 @@
-// vaulttool run: the process side (fork and exec, sealed memfds, pseudo-terminals, signal relay).
+// vault: running a program with secrets, the process side (fork and exec, sealed memfds,
+// pseudo-terminals, signal relay), for VaultDelivery and the tool's fatal-signal handler.
 #ifndef CVAULTRUN_H
 #define CVAULTRUN_H
 
