@@ -1,31 +1,35 @@
-// vaulttool credential-helper git: git's credential-helper protocol mapped onto internet passwords.
+// vault: one credential description of git's credential-helper protocol, as internet-password attributes.
 
-import FoundationEssentials
-import Glibc
 import VaultIO
 
 /// One credential description of git's protocol (git-credential(1), "INPUT/OUTPUT FORMAT"):
 /// `key=value` lines up to a blank line or the end of input.
-struct GitCredential {
-    var `protocol`: String?
+///
+/// Spec: Spec/cli.md, "credential-helper", git mapping.
+public struct GitCredential {
+    /// The scheme, such as `https`.
+    public var `protocol`: String?
     /// `host` or `host:port`, as git sends it.
-    var host: String?
+    public var host: String?
     /// The path on the server, without a leading `/` (sent only with `credential.useHttpPath`).
-    var path: String?
-    var username: String?
-    var password: SecretBytes?
+    public var path: String?
+    /// The user name.
+    public var username: String?
+    /// The password, for `store` and `erase`.
+    public var password: SecretBytes?
 
     /// Parses a request; unknown keys (`wwwauth[]`, `capability[]`, `password_expiry_utc`, …) are ignored.
     ///
-    /// - Throws: ``ToolError`` for a line without `=`; the line itself is never shown, since it may hold a password.
-    init(parsing input: [UInt8]) throws {
+    /// - Throws: ``VaultDeliveryError/Code/invalidInput`` for a line without `=` (the line itself
+    ///   is never shown, since it may hold a password), or a `url` without a scheme.
+    public init(parsing input: [UInt8]) throws(VaultDeliveryError) {
         var lineNumber = 0
         for var line in input.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
             if line.last == 0x0D { line = line.dropLast() }
             if line.isEmpty { break }
             guard let equals = line.firstIndex(of: 0x3D) else {
-                throw ToolError("line \(lineNumber) of the credential request has no '='", exitCode: .usage)
+                throw VaultDeliveryError(.invalidInput, "line \(lineNumber) of the credential request has no '='")
             }
             let key = String(decoding: line[..<equals], as: UTF8.self)
             let value = line[line.index(after: equals)...]
@@ -49,9 +53,9 @@ struct GitCredential {
     }
 
     /// Sets the fields of `url=<scheme>://[<user>@]<host>[/<path>]`, as git does before it calls a helper.
-    private mutating func url(_ url: String) throws {
+    private mutating func url(_ url: String) throws(VaultDeliveryError) {
         guard let scheme = url.firstRange(of: "://") else {
-            throw ToolError("the url in the credential request has no scheme", exitCode: .usage)
+            throw VaultDeliveryError(.invalidInput, "the url in the credential request has no scheme")
         }
         `protocol` = String(url[..<scheme.lowerBound])
         var rest = url[scheme.upperBound...]
@@ -61,7 +65,7 @@ struct GitCredential {
         if let at = authority.lastIndex(of: "@") {
             let user = authority[..<at]
             let name = user.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            username = Text.percentDecoded(name)
+            username = Self.percentDecoded(name)
             authority = authority[authority.index(after: at)...]
         }
         host = String(authority)
@@ -77,9 +81,9 @@ struct GitCredential {
     /// owner's). The host is split once, not once per item.
     ///
     /// Spec: Spec/cli.md, "credential-helper", git mapping.
-    var matches: (ItemAttributes) -> Bool {
+    public var matches: (ItemAttributes) -> Bool {
         let `protocol` = self.protocol?.lowercased()
-        let host = self.host.map { CredentialHelper.splitHost($0[...]) }.map { ($0.server, $0.port) }
+        let host = self.host.map { Self.splitHost($0[...]) }.map { ($0.server, $0.port) }
         let path = self.path
         let username = self.username
         return { stored in
@@ -97,8 +101,8 @@ struct GitCredential {
     static func gitPath(_ path: String) -> String { path.hasPrefix("/") ? String(path.dropFirst()) : path }
 
     /// The primary key this credential is stored under: an internet password in the default access group.
-    var attributes: ItemAttributes {
-        let (server, port) = CredentialHelper.splitHost((host ?? "")[...])
+    public var attributes: ItemAttributes {
+        let (server, port) = Self.splitHost((host ?? "")[...])
         var a = ItemAttributes(account: username ?? "")
         a.server = server
         a.port = port
@@ -106,65 +110,40 @@ struct GitCredential {
         a.path = path.map { "/" + $0 } ?? ""
         return a
     }
-}
 
-/// git's three actions over a ``HelperStore``.
-///
-/// - `get`: prints `username=` and `password=` of the best match (the most recently modified), or
-///   nothing when none matches; exit 0 either way.
-/// - `store`: adds or updates the item; a request without protocol, host, username or password is
-///   ignored, as git's own `credential-store` ignores it.
-/// - `erase`: removes the matching items (only those holding the password given, when one is given);
-///   a request naming no field removes nothing.
-struct GitCredentialProtocol {
-    static let actions: Set<String> = ["get", "store", "erase"]
-
-    let keychain: any HelperStore
-
-    func run(_ action: String, input: () throws -> [UInt8]) throws {
-        var bytes = try input()
-        defer { SecretMemory.wipe(&bytes) }
-        let request = try GitCredential(parsing: bytes)
-        switch action {
-        case "get": try get(request)
-        case "store": try store(request)
-        default: try erase(request)
-        }
+    /// Splits `host[:port]` (or `[v6]:port`) into the server and its port (0 when none), the
+    /// server in the spelling every writer stores (L-KC-15: lower case, no final dot), so that a
+    /// `get` or `erase` names the item a `store` of the same text wrote.
+    static func splitHost(_ host: Substring) -> (server: String, port: UInt16) {
+        var a = ItemAttributes()
+        a.server = String(host)
+        let canonical = a.canonicalIdentity(for: .internetPassword)
+        return (canonical.server, canonical.port)
     }
 
-    private func get(_ request: GitCredential) throws {
-        guard request.host != nil || request.path != nil else { return }
-        // With a username the request may name an item's whole primary key: try that first.
-        let exact = request.username != nil && request.protocol != nil && request.host != nil ? request.attributes : nil
-        for item in try keychain.find(withSecrets: true, exact: exact, request.matches) {
-            guard let secret = item.secret, secret.count > 0, Self.isSendable(item.attributes.account) else { continue }
-            var out = [UInt8]()
-            defer { SecretMemory.wipe(&out) }
-            let sendable = secret.withUnsafeBytes { bytes in
-                guard !bytes.contains(0x0A), !bytes.contains(0) else { return false }
-                if !item.attributes.account.isEmpty { out += Array("username=\(item.attributes.account)\n".utf8) }
-                out += Array("password=".utf8) + bytes + [0x0A]
-                return true
+    /// `text` with each `%XX` replaced by the byte it names, `nil` when an escape is malformed or
+    /// the bytes are not UTF-8 (as git's url parser decodes a user name).
+    static func percentDecoded(_ text: some StringProtocol) -> String? {
+        func hexValue(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x41...0x46: c - 0x41 + 10
+            case 0x61...0x66: c - 0x61 + 10
+            default: nil
             }
-            // git's protocol cannot carry a newline or NUL in a value: such an item is skipped.
-            guard sendable else { continue }
-            Output.outBytes(out)
-            return
         }
+        var bytes: [UInt8] = []
+        var rest = text.utf8[...]
+        while let b = rest.popFirst() {
+            guard b == UInt8(ascii: "%") else {
+                bytes.append(b)
+                continue
+            }
+            guard let h = rest.popFirst().flatMap(hexValue), let l = rest.popFirst().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(h << 4 | l)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
-
-    private func store(_ request: GitCredential) throws {
-        guard request.protocol != nil, request.host != nil, request.username != nil, let password = request.password
-        else { return }
-        try keychain.store(request.attributes, secret: password, replacing: nil)
-    }
-
-    private func erase(_ request: GitCredential) throws {
-        guard request.protocol != nil || request.host != nil || request.path != nil || request.username != nil
-        else { return }
-        _ = try keychain.erase(request.matches, ifSecretEquals: request.password)
-    }
-
-    /// Whether a value can be written in a `key=value` line.
-    private static func isSendable(_ value: String) -> Bool { !value.contains("\n") && !value.contains("\0") }
 }

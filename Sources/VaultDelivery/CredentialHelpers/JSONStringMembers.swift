@@ -1,6 +1,5 @@
-// vaulttool credential-helper docker: reading docker's `store` payload without copying the secret into a String.
+// vault: reading docker's `store` payload without copying the secret into a String.
 
-import Glibc
 import VaultIO
 
 /// The string members of one JSON object, as bytes, read the way Go's `encoding/json` decodes

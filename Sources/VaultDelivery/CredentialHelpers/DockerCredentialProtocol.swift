@@ -1,7 +1,5 @@
-// vaulttool credential-helper docker: docker's credential-helper protocol mapped onto internet passwords.
+// vault: docker's credential-helper protocol mapped onto internet passwords.
 
-import FoundationEssentials
-import Glibc
 import VaultIO
 
 /// A docker registry's `ServerURL` split into internet-password attributes, and joined back.
@@ -11,20 +9,24 @@ import VaultIO
 /// as is). Scheme and host are read in lower case and the path `/` as none, the spelling every
 /// writer stores (L-KC-15); joining the attributes gives that text back, so `list` returns the URLs
 /// docker stored in that spelling.
-struct DockerServer: Equatable {
-    var scheme: String
-    var server: String
-    var port: UInt16
-    var path: String
+public struct DockerServer: Equatable, Sendable {
+    /// The scheme, empty without one.
+    public var scheme: String
+    /// The host, in lower case.
+    public var server: String
+    /// The port, 0 without one.
+    public var port: UInt16
+    /// Everything from the first `/`; empty for none or `/`.
+    public var path: String
 
     /// The location `url` names, as every writer reads it (L-KC-15, the Secret Service's docker
     /// schema included).
-    init(url: String) {
+    public init(url: String) {
         self.init(ItemAttributes(internetPasswordAt: url))
     }
 
     /// The server an item names, read in the canonical spelling (L-KC-15).
-    init(_ stored: ItemAttributes) {
+    public init(_ stored: ItemAttributes) {
         let a = stored.canonicalIdentity(for: .internetPassword)
         scheme = a.protocol
         server = a.server
@@ -33,30 +35,35 @@ struct DockerServer: Equatable {
     }
 
     /// The URL text.
-    var url: String {
-        (scheme.isEmpty ? "" : scheme + "://") + CredentialHelper.joinHost(server, port: port) + path
+    public var url: String {
+        (scheme.isEmpty ? "" : scheme + "://") + (port == 0 ? server : "\(server):\(port)") + path
     }
 
     /// Whether `a` is docker's item for this server.
-    func matches(_ a: ItemAttributes) -> Bool {
+    public func matches(_ a: ItemAttributes) -> Bool {
         a.accessGroup == DockerCredentialProtocol.accessGroup && DockerServer(a) == self
     }
 }
 
-/// docker's actions over a ``HelperStore``, as `docker-credential-helpers` defines them:
+/// docker's actions over a ``CredentialHelperStore``, as `docker-credential-helpers` defines them:
 /// `store` reads `{"ServerURL":…,"Username":…,"Secret":…}`; `get` and `erase` read the server
 /// URL; `list` prints `{"<ServerURL>":"<Username>",…}`; failures print one line on stdout.
 ///
 /// Docker's items are internet passwords in access group `docker` labelled `Docker Credentials`
-/// (the label docker's own helpers use), one per server URL.
-struct DockerCredentialProtocol {
-    static let accessGroup = "docker"
-    static let label = "Docker Credentials"
+/// (the label docker's own helpers use), one per server URL. `version` is the caller's to answer.
+///
+/// Spec: Spec/cli.md, "credential-helper", docker mapping.
+public struct DockerCredentialProtocol {
+    /// The access group of docker's items.
+    public static let accessGroup = "docker"
+    /// The label of docker's items.
+    public static let label = "Docker Credentials"
 
     /// The protocol's failures, worded exactly as `docker-credential-helpers` words them
     /// (docker compares the not-found text).
-    struct Failure: Error {
-        let message: String
+    public struct Failure: Error {
+        /// The line docker shows.
+        public let message: String
         static let notFound = Failure(message: "credentials not found in native keychain")
         static let missingServerURL = Failure(message: "no credentials server URL")
         static let missingUsername = Failure(message: "no credentials username")
@@ -64,25 +71,29 @@ struct DockerCredentialProtocol {
         static let badJSON = Failure(message: "the credentials are not a JSON object of strings")
     }
 
-    /// Opens the store on first use (`version` needs none).
-    let store: () throws -> any HelperStore
+    /// Opens the store on first use.
+    let store: () throws -> any CredentialHelperStore
 
-    /// The one line printed for `error`.
-    static func message(for error: any Error) -> String {
-        if let failure = error as? Failure { return failure.message }
-        return describe(error).0
-    }
+    /// The protocol over the store `store` opens when an action first needs it.
+    public init(store: @escaping () throws -> any CredentialHelperStore) { self.store = store }
 
-    func run(_ action: String, input: () throws -> [UInt8]) throws {
+    /// Carries out `action` (`store`, `get`, `erase` or `list`), reading the request from `input`
+    /// when the action has one.
+    ///
+    /// - Returns: What to write on standard output; the caller wipes it.
+    /// - Throws: A ``Failure`` worded as docker expects it, or the store's error.
+    public func run(_ action: String, input: () throws -> [UInt8]) throws -> [UInt8] {
         switch action {
         case "store":
             var bytes = try input()
             defer { SecretMemory.wipe(&bytes) }
             try storeCredentials(bytes)
-        case "get": try get(try Self.serverURL(input()))
-        case "erase": try erase(try Self.serverURL(input()))
-        case "list": try list()
-        case "version": Output.out("docker-credential-vault (vaulttool) \(VaultTool.version)\n")
+            return []
+        case "get": return try get(try Self.serverURL(input()))
+        case "erase":
+            try erase(try Self.serverURL(input()))
+            return []
+        case "list": return try list()
         default: throw Failure(message: "Unknown credential action `\(action)`")
         }
     }
@@ -118,21 +129,20 @@ struct DockerCredentialProtocol {
         try store().store(a, secret: secret, replacing: server.matches)
     }
 
-    private func get(_ serverURL: String) throws {
+    private func get(_ serverURL: String) throws -> [UInt8] {
         let server = DockerServer(url: serverURL)
         guard let item = try store().find(withSecrets: true, exact: nil, server.matches).first, let secret = item.secret
         else {
             throw Failure.notFound
         }
         var out = Array(#"{"ServerURL":"#.utf8)
-        defer { SecretMemory.wipe(&out) }
         Self.appendJSONString(Array(serverURL.utf8), to: &out)
         out += Array(#","Username":"#.utf8)
         Self.appendJSONString(Array(item.attributes.account.utf8), to: &out)
         out += Array(#","Secret":"#.utf8)
         secret.withUnsafeBytes { Self.appendJSONString($0, to: &out) }
         out += Array("}\n".utf8)
-        Output.outBytes(out)
+        return out
     }
 
     private func erase(_ serverURL: String) throws {
@@ -140,7 +150,7 @@ struct DockerCredentialProtocol {
         guard try store().erase(server.matches, ifSecretEquals: nil) > 0 else { throw Failure.notFound }
     }
 
-    private func list() throws {
+    private func list() throws -> [UInt8] {
         var accounts = [String: String]()
         let items = try store().find(withSecrets: false, exact: nil) { $0.accessGroup == Self.accessGroup }
         for item in items.reversed() {
@@ -156,7 +166,7 @@ struct DockerCredentialProtocol {
             Self.appendJSONString(Array(accounts[url]!.utf8), to: &out)
         }
         out += Array("}\n".utf8)
-        Output.outBytes(out)
+        return out
     }
 
     // MARK: - Input and output as the reference helpers do it
@@ -172,7 +182,9 @@ struct DockerCredentialProtocol {
 
     /// The server URL of `get` and `erase`: the joined lines, trimmed of white space.
     static func serverURL(_ bytes: [UInt8]) throws -> String {
-        let text = Text.trimmingWhitespace(String(decoding: lines(bytes).joined(), as: UTF8.self))
+        let joined = String(decoding: lines(bytes).joined(), as: UTF8.self)
+        let blank = { (c: Character) in c.isWhitespace && !c.isNewline }
+        let text = String(joined.drop(while: blank).reversed().drop(while: blank).reversed())
         guard !text.isEmpty else { throw Failure.missingServerURL }
         return text
     }
