@@ -3,6 +3,7 @@
 import FoundationEssentials
 import Glibc
 import VaultIO
+import VaultImport
 
 /// `vaulttool inspect [--json] [--items] <path>`.
 struct Inspect: Command {
@@ -46,7 +47,7 @@ struct Inspect: Command {
             report.compareWithSeen(snapshot)
             if items {
                 let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
-                report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
+                report.entries = scan.items.map { GenericJSONLayout.Item($0, includeSecret: false) }
                 report.unavailableItems = scan.unavailable.count
                 report.table = ItemTable.text(scan.items)
                 if !scan.damaged.isEmpty {
@@ -135,7 +136,7 @@ struct InspectReport: Encodable {
     var headerBytes: [UInt8] = []
     var warnings: [String] = []
     /// With `--items`: every item the credential opens, without secrets.
-    var entries: [ItemRecord]?
+    var entries: [GenericJSONLayout.Item]?
     /// With `--items`: items the credential cannot open (other device, base-scope keyslot).
     var unavailableItems: Int?
     /// With `--items`: records that are damaged (their IDs, and names when readable).

@@ -2,6 +2,7 @@
 
 import VaultDelivery
 import VaultIO
+import VaultImport
 
 /// The text `vaulttool git-diff` prints: header facts, then one block per item sorted by item ID,
 /// then the deletion records. Never a secret: a secret is shown as its keyed fingerprint.
@@ -76,7 +77,7 @@ enum VaultTextView {
         let deletions = snapshot.index.deletions.sorted { $0.itemID < $1.itemID }
         if !deletions.isEmpty { out += "\n" }
         for deletion in deletions {
-            out += "deleted \(deletion.itemID) at \(ItemDates.format(deletion.deletedAt) ?? "unknown time")\n"
+            out += "deleted \(deletion.itemID) at \(ExportDates.format(deletion.deletedAt) ?? "unknown time")\n"
         }
         return out
     }
@@ -140,8 +141,8 @@ enum VaultTextView {
         if a.isInvisible { out += "  invisible: true\n" }
         if a.isNegative { out += "  negative: true\n" }
         if !a.preserved.isEmpty { out += "  preserved-attributes: \(a.preserved.count)\n" }
-        out += "  created: \(ItemDates.format(a.creationDate) ?? "none")\n"
-        out += "  modified: \(ItemDates.format(a.modificationDate) ?? "none")\n"
+        out += "  created: \(ExportDates.format(a.creationDate) ?? "none")\n"
+        out += "  modified: \(ExportDates.format(a.modificationDate) ?? "none")\n"
         return out
     }
 

@@ -1,37 +1,41 @@
-// vaulttool: writing items as JSON without JSONEncoder, for `list --json`.
+// vault: writing items in the generic JSON layout without JSONEncoder, for `list --json`.
 
 import FoundationEssentials
-import Glibc
 import VaultIO
 
-/// Writes ``ItemRecord``s as JSON with the same bytes as `Output.json` (JSONEncoder with
-/// `.prettyPrinted`, `.sortedKeys`, `.withoutEscapingSlashes`): two-space indentation,
-/// `"key" : value`, keys in byte order, `/` not escaped.
+/// Writes items of the generic layout (``GenericJSONLayout/Item``) with the same bytes as
+/// JSONEncoder with `.prettyPrinted`, `.sortedKeys` and `.withoutEscapingSlashes`: two-space
+/// indentation, `"key" : value`, keys in byte order, `/` not escaped.
 ///
 /// JSONEncoder builds a tree of boxed values and sorts every object's keys; at 10,000 items
-/// that was 190 ms of `list --json`'s 320 ms. This writer appends bytes directly, with
-/// the keys already in order. Spec: Spec/cli.md, "list --json".
-struct ItemJSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// that was 190 ms of `list --json`'s 320 ms. This writer appends bytes directly, with the
+/// keys of ``GenericJSONLayout/ItemKey`` sorted once.
+///
+/// Spec: Spec/cli.md, "list --json".
+public struct GenericJSONWriter: Sendable {
+    /// What has been written.
+    public private(set) var bytes: [UInt8] = []
 
     init(capacity: Int = Self.chunkSize + 4096) { bytes.reserveCapacity(capacity) }
 
     /// The item objects of one chunk of a scan, rendered inside the chunk: every item without
     /// its secret, at the depth `list --json` prints it, back to back.
-    struct Items: ItemSink {
-        var writer = ItemJSONWriter(capacity: 0)
+    public struct Items: ItemSink {
+        var writer = GenericJSONWriter(capacity: 0)
         /// Where each item's object ends in `writer.bytes`.
         var ends: [Int] = []
         var ids: [ItemID] = []
 
-        mutating func reserve(_ count: Int) {
+        public init() {}
+
+        public mutating func reserve(_ count: Int) {
             // An item without a secret is about 770 bytes of JSON.
             writer.bytes.reserveCapacity(count * 800)
             ends.reserveCapacity(count)
             ids.reserveCapacity(count)
         }
 
-        mutating func add(_ item: DecodedItem) {
+        public mutating func add(_ item: DecodedItem) {
             writer.item(
                 item.attributes,
                 id: item.entry.itemID.description,
@@ -48,14 +52,14 @@ struct ItemJSONWriter {
 
     /// Writes `{"items": [...], "unavailable": n}` and a newline, as `list --json` prints it,
     /// to `sink` in pieces of about 64 KiB: the items of every chunk, sorted by ID.
-    static func writeListReport(_ chunks: [Items], unavailable: Int, to sink: ([UInt8]) -> Void) {
+    public static func writeListReport(_ chunks: [Items], unavailable: Int, to sink: ([UInt8]) -> Void) {
         var order = [(id: ItemID, chunk: Int32, item: Int32)]()
         order.reserveCapacity(chunks.reduce(0) { $0 + $1.ids.count })
         for (c, chunk) in chunks.enumerated() {
             for (index, id) in chunk.ids.enumerated() { order.append((id, Int32(c), Int32(index))) }
         }
         order.sort { $0.id < $1.id }
-        var writer = ItemJSONWriter()
+        var writer = GenericJSONWriter()
         writer.raw("{\n  \"items\" : [")
         if order.isEmpty {
             writer.raw("\n\n  ]")
@@ -83,7 +87,7 @@ struct ItemJSONWriter {
     static let chunkSize = 1 << 16
 
     /// One item object at `depth` (the caller wrote the indentation before it).
-    mutating func item(_ record: ItemRecord, depth: Int) {
+    mutating func item(_ record: GenericJSONLayout.Item, depth: Int) {
         item(
             record.attributes,
             id: record.id,
@@ -97,7 +101,13 @@ struct ItemJSONWriter {
         )
     }
 
-    /// One item object, from its parts (the keys of ``ItemRecord``).
+    /// The layout's keys in byte order (as `.sortedKeys` orders them), with their names' bytes.
+    private static let sortedKeys: [(key: GenericJSONLayout.ItemKey, name: [UInt8])] =
+        GenericJSONLayout.ItemKey.allCases.map { ($0, Array($0.rawValue.utf8)) }
+        .sorted { $0.name.lexicographicallyPrecedes($1.name) }
+
+    /// One item object, from its parts (the keys of ``GenericJSONLayout/Item``); a key whose
+    /// value is `nil` among `version`, `secret`, `secretBase64` and `secretLength` is left out.
     mutating func item(
         _ a: ItemAttributes,
         id: String?,
@@ -111,36 +121,49 @@ struct ItemJSONWriter {
     ) {
         let d = depth + 1
         raw("{")
-        // Keys in byte order (as `.sortedKeys` orders them); "accessGroup" is always first.
-        member("accessGroup", d, first: true); string(a.accessGroup)
-        member("accessibility", d); string(accessibility.description)
-        member("account", d); string(a.account)
-        member("authenticationType", d); string(a.authenticationType)
-        member("class", d); string(itemClass.description)
-        member("comment", d); string(a.comment)
-        member("created", d); optionalString(ItemDates.format(a.creationDate))
-        member("creator", d); number(UInt64(a.creator))
-        member("description", d); string(a.itemDescription)
-        member("generic", d)
-        if a.generic.isEmpty { raw("\"\"") } else { string(Data(a.generic).base64EncodedString()) }
-        member("id", d); optionalString(id)
-        member("invisible", d); bool(a.isInvisible)
-        member("label", d); string(a.label)
-        member("modified", d); optionalString(ItemDates.format(a.modificationDate))
-        member("negative", d); bool(a.isNegative)
-        member("path", d); string(a.path)
-        member("port", d); number(UInt64(a.port))
-        member("preserved", d); preserved(a.preserved, depth: d)
-        member("protocol", d); string(a.protocol)
-        if let secret { member("secret", d); string(secret) }
-        if let secretBase64 { member("secretBase64", d); string(secretBase64) }
-        if let secretLength { member("secretLength", d); number(UInt64(secretLength)) }
-        member("securityDomain", d); string(a.securityDomain)
-        member("server", d); string(a.server)
-        member("service", d); string(a.service)
-        member("synchronizable", d); bool(a.synchronizable)
-        member("type", d); number(UInt64(a.type))
-        if let version { member("version", d); number(version) }
+        var first = true
+        for (key, name) in Self.sortedKeys {
+            switch key {
+            case .version: guard version != nil else { continue }
+            case .secret: guard secret != nil else { continue }
+            case .secretBase64: guard secretBase64 != nil else { continue }
+            case .secretLength: guard secretLength != nil else { continue }
+            default: break
+            }
+            member(name, d, first: first)
+            first = false
+            switch key {
+            case .accessGroup: string(a.accessGroup)
+            case .accessibility: string(accessibility.description)
+            case .account: string(a.account)
+            case .authenticationType: string(a.authenticationType)
+            case .itemClass: string(itemClass.description)
+            case .comment: string(a.comment)
+            case .created: optionalString(ExportDates.format(a.creationDate))
+            case .creator: number(UInt64(a.creator))
+            case .description: string(a.itemDescription)
+            case .generic:
+                if a.generic.isEmpty { raw("\"\"") } else { string(Data(a.generic).base64EncodedString()) }
+            case .id: optionalString(id)
+            case .invisible: bool(a.isInvisible)
+            case .label: string(a.label)
+            case .modified: optionalString(ExportDates.format(a.modificationDate))
+            case .negative: bool(a.isNegative)
+            case .path: string(a.path)
+            case .port: number(UInt64(a.port))
+            case .preserved: preserved(a.preserved, depth: d)
+            case .protocol: string(a.protocol)
+            case .secret: string(secret ?? "")
+            case .secretBase64: string(secretBase64 ?? "")
+            case .secretLength: number(UInt64(secretLength ?? 0))
+            case .securityDomain: string(a.securityDomain)
+            case .server: string(a.server)
+            case .service: string(a.service)
+            case .synchronizable: bool(a.synchronizable)
+            case .type: number(UInt64(a.type))
+            case .version: number(version ?? 0)
+            }
+        }
         raw("\n")
         indent(depth)
         raw("}")
@@ -177,12 +200,12 @@ struct ItemJSONWriter {
     // MARK: - Values
 
     /// `,\n`, the indentation and `"name" : `.
-    mutating func member(_ name: StaticString, _ depth: Int, first: Bool = false) {
+    mutating func member(_ name: [UInt8], _ depth: Int, first: Bool = false) {
         if !first { bytes.append(0x2C) }
         bytes.append(0x0A)
         indent(depth)
         bytes.append(0x22)
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: name)
         bytes.append(0x22)
         bytes.append(0x20)
         bytes.append(0x3A)
