@@ -83,9 +83,9 @@ struct CredentialHelper: Command {
     /// Standard input, read to its end, refused past `limit` bytes (64 KiB for git, 1 MiB for docker:
     /// far above any credential request, and a bound on what a runaway writer makes the helper hold).
     static func readInput(limit: Int) throws -> [UInt8] {
-        try CredentialOptions.readDescriptor(
-            STDIN_FILENO,
-            what: "standard input",
+        try SecretInput.read(
+            "standard input",
+            from: STDIN_FILENO,
             limit: limit,
             why: "a credential request is far smaller; nothing was read or changed"
         )

@@ -66,13 +66,7 @@ struct GitDiff: Command {
         if explicitCredential {
             return openWithCredentials(reader)
         }
-        if let agent = VaultAgent.fromEnvironment(), var keys = agent.keys(forVaultID: header.vaultID, preferring: path)
-        {
-            if keys.deviceSecret == nil, let file = options.deviceSecretFile,
-                let secret = try? CredentialOptions.loadDeviceSecret(file)
-            {
-                keys = keys.adding(deviceSecret: secret, vaultID: header.vaultID)
-            }
+        if let keys = options.sources.agentKeys(forVaultID: header.vaultID, preferring: path) {
             if let snapshot = try? reader.open(keys: keys) { return .success(snapshot) }
             // Keys of a later generation do not open a version from before a rekey: the
             // credentials may still do.

@@ -45,8 +45,8 @@ struct Inject: Command {
     func run() throws {
         let why = "a template is at most \(Self.templateLimit >> 20) MiB"
         let bytes =
-            try input.map { try CredentialOptions.readFile($0, what: "template", limit: Self.templateLimit, why: why) }
-            ?? CredentialOptions.readDescriptor(STDIN_FILENO, what: "template", limit: Self.templateLimit, why: why)
+            try input.map { try SecretInput.read("template", at: $0, limit: Self.templateLimit, why: why) }
+            ?? SecretInput.read("template", from: STDIN_FILENO, limit: Self.templateLimit, why: why)
         let template = Template(bytes)
         _ = try template.references()
         if dryRun {

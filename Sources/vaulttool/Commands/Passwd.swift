@@ -182,7 +182,7 @@ struct Passwd: Command {
         }
         // The TPM first: a PIN typed for a TPM that is not there is typed for nothing.
         if addTPM2 && tpm2PIN { try credentialOptions.tpm2Device.checkReachable() }
-        let newPIN = addTPM2 && tpm2PIN ? try CredentialOptions.tpm2PIN(confirm: true) : nil
+        let newPIN = addTPM2 && tpm2PIN ? try credentialOptions.sources.tpm2PIN(confirm: true) : nil
         var message: String
         do {
             VaultAccess.warnAboutLocation(of: vault)

@@ -150,6 +150,10 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         )
     case .untrustedLockFile:
         return (error.reason, .failure)
+    case .invalidInput:
+        return (error.reason, .usage)
+    case .unreadableInput:
+        return (error.reason, .ioFailure)
     case .itemNotFound:
         guard let group = error.accessGroup.map(TerminalText.escaped) else { return (error.reason, .notFound) }
         return (
