@@ -31,6 +31,9 @@ public struct VaultDeliveryError: Error, Equatable, CustomStringConvertible {
         /// A system call failed, or a file cannot be read; ``VaultDeliveryError/reason`` names the
         /// step and the system's reason.
         public static let system = Code("system")
+        /// A program run on the caller's behalf (git) refused; ``VaultDeliveryError/reason`` quotes
+        /// the first line of what it said.
+        public static let commandFailed = Code("commandFailed")
         /// The request cannot be carried out as asked: a secret holding a NUL byte for an
         /// environment variable, a config file whose owner or mode is refused.
         public static let refused = Code("refused")

@@ -182,9 +182,7 @@ public struct DockerCredentialProtocol {
 
     /// The server URL of `get` and `erase`: the joined lines, trimmed of white space.
     static func serverURL(_ bytes: [UInt8]) throws -> String {
-        let joined = String(decoding: lines(bytes).joined(), as: UTF8.self)
-        let blank = { (c: Character) in c.isWhitespace && !c.isNewline }
-        let text = String(joined.drop(while: blank).reversed().drop(while: blank).reversed())
+        let text = Text.trimmingWhitespace(String(decoding: lines(bytes).joined(), as: UTF8.self))
         guard !text.isEmpty else { throw Failure.missingServerURL }
         return text
     }

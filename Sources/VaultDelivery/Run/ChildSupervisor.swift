@@ -192,8 +192,7 @@ public struct ChildSupervisor {
             }
         }
         guard let status else { return 1 }
-        if (status & 0x7F) == 0 { return (status >> 8) & 0xFF }  // WIFEXITED, WEXITSTATUS
-        return 128 + (status & 0x7F)  // WTERMSIG
+        return Subprocess.exitStatus(status)
     }
 
     /// Reads what the signal handler wrote and forwards each signal to the child.

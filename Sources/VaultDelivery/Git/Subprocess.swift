@@ -1,4 +1,4 @@
-// vaulttool: running a helper program (git) and collecting what it prints, without Foundation's Process.
+// vault: running a helper program (git) and collecting what it prints, without Foundation's Process.
 
 import Glibc
 
@@ -11,12 +11,14 @@ struct Subprocess {
     var error: [UInt8]
 
     /// Runs `arguments[0]` with `arguments` as its argv.
-    static func run(_ arguments: [String]) throws -> Subprocess {
+    ///
+    /// - Throws: ``VaultDeliveryError/Code/system`` when no pipe can be made.
+    static func run(_ arguments: [String]) throws(VaultDeliveryError) -> Subprocess {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
-        guard pipe(&outPipe) == 0 else { throw ToolError("cannot make a pipe", exitCode: .ioFailure) }
+        guard pipe(&outPipe) == 0 else { throw VaultDeliveryError(.system, "cannot make a pipe") }
         defer { outPipe.forEach { if $0 >= 0 { close($0) } } }
-        guard pipe(&errPipe) == 0 else { throw ToolError("cannot make a pipe", exitCode: .ioFailure) }
+        guard pipe(&errPipe) == 0 else { throw VaultDeliveryError(.system, "cannot make a pipe") }
         defer { errPipe.forEach { if $0 >= 0 { close($0) } } }
         // Not inherited by anything else this process starts (the child gets them through dup2).
         for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -54,7 +56,12 @@ struct Subprocess {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        result.status = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        result.status = exitStatus(status)
         return result
+    }
+
+    /// A shell's reading of a `waitpid` status: the exit status, or 128 + N after signal N.
+    static func exitStatus(_ raw: Int32) -> Int32 {
+        raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)  // WIFEXITED, WEXITSTATUS, WTERMSIG
     }
 }

@@ -1,6 +1,6 @@
-// vaulttool: what Foundation's string methods did for the commands (trimming).
+// vault: what Foundation's string methods did for the protocols (trimming).
 
-/// What Foundation's string methods did for the commands.
+/// What Foundation's string methods did for the helpers' protocols and git-setup.
 enum Text {
     /// `text` without leading and trailing spaces and tabs (Unicode white space that is not a
     /// line break), as Foundation's `trimmingCharacters(in: .whitespaces)`.
