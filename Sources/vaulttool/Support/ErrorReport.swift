@@ -152,6 +152,8 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         return (error.reason, .failure)
     case .invalidInput:
         return (error.reason, .usage)
+    case .keyslotNotFound:
+        return (error.reason, .notFound)
     case .unreadableInput:
         return (error.reason, .ioFailure)
     case .itemNotFound:
