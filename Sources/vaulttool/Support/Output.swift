@@ -2,7 +2,7 @@
 
 import FoundationEssentials
 import Glibc
-import VaultImport
+import VaultIO
 
 /// Where the tool's text goes. Library code never prints; commands do, through here.
 enum Output {
@@ -48,7 +48,7 @@ enum Output {
     }
 
     /// `2026-01-01T00:00:00Z` for milliseconds since the Unix epoch.
-    static func date(_ milliseconds: Int64) -> String { ExportDates.text(milliseconds, fractionalSeconds: false) }
+    static func date(_ milliseconds: Int64) -> String { RFC3339.format(milliseconds, fractionalSeconds: false) }
 
     /// Lower-case hex, as the spec spells vault IDs, fingerprints and raw attributes.
     static func hex(_ bytes: [UInt8]) -> String {

@@ -1,4 +1,4 @@
-// vaulttool: whether this user could write a vault, as a commit writes it.
+// vault: whether this user could write a vault, as a commit writes it.
 
 import Glibc
 
