@@ -9,6 +9,11 @@ import Glibc
 /// `list --json` of 10,000 items take 2.4 s. `gmtime_r` and a few digits cost
 /// nanoseconds and give the same text.
 public enum RFC3339 {
+    /// An item date with milliseconds, as listings and exports write it; `nil` for 0 (no date).
+    public static func itemDate(_ milliseconds: Int64) -> String? {
+        milliseconds == 0 ? nil : format(milliseconds, fractionalSeconds: true)
+    }
+
     /// The text for `milliseconds` since the Unix epoch.
     ///
     /// The corresponding C function is `gmtime_r`.

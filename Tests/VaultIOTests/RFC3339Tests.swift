@@ -11,4 +11,9 @@ struct RFC3339Tests {
         #expect(RFC3339.format(-1, fractionalSeconds: true) == "1969-12-31T23:59:59.999Z")
         #expect(RFC3339.format(253_402_300_800_000, fractionalSeconds: false) == "10000-01-01T00:00:00Z")
     }
+
+    @Test func itemDate_zeroIsNoDate() {
+        #expect(RFC3339.itemDate(0) == nil)
+        #expect(RFC3339.itemDate(1_767_225_600_123) == "2026-01-01T00:00:00.123Z")
+    }
 }

@@ -50,7 +50,7 @@ extension VaultInspection {
 
     private mutating func fill(_ header: VaultHeader, headerLength: Int, total: Int) {
         format = Version(major: Int(header.major), minor: Int(header.minor))
-        vaultID = header.vaultID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        vaultID = Hex.encode(header.vaultID)
         created = RFC3339.format(header.created, fractionalSeconds: false)
         generation = header.generation
         if header.followsVersion12Rules { recipients = header.recipientCount }

@@ -1,22 +1,12 @@
-// vault: item dates in exports and listings: RFC 3339 text in UTC, and read back.
+// vault: item dates in exports, read back from RFC 3339 text.
 
 import FoundationEssentials
-import VaultIO
 
-/// Item dates: milliseconds since the Unix epoch in the vault, RFC 3339 text in exports and
-/// listings (`2026-01-01T00:00:00.000Z`), 0 for "no date".
-///
-/// The text is VaultIO's `RFC3339` formatter's.
+/// Item dates read from exports: RFC 3339 text into the vault's milliseconds since the Unix
+/// epoch, 0 for "no date" (VaultIO's `RFC3339` writes them).
 ///
 /// Spec: Spec/cli.md, "The generic JSON layout".
-public enum ExportDates {
-    /// The text of an item date with milliseconds, as the generic layout writes it; `nil` for 0
-    /// (no date), which the layout writes as `null`.
-    public static func format(_ milliseconds: Int64) -> String? {
-        guard milliseconds != 0 else { return nil }
-        return RFC3339.format(milliseconds, fractionalSeconds: true)
-    }
-
+enum ExportDates {
     /// `text` as milliseconds; empty or absent is 0 (no date).
     ///
     /// - Throws: ``ImportProblem`` when the text is not an RFC 3339 date.

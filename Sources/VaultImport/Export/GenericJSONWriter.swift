@@ -139,7 +139,7 @@ public struct GenericJSONWriter: Sendable {
             case .authenticationType: string(a.authenticationType)
             case .itemClass: string(itemClass.description)
             case .comment: string(a.comment)
-            case .created: optionalString(ExportDates.format(a.creationDate))
+            case .created: optionalString(RFC3339.itemDate(a.creationDate))
             case .creator: number(UInt64(a.creator))
             case .description: string(a.itemDescription)
             case .generic:
@@ -147,7 +147,7 @@ public struct GenericJSONWriter: Sendable {
             case .id: optionalString(id)
             case .invisible: bool(a.isInvisible)
             case .label: string(a.label)
-            case .modified: optionalString(ExportDates.format(a.modificationDate))
+            case .modified: optionalString(RFC3339.itemDate(a.modificationDate))
             case .negative: bool(a.isNegative)
             case .path: string(a.path)
             case .port: number(UInt64(a.port))

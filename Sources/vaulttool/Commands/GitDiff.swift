@@ -2,6 +2,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool git-diff [<credential options>] <file>`, run by git as `diff.vault.textconv`.
@@ -54,7 +55,7 @@ struct GitDiff: Command {
             return
         }
         switch open(reader, header) {
-        case .success(let snapshot): Output.out(VaultTextView.opened(snapshot))
+        case .success(let snapshot): Output.out(VaultTextView.opened(snapshot) { describe($0).0 })
         case .failure(let locked): Output.out(VaultTextView.locked(header, locked))
         }
     }

@@ -1,17 +1,24 @@
-// vaulttool: the stable, item-level text view of a vault that `git-diff` prints for git.
+// vault: the stable, item-level text view of a vault that `git-diff` prints for git.
 
-import VaultDelivery
+import VaultFormat
 import VaultIO
-import VaultImport
 
 /// The text `vaulttool git-diff` prints: header facts, then one block per item sorted by item ID,
 /// then the deletion records. Never a secret: a secret is shown as its keyed fingerprint.
 ///
+/// ```swift
+/// print(VaultTextView.opened(snapshot, describe: { "\($0)" }), terminator: "")
+/// ```
+///
 /// Spec: Spec/cli.md, "git-diff" (R-GD-1, R-GD-3, R-GD-4).
-enum VaultTextView {
+public enum VaultTextView {
     /// Why the items are not shown.
-    struct Locked: Error {
-        var reason: String
+    public struct Locked: Error {
+        /// The sentence after `items locked: `.
+        public var reason: String
+
+        /// Items locked for `reason`.
+        public init(reason: String) { self.reason = reason }
     }
 
     /// The header facts, which need no key (and are unauthenticated without one).
@@ -22,11 +29,12 @@ enum VaultTextView {
         _ header: VaultHeader,
         authenticated: Bool,
         byRecipient: Bool = false,
-        recipients: Result<[Recipient], VaultFormatError>? = nil
+        recipients: Result<[Recipient], VaultFormatError>? = nil,
+        describe: (any Error) -> String = { "\($0)" }
     ) -> String {
         var out = "vault \(header.major).\(header.minor)\n"
-        out += "vault-id: \(Output.hex(header.vaultID))\n"
-        out += "created: \(Output.date(header.created))\n"
+        out += "vault-id: \(Hex.encode(header.vaultID))\n"
+        out += "created: \(RFC3339.format(header.created, fractionalSeconds: false))\n"
         out += "generation: \(header.generation)\n"
         out += "header: \(authenticated ? "authenticated" : "not authenticated (no key)")"
         // A stanza is made from a public key: a MAC checked with the key a stanza gave proves only
@@ -42,7 +50,7 @@ enum VaultTextView {
             out += "recipients: \(header.recipientCount)\n"
             switch recipients {
             case .success(let list)?: for r in list { out += "  \(r.key) \(quoted(r.name))\n" }
-            case .failure(let error)?: out += "  damaged: \(describe(error).0)\n"
+            case .failure(let error)?: out += "  damaged: \(describe(error))\n"
             case nil: break
             }
         }
@@ -52,12 +60,16 @@ enum VaultTextView {
     }
 
     /// The whole view without keys: the header facts and why the items are locked.
-    static func locked(_ header: VaultHeader, _ locked: Locked) -> String {
+    public static func locked(_ header: VaultHeader, _ locked: Locked) -> String {
         Self.header(header, authenticated: false) + "\nitems locked: \(locked.reason)\n"
     }
 
     /// The whole view of an opened snapshot: every item sorted by ID, then the deletion records.
-    static func opened(_ opened: VaultSnapshot) -> String {
+    ///
+    /// - Parameters:
+    ///   - opened: The newest generation, opened with a credential or the agent's keys.
+    ///   - describe: Words the error of a damaged item or recipient stanza.
+    public static func opened(_ opened: VaultSnapshot, describe: (any Error) -> String) -> String {
         // Every record is read: one read of the records section, not one per record.
         let snapshot = (try? opened.withRecordsLoaded()) ?? opened
         // Who else can open the vault needs the master key to read (R12-RCP-4).
@@ -68,22 +80,28 @@ enum VaultTextView {
             snapshot.header,
             authenticated: true,
             byRecipient: snapshot.openedByRecipient,
-            recipients: recipients
+            recipients: recipients,
+            describe: describe
         )
         let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
-        for position in order { out += "\n" + item(at: position, in: snapshot, fingerprinter) }
+        for position in order { out += "\n" + item(at: position, in: snapshot, fingerprinter, describe) }
         let deletions = snapshot.index.deletions.sorted { $0.itemID < $1.itemID }
         if !deletions.isEmpty { out += "\n" }
         for deletion in deletions {
-            out += "deleted \(deletion.itemID) at \(ExportDates.format(deletion.deletedAt) ?? "unknown time")\n"
+            out += "deleted \(deletion.itemID) at \(RFC3339.itemDate(deletion.deletedAt) ?? "unknown time")\n"
         }
         return out
     }
 
     /// One item's block; an item that cannot be read here says why, and a damaged one says so.
-    static func item(at position: Int, in snapshot: VaultSnapshot, _ fingerprinter: SecretFingerprinter) -> String {
+    static func item(
+        at position: Int,
+        in snapshot: VaultSnapshot,
+        _ fingerprinter: SecretFingerprinter,
+        _ describe: (any Error) -> String
+    ) -> String {
         let entry = snapshot.index.entry(at: position)
         var out = "item \(entry.itemID)\n"
         out += "  class: \(entry.itemClass)\n"
@@ -95,7 +113,7 @@ enum VaultTextView {
         } catch let error as VaultFormatError where !ItemDamage.isDamage(error) {
             return out + "  unreadable here: \(unreadableReason(entry, error, snapshot.keys))\n"
         } catch {
-            return out + "  damaged: \(describe(error).0)\n"
+            return out + "  damaged: \(describe(error))\n"
         }
         out += fields(attributes, itemClass: entry.itemClass)
         do {
@@ -106,9 +124,9 @@ enum VaultTextView {
                 protection: entry.protectionClass,
                 domain: entry.domain
             )
-            out += "  secret: fingerprint \(Output.hex(fingerprint))\n"
+            out += "  secret: fingerprint \(Hex.encode(fingerprint))\n"
         } catch {
-            out += "  secret: damaged (\(describe(error).0))\n"
+            out += "  secret: damaged (\(describe(error)))\n"
         }
         return out
     }
@@ -136,13 +154,13 @@ enum VaultTextView {
         text("description", a.itemDescription)
         if a.creator != 0 { out += "  creator: \(a.creator)\n" }
         if a.type != 0 { out += "  type: \(a.type)\n" }
-        if !a.generic.isEmpty { out += "  generic: \(Output.hex(a.generic))\n" }
+        if !a.generic.isEmpty { out += "  generic: \(Hex.encode(a.generic))\n" }
         if a.synchronizable { out += "  synchronizable: true\n" }
         if a.isInvisible { out += "  invisible: true\n" }
         if a.isNegative { out += "  negative: true\n" }
         if !a.preserved.isEmpty { out += "  preserved-attributes: \(a.preserved.count)\n" }
-        out += "  created: \(ExportDates.format(a.creationDate) ?? "none")\n"
-        out += "  modified: \(ExportDates.format(a.modificationDate) ?? "none")\n"
+        out += "  created: \(RFC3339.itemDate(a.creationDate) ?? "none")\n"
+        out += "  modified: \(RFC3339.itemDate(a.modificationDate) ?? "none")\n"
         return out
     }
 
