@@ -50,7 +50,14 @@ bench:
 bench-smoke:
 	scripts/bench.sh --smoke
 
-# What CI checks, in this order: the README's test command, the app-style tests and vaulttool
+# The vectors of Spec/ computed again with implementations that are not vault's (PyNaCl, OpenSSL
+# through python3-cryptography, argon2-cffi, hashlib; scripts/check-vectors.py says which).
+.PHONY: vectors
+vectors:
+	scripts/check-vectors.sh
+
+# What CI checks, in this order: the README's test command, the Spec/ vectors with other
+# implementations, the app-style tests and vaulttool
 # each built from a package of their own (public API of VaultIO only), the public API against API/*.txt (make api-baseline after a
 # deliberate change), docc --analyze (fails on any warning), the format lint, the fast part of
 # every reliability suite (RELIABILITY.md), the release binary's checks and CLI tests
@@ -58,6 +65,7 @@ bench-smoke:
 # .ci/run installs the libraries and then runs this target, so the two cannot drift.
 .PHONY: ci
 ci: test
+	scripts/check-vectors.sh
 	scripts/outside-package.sh
 	scripts/outside-cli.sh
 	scripts/api-check.sh

@@ -5,12 +5,12 @@
 #   --quick   CI sizes, debug build (default)
 #   --full    the published sizes, release build
 #   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows
-#             many-writers fuzz
+#             many-writers fuzz (tamper includes tamper-keyholder, which also runs alone)
 #             (default: all)
 # Environment: RELIABILITY_SCRATCH (SwiftPM scratch path, default /tmp/rel-build),
 #   FUZZ_SECONDS (seconds per fuzz target; default 10 with --quick, 600 with --full),
-#   VAULTTOOL (the vaulttool binary for the hygiene and many-writers suites; many-writers otherwise
-#   takes .build/<debug|release>/vaulttool when no source is newer, else builds one into
+#   VAULTTOOL (the vaulttool binary for the hygiene, tamper and many-writers suites; these otherwise
+#   take .build/<debug|release>/vaulttool when no source is newer, else builds one into
 #   RELIABILITY_ROOT_SCRATCH, default /tmp/rel-build-root).
 # Exits 1 when any suite fails. The last lines are one RESULT line per suite.
 set -uo pipefail
@@ -91,6 +91,15 @@ run() {  # suite name, then the command
     rm -f "$log"
 }
 flag="--$mode"
+# Key holders without MK rewriting format 2.0 files (RELIABILITY.md, suite 6), also read by vaulttool.
+run_keyholder() {
+    if tool="$(vaulttool_path)"; then
+        run tamper-keyholder "$bin" tamper-keyholder "$flag" --vaulttool "$tool"
+    else
+        results+=("RESULT tamper-keyholder FAIL (no vaulttool: the build failed)")
+        status=1
+    fi
+}
 for suite in "${suites[@]}"; do
     case "$suite" in
     "") ;;
@@ -104,7 +113,9 @@ for suite in "${suites[@]}"; do
         run tamper-v1.1 "$bin" tamper "$flag" --fixtures Fixtures/v1.1
         run tamper-v1.2 "$bin" tamper "$flag" --fixtures Fixtures/v1.2
         run tamper-v2 "$bin" tamper "$flag" --fixtures Fixtures/v2
+        run_keyholder
         ;;
+    tamper-keyholder) run_keyholder ;;
     git-flows) run git-flows scripts/reliability-git.sh "$flag" ;;
     many-writers)
         if tool="$(vaulttool_path)"; then

@@ -27,14 +27,22 @@ extension VaultSnapshot {
     /// - Throws: The source's error, or ``VaultFormatError`` `truncated` when the file ends early.
     public func withRecordsLoaded() throws -> VaultSnapshot {
         guard !(source is RecordsInMemory), !(source is InMemoryFile) else { return self }
-        let bytes = Array(try source.read(offset: recordsOffset, count: header.recordsLength))
+        // Format 3: the committed heap, where the records lie among the nodes (Spec/format-v3.md §3).
+        let (offset, count) =
+            if let commit = format3?.slot {
+                (Int(CommitSlot.heapStart), Int(commit.committedLength - CommitSlot.heapStart))
+            } else {
+                (recordsOffset, header.recordsLength)
+            }
+        let bytes = Array(try source.read(offset: offset, count: count))
         return VaultSnapshot(
             header: header,
             headerBytes: headerBytes,
             keys: keys,
-            index: index,
+            index: storedIndex,
+            format3: format3,
             openedKeyslot: openedKeyslot,
-            source: RecordsInMemory(offset: recordsOffset, bytes: bytes, fallback: source)
+            source: RecordsInMemory(offset: offset, bytes: bytes, fallback: source)
         )
     }
 }

@@ -65,6 +65,7 @@ extension VaultSnapshot {
     /// - Throws: ``ItemDamage`` when the record is damaged; ``VaultFormatError`` `keyUnavailable`
     ///   or `foreignDevice` when its key is not held here; the source's read error (I/O).
     public func item(at position: Int, includeSecret: Bool) throws -> DecodedItem {
+        let index = try self.index
         let entry = index.entry(at: position)
         let bytes: ArraySlice<UInt8>
         do {
@@ -72,19 +73,7 @@ extension VaultSnapshot {
         } catch let error as VaultFormatError {
             throw ItemDamage(entry: entry, attributes: nil, error: error)
         }
-        let attributes: ItemAttributes
-        do {
-            attributes = try openAttributes(bytes, entry: entry)
-        } catch  where ItemDamage.isDamage(error) {
-            throw ItemDamage(entry: entry, attributes: nil, error: error)
-        }
-        guard includeSecret else { return DecodedItem(entry: entry, attributes: attributes, secret: nil) }
-        do {
-            let secret = try RecordCodec.openSecret(bytes, entry: entry, vaultID: header.vaultID, keys: keys)
-            return DecodedItem(entry: entry, attributes: attributes, secret: secret)
-        } catch  where ItemDamage.isDamage(error) {
-            throw ItemDamage(entry: entry, attributes: attributes, error: error)
-        }
+        return try decode(bytes, entry: entry, includeSecret: includeSecret)
     }
 
     /// Reads every item that opens, and reports each damaged one instead of failing the whole read.

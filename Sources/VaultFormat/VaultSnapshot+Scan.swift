@@ -81,8 +81,9 @@ extension VaultSnapshot {
         mayMatch: (@Sendable (ItemDamage) -> Bool)? = nil
     ) throws -> ItemScan<Sink> {
         // One read of the records section instead of one per record (not worth it for a few).
-        let snapshot = index.count > 16 ? try withRecordsLoaded() : self
-        let parts = try ParallelChunks.map(count: index.count) { range in
+        let count = try index.count
+        let snapshot = count > 16 ? try withRecordsLoaded() : self
+        let parts = try ParallelChunks.map(count: count) { range in
             try snapshot.scan(range, itemClass, includeSecrets: includeSecrets, salvage: salvage, matches, mayMatch)
                 as ItemScan<Sink>
         }
@@ -105,6 +106,7 @@ extension VaultSnapshot {
         _ matches: (@Sendable (DecodedItem) -> Bool)?,
         _ mayMatch: (@Sendable (ItemDamage) -> Bool)?
     ) throws -> ItemScan<Sink> {
+        let index = try self.index
         var out = ItemScan<Sink>()
         var sink = Sink()
         // Room for every item only when every item matches: a filter over a large vault would

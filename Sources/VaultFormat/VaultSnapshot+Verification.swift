@@ -36,6 +36,7 @@ extension VaultSnapshot {
     ///
     /// - Throws: `indexCorrupt` for a repeated item ID (R-IDX-2), or the source's read error.
     public func verifyEachItem() throws -> VerificationReport {
+        let index = try self.index
         try index.checkIdentifiers()
         var report = VerificationReport()
         var seen = [PrimaryKey: ItemID]()

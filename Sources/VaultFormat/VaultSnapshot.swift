@@ -50,24 +50,56 @@ public struct VaultSnapshot: Sendable {
     public let headerBytes: [UInt8]
     /// The unlocked keys.
     public let keys: VaultKeys
-    /// The decrypted index.
-    public let index: VaultIndex
+    /// The index of formats 1 and 2, decrypted at open.
+    let storedIndex: VaultIndex
+    /// Format 3: the opened commit, whose trees are read on demand.
+    package let format3: Format3Store?
     /// Which keyslot opened the vault.
     public let openedKeyslot: Int
     /// Where records are read from.
     public let source: any RecordSource
 
-    /// The absolute offset of the records section.
-    public var recordsOffset: Int { headerBytes.count + header.indexLength }
+    init(
+        header: VaultHeader,
+        headerBytes: [UInt8],
+        keys: VaultKeys,
+        index: VaultIndex,
+        format3: Format3Store? = nil,
+        openedKeyslot: Int,
+        source: any RecordSource
+    ) {
+        self.header = header
+        self.headerBytes = headerBytes
+        self.keys = keys
+        self.storedIndex = index
+        self.format3 = format3
+        self.openedKeyslot = openedKeyslot
+        self.source = source
+    }
+
+    /// The index: every live entry in `(tag, itemID)` order, and the deletion records.
+    ///
+    /// A format-3 file reads its scope trees whole the first time (Spec/format-v3.md §10 step 8),
+    /// which can fail on a damaged node; lookups by primary key read one node per level instead.
+    ///
+    /// - Throws: Format 3 only: `indexCorrupt` for a damaged node, or the source's read error.
+    public var index: VaultIndex {
+        get throws {
+            guard let format3 else { return storedIndex }
+            return try format3.contents().index
+        }
+    }
+
+    /// The number of items, known without reading a format-3 tree.
+    public var itemCount: Int { format3?.liveCount ?? storedIndex.count }
+
+    /// The absolute offset of the records section; 0 in format 3, whose index holds absolute offsets.
+    public var recordsOffset: Int { format3 == nil ? headerBytes.count + header.indexLength : 0 }
 
     /// Opens a vault held entirely in memory.
     public static func open(_ file: [UInt8], with credentials: Credentials) throws -> VaultSnapshot {
-        let source = InMemoryFile(file)
-        let length = try VaultHeader.headerLength(
-            preamble: file.prefix(VaultHeader.preambleByteCount),
-            fileLength: file.count
-        )
-        return try open(headerBytes: Array(file[0..<length]), fileLength: file.count, source: source, with: credentials)
+        let head = try VaultHead.read(file)
+        return try open(headerBytes: head.bytes, fileLength: file.count, source: InMemoryFile(file), with: credentials)
     }
 
     /// Opens a vault from its header bytes, reading the index from `source`.
@@ -92,6 +124,17 @@ public struct VaultSnapshot: Sendable {
         keys: VaultKeys,
         openedKeyslot: Int
     ) throws -> VaultSnapshot {
+        if header.isVersion3 {
+            return VaultSnapshot(
+                header: header,
+                headerBytes: headerBytes,
+                keys: keys,
+                index: .empty,
+                format3: try Format3Store(header: header, keys: keys, source: source),
+                openedKeyslot: openedKeyslot,
+                source: source
+            )
+        }
         let ciphertext = try source.read(offset: headerBytes.count, count: header.indexLength)
         let index = try VaultIndex.decode(ciphertext, header: header, headerBytes: headerBytes, keys: keys)
         return VaultSnapshot(
@@ -139,9 +182,12 @@ public struct VaultSnapshot: Sendable {
     }
 
     static func verifyMAC(_ headerBytes: [UInt8], keys: VaultKeys) throws(VaultFormatError) {
-        let macStart = headerBytes.count - 32
+        // Format 3: the MAC of the commit slot, the head's first 512 bytes (R3-SLT-5).
+        let macStart =
+            VaultHead.isFormat3(headerBytes.prefix(Int(CommitSlot.heapStart)))
+            ? CommitSlot.byteCount - 32 : headerBytes.count - 32
         let mac = BLAKE2b.hash(headerBytes[0..<macStart], key: keys.headerKey, length: 32)
-        guard Sodium.constantTimeEqual(mac, headerBytes[macStart...]) else {
+        guard Sodium.constantTimeEqual(mac, headerBytes[macStart..<macStart + 32]) else {
             throw VaultFormatError(.headerAuthentication, "header authentication failed: the header was modified")
         }
     }
@@ -173,6 +219,7 @@ public struct VaultSnapshot: Sendable {
     ///
     /// Compares lookup tags only; ``attributes(at:)`` confirms the match (R-IDX-5).
     public func position(of primaryKey: PrimaryKey) throws -> Int? {
+        let index = try self.index
         for position in index.positions(ofTag: keys.lookupTag(primaryKey)) {
             let entry = index.entry(at: position)
             let attributes = try self.attributes(at: position)
@@ -187,6 +234,7 @@ public struct VaultSnapshot: Sendable {
     /// passwords compared by canonical identity, one attribute decryption each, and the most
     /// recently modified match is taken. Records that do not open here are skipped by that comparison.
     public func position(identifiedBy identity: ItemAttributes, itemClass: ItemClass) throws -> Int? {
+        let index = try self.index
         let canonical = identity.canonicalIdentity(for: itemClass)
         let key = PrimaryKey(itemClass: itemClass, attributes: canonical)
         if let position = try position(of: key) { return position }
@@ -209,12 +257,17 @@ public struct VaultSnapshot: Sendable {
 
     /// The raw record bytes of the entry at `position`.
     public func recordBytes(at position: Int) throws -> ArraySlice<UInt8> {
-        try source.read(offset: recordsOffset + index.offsets[position], count: index.entry(at: position).recordLength)
+        let index = try self.index
+        return try source.read(
+            offset: recordsOffset + index.offsets[position],
+            count: index.entry(at: position).recordLength
+        )
     }
 
     /// Decrypts the attributes of the entry at `position`.
     public func attributes(at position: Int) throws -> ItemAttributes {
-        try openAttributes(try recordBytes(at: position), entry: index.entry(at: position))
+        let index = try self.index
+        return try openAttributes(try recordBytes(at: position), entry: index.entry(at: position))
     }
 
     /// Decrypts a record's attributes as every read for a caller does: authenticated, lookup tag
@@ -225,7 +278,8 @@ public struct VaultSnapshot: Sendable {
 
     /// Decrypts the secret of the entry at `position`.
     public func secret(at position: Int) throws -> SecretBytes {
-        try RecordCodec.openSecret(
+        let index = try self.index
+        return try RecordCodec.openSecret(
             try recordBytes(at: position),
             entry: index.entry(at: position),
             vaultID: header.vaultID,
@@ -238,6 +292,7 @@ public struct VaultSnapshot: Sendable {
     /// Items whose class key is missing or that belong to another device are
     /// skipped only when `skipUnavailable` is set; otherwise their error is thrown.
     public func items(includeSecrets: Bool, skipUnavailable: Bool = false) throws -> [DecodedItem] {
+        let index = try self.index
         var out = [DecodedItem]()
         out.reserveCapacity(index.count)
         for position in 0..<index.count {
@@ -262,6 +317,7 @@ public struct VaultSnapshot: Sendable {
     ///
     /// - Returns: The number of items checked; items this device cannot open are counted in `skipped`.
     public func verify() throws -> (checked: Int, skipped: Int) {
+        let index = try self.index
         try index.checkIdentifiers()
         var seen = Set<PrimaryKey>()
         let items = try self.items(includeSecrets: true, skipUnavailable: true)

@@ -12,8 +12,8 @@ extension VaultWriter {
     ///   (R12-MIG-1 applies: in 2.0 it would read as a recipient stanza); `unsupportedVersion`
     ///   for a 1.0 file.
     @discardableResult
-    package mutating func upgradeToVersion2() throws(VaultFormatError) -> Bool {
-        if header.isVersion2 { return false }
+    package mutating func upgradeToVersion2() throws -> Bool {
+        if header.hasAccessGroups { return false }
         guard header.major == 1, header.minor >= 1 else {
             throw VaultFormatError(.unsupportedVersion, "a format 1.0 vault is migrated to 1.1 first")
         }
@@ -27,7 +27,7 @@ extension VaultWriter {
     ///
     /// - Throws: `keyUnavailable` without the master key; `headerAuthentication` or `structure`
     ///   for an entry that does not open or is malformed (R2-GRP-2).
-    package func accessGroupNames() throws(VaultFormatError) -> [UInt8: String] {
+    package func accessGroupNames() throws -> [UInt8: String] {
         guard !header.accessGroups.isEmpty else { return [:] }
         guard let master = keys.master else {
             throw VaultFormatError(.keyUnavailable, "the access groups are readable only with the master key")
@@ -40,7 +40,7 @@ extension VaultWriter {
     ///
     /// - Throws: `keyUnavailable` when the vault has access groups, the item names an access group
     ///   and the master key is not held (the writer cannot tell whether the group is one of them).
-    func keyDomain(forAccessGroup accessGroup: String) throws(VaultFormatError) -> UInt8 {
+    func keyDomain(forAccessGroup accessGroup: String) throws -> UInt8 {
         guard !header.accessGroups.isEmpty, !accessGroup.isEmpty else { return 0 }
         guard keys.master != nil else {
             throw VaultFormatError(
@@ -68,17 +68,17 @@ extension VaultWriter {
         _ recipient: Recipient,
         limitedTo accessGroup: String,
         random: some RandomSource = SystemRandom()
-    ) throws(VaultFormatError) {
-        guard header.isVersion2 else {
+    ) throws {
+        guard header.hasAccessGroups else {
             throw VaultFormatError(
                 .unsupportedVersion,
-                "a recipient limited to one access group needs vault format 2.0; this vault is "
+                "a recipient limited to one access group needs vault format 2.0 or later; this vault is "
                     + "\(header.major).\(header.minor)"
             )
         }
         let master = try masterKeyForNewRecipient(recipient)
         let saved = self
-        do throws(VaultFormatError) {
+        do {
             let domain = try ensureKeyDomain(for: accessGroup, master: master, random: random)
             header.recipientStanzas.append(
                 try KeyHierarchy.makeLimitedRecipientStanza(
@@ -102,7 +102,7 @@ extension VaultWriter {
     /// The key domain of `accessGroup`, creating it (and moving the group's items into it) when
     /// it has none yet (R2-GRP-4).
     private mutating func ensureKeyDomain(for accessGroup: String, master: MasterKey, random: some RandomSource)
-        throws(VaultFormatError) -> UInt8
+        throws -> UInt8
     {
         let names = try accessGroupNames()
         if let existing = KeyHierarchy.domain(ofGroupNamed: accessGroup, in: names) { return existing }
@@ -119,8 +119,9 @@ extension VaultWriter {
         // Every item of the group, read with the current keys, before the keys change.
         var moving = [ItemDraft]()
         // In item-ID order, so that a seeded random source gives the same nonces every time.
-        for entry in entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
-            let record = record(for: entry.itemID)!
+        let sorted = try entries.sorted(by: { $0.itemID < $1.itemID })
+        for entry in sorted where entry.domain == 0 {
+            guard let record = try record(for: entry.itemID) else { continue }
             let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
             if draft.attributes.accessGroup.utf8.elementsEqual(accessGroup.utf8) { moving.append(draft) }
         }

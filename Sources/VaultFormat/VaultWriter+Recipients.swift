@@ -9,7 +9,7 @@ extension VaultWriter {
     /// - Throws: `invalidParameter` when the file holds an unknown field of type `0x0001` (written
     ///   by another program): in a 1.2 file it would be read as a recipient stanza (R12-MIG-1).
     @discardableResult
-    package mutating func upgradeToVersion12() throws(VaultFormatError) -> Bool {
+    package mutating func upgradeToVersion12() throws -> Bool {
         guard header.major == 1, header.minor == 1 else { return false }
         guard !header.unknownFields.contains(where: { $0.type == RecipientStanza.fieldType }) else {
             throw VaultFormatError(
@@ -26,7 +26,7 @@ extension VaultWriter {
     ///
     /// - Throws: `keyUnavailable` without the master key; `headerAuthentication` or `structure`
     ///   for a stanza whose info does not open or is malformed (R12-RCP-4).
-    package func recipients() throws(VaultFormatError) -> [Recipient] {
+    package func recipients() throws -> [Recipient] {
         try KeyHierarchy.recipients(of: header, keys: keys)
     }
 
@@ -35,7 +35,7 @@ extension VaultWriter {
     ///
     /// - Throws: `keyUnavailable` without the master key; `invalidParameter` when the key is
     ///   already a recipient; `limit` at 32 recipients.
-    func masterKeyForNewRecipient(_ recipient: Recipient) throws(VaultFormatError) -> MasterKey {
+    func masterKeyForNewRecipient(_ recipient: Recipient) throws -> MasterKey {
         guard let master = keys.master else {
             throw VaultFormatError(.keyUnavailable, "adding a recipient needs the master key")
         }
@@ -55,7 +55,7 @@ extension VaultWriter {
     ///   `keyUnavailable` without the master key; `invalidParameter` when the key is already a
     ///   recipient or the name is unusable; `limit` past 32 recipients or a full header.
     package mutating func addRecipient(_ recipient: Recipient, random: some RandomSource = SystemRandom())
-        throws(VaultFormatError)
+        throws
     {
         guard header.followsVersion12Rules else {
             throw VaultFormatError(
@@ -84,7 +84,7 @@ extension VaultWriter {
     ///
     /// - Returns: How many stanzas were removed.
     /// - Throws: `keyUnavailable` without the master key.
-    package mutating func removeUnreadableRecipients() throws(VaultFormatError) -> Int {
+    package mutating func removeUnreadableRecipients() throws -> Int {
         guard let master = keys.master else {
             throw VaultFormatError(.keyUnavailable, "removing recipients needs the master key")
         }
@@ -103,7 +103,7 @@ extension VaultWriter {
     /// - Returns: How many stanzas were removed (0 when `key` is not a recipient).
     /// - Throws: `keyUnavailable` without the master key; as ``recipients()``.
     @discardableResult
-    package mutating func removeRecipient(_ key: RecipientKey) throws(VaultFormatError) -> Int {
+    package mutating func removeRecipient(_ key: RecipientKey) throws -> Int {
         let named = try recipients().map { $0.key == key }
         var index = 0
         header.recipientStanzas.removeAll { _ in
@@ -116,7 +116,7 @@ extension VaultWriter {
     /// Removes the stanza at `index`, without a rekey: the caller rekeys (R12-RCP-6).
     ///
     /// - Throws: `invalidParameter` for an index out of range.
-    package mutating func removeRecipient(at index: Int) throws(VaultFormatError) {
+    package mutating func removeRecipient(at index: Int) throws {
         guard header.recipientStanzas.indices.contains(index) else {
             throw VaultFormatError(.invalidParameter, "there is no recipient \(index)")
         }

@@ -18,14 +18,18 @@ extension VaultWriter {
     /// device's `…ThisDeviceOnly` items, or every device-bound item when no device secret is held.
     ///
     /// Costs one trial decryption per device-bound record (R-REC-2); other records are not read.
-    public func foreignItems() throws(VaultFormatError) -> [ItemID] {
+    public func foreignItems() throws -> [ItemID] {
         var out = [ItemID]()
-        for entry in entries where entry.protectionClass.isDeviceBound {
-            let record = record(for: entry.itemID)!
-            do {
-                _ = try RecordCodec.openSecret(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
-            } catch  where error.code == .foreignDevice {
-                out.append(entry.itemID)
+        let current = try entries
+        for entry in current where entry.protectionClass.isDeviceBound {
+            guard let record = try self.record(for: entry.itemID) else { continue }
+            let opened = Result { () throws(VaultFormatError) in
+                try RecordCodec.openSecret(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
+            }
+            switch opened {
+            case .success: continue
+            case .failure(let error) where error.code == .foreignDevice: out.append(entry.itemID)
+            case .failure(let error): throw error
             }
         }
         return out
@@ -60,7 +64,7 @@ extension VaultWriter {
         droppingForeign: Bool,
         now: Int64,
         random: some RandomSource = SystemRandom()
-    ) throws(VaultFormatError) -> RekeyResult {
+    ) throws -> RekeyResult {
         guard keys.hasMasterKey, newKeys.hasMasterKey else {
             throw VaultFormatError(.keyUnavailable, "a rekey needs the master key")
         }
@@ -82,12 +86,30 @@ extension VaultWriter {
         }
         // Decrypt and seal everything first, so that a refusal or a damaged record leaves the
         // writer as it was. Records are independent: the work is split across the processors.
-        let current = entries
+        let current = try entries
+        // Format 3: a rekey changes no item, so each record keeps its current event (§8).
+        var histories: [EventHistory] = []
+        if header.isVersion3 {
+            for entry in current {
+                if let history = self.histories[entry.itemID] {
+                    histories.append(history)
+                } else if let history = try baseHistory(of: entry.itemID) {
+                    histories.append(history)
+                } else {
+                    histories.append(EventHistory(version: entry.version))
+                }
+            }
+        }
+        var records: [ArraySlice<UInt8>] = []
+        records.reserveCapacity(current.count)
+        for entry in current { records.append(try recordBytes(for: entry.itemID)) }
+        let generation = header.generation
+        let isVersion3 = header.isVersion3
         let resealed = try Self.reseal(
             current,
-            records: current.map { recordBytes(for: $0.itemID) },
+            records: records,
             vaultID: header.vaultID,
-            version: header.generation,
+            version: { isVersion3 ? $0.version : generation },
             from: keys,
             to: newKeys,
             random: random
@@ -123,6 +145,10 @@ extension VaultWriter {
         header.accessGroups = groups
         keys = newKeys
         base = nil
+        format3 = nil
+        rewritesWhole = true
+        self.histories = [:]
+        for (entry, history) in zip(current, histories) { self.histories[entry.itemID] = history }
         dropped = []
         changed = [:]
         changedByTag = [:]
@@ -135,10 +161,10 @@ extension VaultWriter {
         return RekeyResult(resealed: sealed.count, droppedForeign: foreign)
     }
 
-    /// The stored bytes of item `id`, without copying a record of the previous generation.
-    private func recordBytes(for id: ItemID) -> ArraySlice<UInt8> {
+    /// The stored bytes of item `id`, without copying a record of a format 1 or 2 generation.
+    private func recordBytes(for id: ItemID) throws -> ArraySlice<UInt8> {
         if let record = changed[id] { return record.bytes[...] }
-        let base = base!
+        guard let base else { return try record(for: id)!.bytes[...] }
         let position = base.positions.position(of: id)!
         let start = base.records.startIndex + base.index.offsets[position]
         return base.records[start..<start + base.index.entry(at: position).recordLength]
@@ -154,7 +180,7 @@ extension VaultWriter {
         _ entries: [IndexEntry],
         records bytes: [ArraySlice<UInt8>],
         vaultID: [UInt8],
-        version: UInt64,
+        version: @Sendable (IndexEntry) -> UInt64,
         from old: VaultKeys,
         to new: VaultKeys,
         random: some RandomSource
@@ -178,7 +204,7 @@ extension VaultWriter {
                 sealed.append(
                     try RecordCodec.seal(
                         draft,
-                        version: version,
+                        version: version(entry),
                         vaultID: vaultID,
                         keys: new,
                         domain: entry.domain,

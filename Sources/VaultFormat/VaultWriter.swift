@@ -18,8 +18,18 @@ package struct VaultWriter: Sendable {
     /// Deletion records, by item ID.
     public internal(set) var deletions: [ItemID: Int64]
 
-    /// The previous generation: its index and its records section.
+    /// The previous generation of a format 1 or 2 file: its index and its records section.
     var base: Base?
+    /// The previous commit of a format-3 file, read through its trees (Spec/format-v3.md).
+    var format3: Format3Base?
+    /// Format 3: the history of each record sealed in this generation, its current event first.
+    var histories: [ItemID: EventHistory] = [:]
+    /// Format 3: the deletion entries this generation makes.
+    var deletedEntries: [ItemID: Format3Deletion] = [:]
+    /// Format 3: IDs this writer's caller drew at random for new items, which no entry holds.
+    var freshIDs: Set<ItemID> = []
+    /// Whether the next generation must be written whole (a rekey or a migration).
+    var rewritesWhole = false
     /// Base items that this generation removes or replaces.
     var dropped: Set<ItemID> = []
     /// Items sealed in this generation (added or replaced).
@@ -44,7 +54,7 @@ package struct VaultWriter: Sendable {
     ///   - vaultID: 16 random bytes.
     ///   - created: Creation time, milliseconds since the Unix epoch.
     ///   - keyslots: At least one keyslot wrapping `keys`' master or base key.
-    public init(vaultID: [UInt8], created: Int64, keyslots: [Keyslot], keys: VaultKeys) throws(VaultFormatError) {
+    public init(vaultID: [UInt8], created: Int64, keyslots: [Keyslot], keys: VaultKeys) throws {
         guard vaultID.count == 16 else { throw VaultFormatError(.invalidParameter, "a vault ID is 16 bytes") }
         header = VaultHeader(vaultID: vaultID, created: created, generation: 1, keyslots: keyslots)
         self.keys = keys
@@ -79,46 +89,72 @@ package struct VaultWriter: Sendable {
         header = snapshot.header
         header.generation += 1
         keys = snapshot.keys
+        if let store = snapshot.format3 {
+            format3 = Format3Base(store)
+            deletions = [:]
+            return
+        }
         // R-IDX-2: a key holder could have written an index with a repeated ID; refuse to rewrite it.
-        let positions = try snapshot.index.positionsByID()
+        let index = try snapshot.index
+        let positions = try index.positionsByID()
         let records = try snapshot.source.read(offset: snapshot.recordsOffset, count: snapshot.header.recordsLength)
-        base = Base(index: snapshot.index, records: records, positions: positions)
-        deletions = Dictionary(uniqueKeysWithValues: snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) })
+        base = Base(index: index, records: records, positions: positions)
+        deletions = Dictionary(uniqueKeysWithValues: index.deletions.map { ($0.itemID, $0.deletedAt) })
     }
 
     // MARK: - Reading the next generation
 
     /// The number of items in the next generation.
-    public var count: Int { (base?.index.count ?? 0) - dropped.count + changed.count }
+    public var count: Int {
+        (base?.index.count ?? format3?.store.liveCount ?? 0) - dropped.count + changed.count
+    }
 
     /// The entry of item `id`, if present.
-    public func entry(for id: ItemID) -> IndexEntry? {
+    ///
+    /// - Throws: Format 3, for an item not looked up by its primary key before: a damaged node, or
+    ///   the source's read error (every tree is read once).
+    public func entry(for id: ItemID) throws -> IndexEntry? {
         if let record = changed[id] { return record.entry }
-        guard !dropped.contains(id), let base, let position = base.positions.position(of: id) else { return nil }
-        return base.index.entry(at: position)
+        guard !dropped.contains(id) else { return nil }
+        if let base, let position = base.positions.position(of: id) { return base.index.entry(at: position) }
+        return try baseLocated(id)?.entry
     }
 
     /// The entries of the next generation, unordered.
+    ///
+    /// - Throws: Format 3: a damaged node, or the source's read error (every tree is read once).
     public var entries: [IndexEntry] {
-        var out = changed.values.map(\.entry)
-        if let base {
-            for position in 0..<base.index.count {
-                let entry = base.index.entry(at: position)
-                if !dropped.contains(entry.itemID) { out.append(entry) }
+        get throws {
+            var out = changed.values.map(\.entry)
+            if let base {
+                for position in 0..<base.index.count {
+                    let entry = base.index.entry(at: position)
+                    if !dropped.contains(entry.itemID) { out.append(entry) }
+                }
             }
+            if let format3 {
+                let index = try format3.store.contents().index
+                for position in 0..<index.count where !dropped.contains(index.itemID(at: position)) {
+                    out.append(index.entry(at: position))
+                }
+            }
+            return out
         }
-        return out
     }
 
     /// The stored record of item `id` (for reading attributes or the secret of a pending item).
-    public func record(for id: ItemID) -> SealedRecord? {
+    ///
+    /// - Throws: As ``entry(for:)``.
+    public func record(for id: ItemID) throws -> SealedRecord? {
         if let record = changed[id] { return record }
-        guard !dropped.contains(id), let base, let position = base.positions.position(of: id) else { return nil }
-        return base.record(at: position)
+        guard !dropped.contains(id) else { return nil }
+        if let base, let position = base.positions.position(of: id) { return base.record(at: position) }
+        guard let format3, let located = try baseLocated(id) else { return nil }
+        return SealedRecord(entry: located.entry, bytes: try format3.recordBytes(located))
     }
 
     /// The item with `primaryKey`, if present. Decrypts only records whose tag matches.
-    public func itemID(for primaryKey: PrimaryKey) throws(VaultFormatError) -> ItemID? {
+    public func itemID(for primaryKey: PrimaryKey) throws -> ItemID? {
         let tag = keys.lookupTag(primaryKey)
         var candidates = changedByTag[tag] ?? []
         if let base {
@@ -127,8 +163,11 @@ package struct VaultWriter: Sendable {
                 if !dropped.contains(id) { candidates.append(id) }
             }
         }
+        if let format3 {
+            candidates += try format3.candidates(tag: tag).map(\.entry.itemID).filter { !dropped.contains($0) }
+        }
         for id in candidates {
-            let record = self.record(for: id)!
+            guard let record = try self.record(for: id) else { continue }
             let attributes = try RecordCodec.openAttributes(
                 record.bytes[...],
                 entry: record.entry,
@@ -153,13 +192,18 @@ package struct VaultWriter: Sendable {
     /// removed with a deletion record dated `now` (R-DEL-1).
     ///
     /// - Returns: The ID the item is stored under.
+    ///
+    /// - Parameter isNew: The caller drew `draft.id` at random for a new item just now, so no entry
+    ///   holds it: a format-3 writer then does not read every tree to make sure.
     @discardableResult
     public mutating func put(
         _ draft: ItemDraft,
         now: Int64? = nil,
-        random: some RandomSource = SystemRandom()
-    ) throws(VaultFormatError) -> ItemID {
+        random: some RandomSource = SystemRandom(),
+        isNew: Bool = false
+    ) throws -> ItemID {
         var draft = draft
+        if isNew { freshIDs.insert(draft.id) }
         if header.followsVersion11Rules && draft.protectionClass.isDeviceBound && !keys.isOwnDeviceItem(draft.id) {
             guard let tagged = keys.deviceTaggedID(from: draft.id) else {
                 throw VaultFormatError(
@@ -169,8 +213,13 @@ package struct VaultWriter: Sendable {
             }
             let old = draft.id
             draft.id = tagged
+            if isNew { freshIDs.insert(tagged) }
             try putChecked(draft, replacing: old, random: random)
-            if forget(old), let now { deletions[old] = now }
+            if let now {
+                try remove(old, now: now, random: random)
+            } else {
+                try forget(old)
+            }
             return tagged
         }
         try putChecked(draft, replacing: nil, random: random)
@@ -178,69 +227,108 @@ package struct VaultWriter: Sendable {
     }
 
     /// Seals and stores `draft`; `replacing` is an item the caller removes right after.
-    private mutating func putChecked(_ draft: ItemDraft, replacing: ItemID?, random: some RandomSource)
-        throws(VaultFormatError)
+    /// Format 3: seals `draft` with `history` as its history (its current event is the record's
+    /// version), as a merge places a version it decided (Spec/merge.md R-MRG-18): a concurrent
+    /// pair's winner under its merge event, or a version carried with its own history.
+    package mutating func put(_ draft: ItemDraft, history: EventHistory, random: some RandomSource = SystemRandom())
+        throws
     {
+        precondition(header.isVersion3, "a history is written in format 3 only")
+        try putChecked(draft, replacing: nil, history: history, random: random)
+    }
+
+    private mutating func putChecked(
+        _ draft: ItemDraft,
+        replacing: ItemID?,
+        history given: EventHistory? = nil,
+        random: some RandomSource
+    ) throws {
         if let existing = try itemID(for: draft.primaryKey), existing != draft.id, existing != replacing {
             throw VaultFormatError(.invalidParameter, "another item already has the same primary key")
         }
-        let replaces = entry(for: draft.id) != nil || replacing.map { entry(for: $0) != nil } ?? false
-        if count >= VaultHeader.maximumRecordCount && !replaces {
-            throw VaultFormatError(.limit, "a vault holds at most \(VaultHeader.maximumRecordCount) items")
+        if count >= VaultHeader.maximumRecordCount {
+            var replaces = try entry(for: draft.id) != nil
+            if !replaces, let replacing { replaces = try entry(for: replacing) != nil }
+            if !replaces {
+                throw VaultFormatError(.limit, "a vault holds at most \(VaultHeader.maximumRecordCount) items")
+            }
+        }
+        // Format 3: the write is a new event on top of the item's history (R3-EV-1), and the
+        // event is the record's version (Spec/format-v3.md §8).
+        var history: EventHistory? = nil
+        var version = header.generation
+        if header.isVersion3 {
+            let next = try given ?? nextHistory(of: draft.id, random: random)
+            history = next
+            version = next.current.recordVersion
         }
         let sealed = try RecordCodec.seal(
             draft,
-            version: header.generation,
+            version: version,
             vaultID: header.vaultID,
             keys: keys,
             domain: try keyDomain(forAccessGroup: draft.attributes.accessGroup),
             random: random
         )
-        store(sealed)
+        try store(sealed, history: history)
     }
 
-    /// Adds a record sealed elsewhere, unchanged (for tests and tools that build damaged files).
-    package mutating func insertRaw(_ record: SealedRecord) { store(record) }
+    /// Adds a record sealed elsewhere, unchanged (for tests and tools that build damaged files,
+    /// and a merge's adoptions). In format 3 the record's version must be `history`'s current
+    /// event; without `history`, the record's version is taken as its only event.
+    package mutating func insertRaw(_ record: SealedRecord, history: EventHistory? = nil) throws {
+        var history = history
+        if history == nil, header.isVersion3 { history = EventHistory(version: record.entry.version) }
+        try store(record, history: history)
+    }
 
-    private mutating func store(_ record: SealedRecord) {
+    private mutating func store(_ record: SealedRecord, history: EventHistory?) throws {
         let id = record.entry.itemID
-        forget(id)
+        try forget(id)
         changed[id] = record
         changedByTag[record.entry.tag, default: []].append(id)
         deletions[id] = nil
+        deletedEntries[id] = nil
+        histories[id] = history
     }
 
     /// Removes `id` from the next generation; returns whether it was there.
     @discardableResult
-    private mutating func forget(_ id: ItemID) -> Bool {
+    mutating func forget(_ id: ItemID) throws -> Bool {
         if let old = changed.removeValue(forKey: id) {
             changedByTag[old.entry.tag]?.removeAll { $0 == id }
-            if base?.positions.position(of: id) != nil { dropped.insert(id) }
+            histories[id] = nil
+            if try baseHolds(id) { dropped.insert(id) }
             return true
         }
-        guard let base, base.positions.position(of: id) != nil, !dropped.contains(id) else { return false }
+        guard !dropped.contains(id), try baseHolds(id) else { return false }
         dropped.insert(id)
         return true
     }
 
-    /// Removes item `id` and leaves a deletion record dated `now` (R-DEL-1).
+    /// Removes item `id` and leaves a deletion record dated `now` (R-DEL-1); in format 3, a
+    /// deletion entry whose event follows the item's history (R3-EV-1).
     ///
     /// - Returns: Whether the item existed.
     @discardableResult
-    public mutating func remove(_ id: ItemID, now: Int64) -> Bool {
-        guard forget(id) else { return false }
+    public mutating func remove(_ id: ItemID, now: Int64, random: some RandomSource = SystemRandom()) throws -> Bool {
+        let entry = try self.entry(for: id)
+        guard let entry, try forget(id) else { return false }
         deletions[id] = now
+        if header.isVersion3 {
+            try recordDeletionEntry(of: entry, at: now, history: try nextHistory(of: id, random: random))
+        }
         return true
     }
 
     /// Replaces the keyslots (password change, key file added or removed); records are untouched
     /// (R-KS-5). To replace the master key as well, see ``rekey(to:keyslots:droppingForeign:now:random:)``.
-    public mutating func setKeyslots(_ keyslots: [Keyslot]) throws(VaultFormatError) {
+    public mutating func setKeyslots(_ keyslots: [Keyslot]) throws {
         header.keyslots = keyslots
         try checkKeyslots()
     }
 
-    func checkKeyslots() throws(VaultFormatError) {
+    func checkKeyslots() throws {
         guard (1...Keyslot.maximumCount).contains(header.keyslots.count) else {
             throw VaultFormatError(.invalidParameter, "a vault needs 1 to \(Keyslot.maximumCount) keyslots")
         }
@@ -277,21 +365,26 @@ package struct VaultWriter: Sendable {
     ///   transaction); `deviceSecretRequired` when the file is 1.1 and there is no device secret
     ///   but the vault holds device-bound items.
     public mutating func retagDeviceItems(now: Int64, random: some RandomSource = SystemRandom())
-        throws(VaultFormatError) -> RetagReport
+        throws -> RetagReport
     {
         var report = RetagReport()
         guard header.followsVersion11Rules else { return report }
-        for entry in entries where entry.protectionClass.isDeviceBound && !keys.isOwnDeviceItem(entry.itemID) {
-            let record = self.record(for: entry.itemID)!
+        let current = try entries
+        for entry in current where entry.protectionClass.isDeviceBound && !keys.isOwnDeviceItem(entry.itemID) {
+            guard let record = try self.record(for: entry.itemID) else { continue }
+            let opened = Result { () throws(VaultFormatError) in
+                try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
+            }
             let draft: ItemDraft
-            do {
-                draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: header.vaultID, keys: keys)
-            } catch  where error.code == .foreignDevice {
+            switch opened {
+            case .success(let opened): draft = opened
+            case .failure(let error) where error.code == .foreignDevice:
                 report.foreign += 1
                 continue
-            } catch  where error.code == .keyUnavailable {
+            case .failure(let error) where error.code == .keyUnavailable:
                 report.pending += 1
                 continue
+            case .failure(let error): throw error
             }
             try put(draft, now: now, random: random)
             report.retagged += 1
@@ -317,7 +410,8 @@ package struct VaultWriter: Sendable {
     /// - Parameters:
     ///   - now: The current time, for dropping deletion records older than 90 days.
     ///   - random: The source of the index nonce.
-    public func encode(now: Int64, random: some RandomSource = SystemRandom()) -> [UInt8] {
+    public func encode(now: Int64, random: some RandomSource = SystemRandom()) throws -> [UInt8] {
+        if header.isVersion3 { return try encodeWhole(now: now, random: random) }
         let fresh = changed.values.sorted { $0.entry.sortsBefore($1.entry) }
         // Base positions that do not survive, in index order.
         let droppedPositions = dropped.compactMap { base?.positions.position(of: $0) }.sorted()
@@ -428,9 +522,9 @@ package struct VaultWriter: Sendable {
     }
 
     /// Deletion records from the last 90 days, the newest million at most (R-DEL-1, R-DEL-2).
-    private func keptDeletions(now: Int64) -> [DeletionRecord] {
+    func keptDeletions(from deletions: [ItemID: Int64]? = nil, now: Int64) -> [DeletionRecord] {
         let cutoff = now.subtractingReportingOverflow(DeletionRecord.retentionMilliseconds)
-        return deletions.filter { cutoff.overflow || $0.value >= cutoff.partialValue }
+        return (deletions ?? self.deletions).filter { cutoff.overflow || $0.value >= cutoff.partialValue }
             .sorted { ($0.value, $0.key) > ($1.value, $1.key) }
             .prefix(VaultHeader.maximumDeletionCount)
             .map { DeletionRecord(itemID: $0.key, deletedAt: $0.value) }

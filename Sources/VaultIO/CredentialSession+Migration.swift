@@ -158,6 +158,7 @@ extension CredentialSession {
         let wanted = report.plan.toVersion
         if transaction.formatVersion.major == 1 && wanted >= (1, 2) { try transaction.upgradeToVersion12() }
         if wanted.major == 2 { try transaction.upgradeToVersion2() }
+        if wanted.major == 3 { try transaction.upgradeToVersion3() }
         for change in report.plan.keyslotChanges {
             // The same credential at a higher cost (or in NFC): nothing is revoked, so the master key stays.
             try transaction.replaceKeyslot(
@@ -168,8 +169,8 @@ extension CredentialSession {
                 rekey: nil
             )
         }
-        let bytes = transaction.writer.encode(now: transaction.now)
-        try AtomicWriter(target: vault.location).commit(bytes, .replace(reader.status))
+        let written = try transaction.writer.encodeGeneration(now: transaction.now)
+        try vault.commit(written, replacing: reader.status)
         // (4) Read back with the keys held: the master key did not change (R-KS-5).
         do {
             try MigrationTesting.afterCommit?(vault.path)
@@ -196,7 +197,7 @@ extension CredentialSession {
         // The keyslots were rewrapped for the same credentials at a higher cost: nothing was
         // revoked (the master key stays), so no keyslot counts as removed (L-RB-8). Counting them
         // made every branch from before the migration a rollback on this account.
-        vault.recordCommit(bytes, keys: transaction.writer.keys, replacing: nil, accepted: accepted)
+        vault.recordCommit(written, keys: transaction.writer.keys, replacing: nil, accepted: accepted)
         report.migrated = true
         if options.keepBackup {
             report.backup = backup
@@ -212,9 +213,9 @@ extension CredentialSession {
         snapshot: VaultSnapshot,
         accepted: Bool
     ) throws {
-        let bytes = transaction.writer.encode(now: transaction.now)
-        try AtomicWriter(target: vault.location).commit(bytes, .replace(reader.status))
-        vault.recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
+        let written = try transaction.writer.encodeGeneration(now: transaction.now)
+        try vault.commit(written, replacing: reader.status)
+        vault.recordCommit(written, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
     }
 
     /// (1) The keyslots to raise or rewrap, found from `header`.
@@ -232,13 +233,14 @@ extension CredentialSession {
         }
         var plan = MigrationPlan(fromVersion: (header.major, header.minor))
         let natural: (major: UInt16, minor: UInt16) =
-            header.isVersion2 ? (2, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor))
+            header.major >= VaultHeader.version2Major
+            ? (header.major, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor))
         if let wanted = options.formatVersion {
-            let known: [(UInt16, UInt16)] = [(1, 1), (1, 2), (2, 0)]
+            let known: [(UInt16, UInt16)] = [(1, 1), (1, 2), (2, 0), (3, 0)]
             guard known.contains(where: { $0 == (wanted.major, wanted.minor) }) else {
                 throw VaultFormatError(
                     .unsupportedVersion,
-                    "this library migrates to format 1.1, 1.2 or 2.0, not \(wanted)"
+                    "this library migrates to format 1.1, 1.2, 2.0 or 3.0, not \(wanted)"
                 )
             }
             guard (wanted.major, wanted.minor) >= (header.major, header.minor) else {

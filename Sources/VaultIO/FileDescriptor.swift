@@ -131,6 +131,23 @@ struct FileDescriptor: Hashable, Sendable {
         _ = try Syscalls.once { table.fsync(rawValue) }.get()
     }
 
+    /// Flushes the file's data (and the size, when it changed) to stable storage; never retried,
+    /// as ``sync()``.
+    ///
+    /// The corresponding C function is `fdatasync`.
+    func syncData() throws(Errno) {
+        let table = Syscalls.current
+        _ = try Syscalls.once { table.datasync(rawValue) }.get()
+    }
+
+    /// Cuts the file to `length` bytes.
+    ///
+    /// The corresponding C function is `ftruncate`.
+    func truncate(to length: Int) throws(Errno) {
+        let table = Syscalls.current
+        _ = try Syscalls.retryingOnInterrupt { table.truncate(rawValue, off_t(length)) }.get()
+    }
+
     // MARK: - Metadata
 
     /// The file's type, permissions, owner and size.
@@ -198,6 +215,8 @@ struct FileStatus: Hashable, Sendable {
     var size: Int
     /// Whether this is a regular file.
     var isRegularFile: Bool
+    /// The device and inode: which file this is.
+    var identity: FileIdentity
 
     init(_ info: stat) {
         permissions = info.st_mode & 0o7777
@@ -205,5 +224,6 @@ struct FileStatus: Hashable, Sendable {
         group = info.st_gid
         size = Int(info.st_size)
         isRegularFile = info.st_mode & S_IFMT == S_IFREG
+        identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }

@@ -19,6 +19,10 @@ package enum Syscall: String, Sendable, CaseIterable {
     case pwrite
     /// `fsync`, of the temporary file and of the directory.
     case fsync
+    /// `fdatasync`, of a format-3 in-place commit.
+    case datasync
+    /// `ftruncate`, of a format-3 commit that did not complete.
+    case truncate
     /// `close`.
     case close
     /// `renameat2`, with or without `RENAME_EXCHANGE` / `RENAME_NOREPLACE`.
@@ -58,6 +62,8 @@ struct SyscallTable: Sendable {
     var write: @Sendable (CInt, UnsafeRawPointer?, Int) -> Int
     var pwrite: @Sendable (CInt, UnsafeRawPointer?, Int, off_t) -> Int
     var fsync: @Sendable (CInt) -> CInt
+    var datasync: @Sendable (CInt) -> CInt
+    var truncate: @Sendable (CInt, off_t) -> CInt
     var close: @Sendable (CInt) -> CInt
     var rename: @Sendable (CInt, UnsafePointer<CChar>, UnsafePointer<CChar>, CUnsignedInt) -> CInt
     var link: @Sendable (CInt, UnsafePointer<CChar>, UnsafePointer<CChar>) -> CInt
@@ -79,6 +85,8 @@ struct SyscallTable: Sendable {
         write: { Glibc.write($0, $1, $2) },
         pwrite: { Glibc.pwrite($0, $1, $2, $3) },
         fsync: { Glibc.fsync($0) },
+        datasync: { Glibc.fdatasync($0) },
+        truncate: { Glibc.ftruncate($0, $1) },
         close: { Glibc.close($0) },
         rename: { vault_renameat2($0, $1, $2, $3) },
         link: { Glibc.linkat($0, $1, $0, $2, 0) },
@@ -249,6 +257,8 @@ extension SyscallTable {
         case .write: t.write = { [f = t.write] in fails() ? -1 : f($0, $1, $2) }
         case .pwrite: t.pwrite = { [f = t.pwrite] in fails() ? -1 : f($0, $1, $2, $3) }
         case .fsync: t.fsync = { [f = t.fsync] in fails() ? -1 : f($0) }
+        case .datasync: t.datasync = { [f = t.datasync] in fails() ? -1 : f($0) }
+        case .truncate: t.truncate = { [f = t.truncate] in fails() ? -1 : f($0, $1) }
         case .close:
             t.close = { [f = t.close] fd in
                 // Like Linux, release the descriptor even when reporting an error.

@@ -64,8 +64,9 @@ extension Vault: CustomDebugStringConvertible {
     /// - Throws: Errors from opening the file (I/O, corrupt header or index).
     public func inventory() throws -> [VaultInventoryItem] {
         try read { snapshot in
-            try (0..<snapshot.index.count).map { position in
-                let entry = snapshot.index.entry(at: position)
+            let index = try snapshot.index
+            return try (0..<index.count).map { position in
+                let entry = index.entry(at: position)
                 do {
                     return VaultInventoryItem(
                         entry: entry,

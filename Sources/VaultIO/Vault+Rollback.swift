@@ -126,15 +126,12 @@ extension Vault {
     /// (`nil` for a new file): what `previous` had and the commit lacks was removed here (L-RB-8).
     /// Best effort: the commit has happened, and a record left behind only makes the next open
     /// raise it (or, after an accepted rollback, report the rollback again), never hides one.
-    func recordCommit(_ bytes: [UInt8], keys: VaultKeys, replacing previous: VaultSnapshot?, accepted: Bool) {
-        guard rollbackGuard.directory != nil,
-            let length = try? VaultHeader.headerLength(
-                preamble: bytes.prefix(VaultHeader.preambleByteCount),
-                fileLength: bytes.count
-            ),
-            let header = try? VaultHeader.decode(Array(bytes.prefix(length)), fileLength: bytes.count)
+    func recordCommit(_ written: EncodedGeneration, keys: VaultKeys, replacing previous: VaultSnapshot?, accepted: Bool)
+    {
+        guard rollbackGuard.directory != nil, let (head, fileLength) = try? written.head(),
+            let header = try? VaultHeader.decode(head, fileLength: fileLength)
         else { return }
-        let seen = SeenGeneration(header: header, headerBytes: Array(bytes.prefix(length)), keys: keys)
+        let seen = SeenGeneration(header: header, headerBytes: head, keys: keys)
         _ = try? rollbackGuard.update(seen, previous: previous.map(SeenGeneration.init), replacing: accepted)
         if accepted { lastRollback.withLock { $0 = nil } }
     }

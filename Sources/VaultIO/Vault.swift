@@ -180,7 +180,9 @@ public final class Vault: Sendable {
             )
         }
         let keys = KeyHierarchy.keys(master: master, deviceSecret: credentials.deviceSecret, vaultID: vaultID)
-        let bytes = try VaultWriter(vaultID: vaultID, created: now, keyslots: keyslots, keys: keys).encode(now: now)
+        var writer = try VaultWriter(vaultID: vaultID, created: now, keyslots: keyslots, keys: keys)
+        if configuration.newVaultFormat == .version3 { try writer.upgradeToVersion3() }
+        let bytes = try writer.encode(now: now)
         let vault = Vault(
             location: location,
             vaultID: vaultID,
@@ -191,7 +193,7 @@ public final class Vault: Sendable {
         try vault.writeLock.withLock(timeout: configuration.lockTimeout) {
             try AtomicWriter(target: location).commit(bytes, .create)
         }
-        vault.recordCommit(bytes, keys: keys, replacing: nil, accepted: true)
+        vault.recordCommit(.whole(bytes), keys: keys, replacing: nil, accepted: true)
         return vault
     }
 
@@ -240,9 +242,9 @@ public final class Vault: Sendable {
             let result = try translatingLocked { try body(&transaction) }
             if transaction.hasChanges {
                 try transaction.checkTPM2IsNotTheOnlyWayIn()
-                let bytes = transaction.writer.encode(now: transaction.now)
-                try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
-                recordCommit(bytes, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
+                let written = try transaction.writer.encodeGeneration(now: transaction.now)
+                try commit(written, replacing: reader.status)
+                recordCommit(written, keys: transaction.writer.keys, replacing: snapshot, accepted: accepted)
                 if transaction.rekeyed {
                     // L-KS-5: the writer holds the new master key; the old keys no longer open the file.
                     let keys = transaction.writer.keys
@@ -256,6 +258,15 @@ public final class Vault: Sendable {
                 }
             }
             return result
+        }
+    }
+
+    /// Puts a new generation in place: a whole file with the copy-on-write writer, or a format-3
+    /// in-place commit (Spec/format-v3.md §9). The caller holds the write lock.
+    func commit(_ written: EncodedGeneration, replacing status: FileStatus) throws(VaultIOError) {
+        switch written {
+        case .whole(let bytes): try AtomicWriter(target: location).commit(bytes, .replace(status))
+        case .inPlace(let commit): try InPlaceWriter(target: location).commit(commit, onto: status)
         }
     }
 

@@ -70,6 +70,10 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// Spec: Spec/library-semantics.md (L-RO-1).
     public var readOnly = false
 
+    /// The format ``Vault/create(at:credentials:keyslots:configuration:now:)`` writes a new vault
+    /// in: ``NewVaultFormat/version3`` unless readers older than format 3 must read it.
+    public var newVaultFormat: NewVaultFormat = .version1_1
+
     /// Whether ``kdf`` must meet the floor for new keyslots. Only tests waive it.
     var kdfFloor: KDFFloor = .enforced
 
@@ -159,4 +163,14 @@ enum KDFFloor: Sendable {
     case enforced
     /// Tests: only the reader ceilings of ``KDFParameters/validateForReading()``.
     case waivedForTesting
+}
+
+/// The format of a new vault file.
+public enum NewVaultFormat: Hashable, Sendable {
+    /// Format 3 (Spec/format-v3.md): commits that append what changed, item histories that let a
+    /// merge tell an older copy from a concurrent edit, and per-scope integrity.
+    case version3
+    /// Format 1.1 (Spec/format-v1.1.md), for readers that predate format 3; `vaulttool migrate`
+    /// upgrades it later.
+    case version1_1
 }

@@ -71,15 +71,18 @@ public final class VaultFileReader: RecordSource {
         return bytes[...]
     }
 
-    /// The header's bytes: the 16-byte preamble tells their length (R-HDR-1, R-HDR-4).
+    /// The header's bytes: in formats 1 and 2 the header, whose 16-byte preamble tells its length
+    /// (R-HDR-1, R-HDR-4); in format 3 the current commit slot and the header chunk it names
+    /// (Spec/format-v3.md §4, §5).
     ///
-    /// - Throws: ``VaultFormatError`` `notAVault`, `unsupportedVersion`, `structure` or
-    ///   `truncated`; a ``VaultIOError`` when reading fails.
-    public func headerBytes() throws -> [UInt8] {
-        let preambleCount = min(VaultHeader.preambleByteCount, fileLength)
-        let preamble = try read(offset: 0, count: preambleCount)
-        let length = try VaultHeader.headerLength(preamble: preamble, fileLength: fileLength)
-        return Array(try read(offset: 0, count: length))
+    /// - Throws: ``VaultFormatError`` `notAVault`, `unsupportedVersion`, `structure`,
+    ///   `truncated` or `headerCorrupt`; a ``VaultIOError`` when reading fails.
+    public func headerBytes() throws -> [UInt8] { try head().bytes }
+
+    /// The head of the current generation, and whether a format-3 file's other commit slot is
+    /// damaged or holds a commit that did not complete (R3-SLT-4).
+    package func head() throws -> VaultHead {
+        try VaultHead.read(fileLength: fileLength) { offset, count in try read(offset: offset, count: count) }
     }
 
     /// The header, checked against its checksum but not authenticated (R-HDR-5).

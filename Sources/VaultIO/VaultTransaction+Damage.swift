@@ -18,8 +18,8 @@ extension VaultTransaction {
     /// The first record whose lookup tag is `primaryKey`'s and whose attributes do not open.
     private func damagedRecord(withTagOf primaryKey: PrimaryKey) -> ItemDamage? {
         let tag = writer.keys.lookupTag(primaryKey)
-        for entry in writer.entries where entry.tag == tag {
-            guard let record = writer.record(for: entry.itemID) else { continue }
+        for entry in (try? writer.entries) ?? [] where entry.tag == tag {
+            guard let record = try? writer.record(for: entry.itemID) else { continue }
             do {
                 _ = try RecordCodec.openCheckedAttributes(
                     record.bytes[...],

@@ -23,4 +23,18 @@ extension VaultTransaction {
         if report.retagged > 0 { hasChanges = true }
         return report
     }
+
+    /// Raises a format 1.1, 1.2 or 2.0 vault to format 3 (Spec/format-v3.md §11): the vault is
+    /// written whole once, every record byte for byte, each item's history the one event of its
+    /// version. No tool older than format 3 opens the vault afterwards.
+    ///
+    /// - Returns: Whether the version changed.
+    /// - Throws: ``VaultFormatError`` `keyUnavailable` without the master key, `unsupportedVersion`
+    ///   for a 1.0 vault (upgrade to 1.1 first), `invalidParameter` as ``upgradeToVersion12()``.
+    @discardableResult
+    package mutating func upgradeToVersion3() throws -> Bool {
+        guard try writer.upgradeToVersion3() else { return false }
+        hasChanges = true
+        return true
+    }
 }

@@ -198,14 +198,15 @@ extension VaultTransaction {
         try writer.setKeyslots(slots)
         hasChanges = true
         keyslotsChanged = true
-        removePasscodeItemsWithoutPassword()
+        try removePasscodeItemsWithoutPassword()
     }
 
     /// L-PC-7: without a password keyslot, the `whenPasscodeSetThisDeviceOnly` items go.
-    mutating func removePasscodeItemsWithoutPassword() {
+    mutating func removePasscodeItemsWithoutPassword() throws {
         if !hasPasswordKeyslot {
-            for entry in writer.entries where entry.protectionClass == .whenPasscodeSetThisDeviceOnly {
-                writer.remove(entry.itemID, now: now)
+            let entries = try writer.entries
+            for entry in entries where entry.protectionClass == .whenPasscodeSetThisDeviceOnly {
+                try writer.remove(entry.itemID, now: now)
             }
         }
     }
@@ -231,7 +232,7 @@ extension VaultTransaction {
         for id: ItemID,
         expecting expected: ExpectedVersion = .any
     ) throws -> Bool {
-        guard let record = writer.record(for: id) else { return false }
+        guard let record = try writer.record(for: id) else { return false }
         guard record.entry.protectionClass != protection else { return true }
         let attributes = try RecordCodec.openCheckedAttributes(
             record.bytes[...],

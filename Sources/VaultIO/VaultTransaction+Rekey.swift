@@ -150,7 +150,7 @@ extension VaultTransaction {
         rekeyed = true
         // Kept for this transaction only, so that a later rekey in it needs no KDF.
         newSlotKEKs = Dictionary(zip(slots, keks), uniquingKeysWith: { first, _ in first })
-        removePasscodeItemsWithoutPassword()
+        try removePasscodeItemsWithoutPassword()
         return RekeyReport(
             resealed: result.resealed,
             keptKeyslots: kept,
@@ -165,7 +165,7 @@ extension VaultTransaction {
     {
         do {
             return try writer.rekey(to: newKeys, keyslots: keyslots, droppingForeign: dropForeign, now: now)
-        } catch {
+        } catch let error as VaultFormatError {
             guard error.code == .foreignDevice else { throw error }
             let count = try writer.foreignItems().count
             throw VaultIOError(.rekeyRefused, operation: "rekey", reason: Self.foreignReason(count))

@@ -59,7 +59,7 @@ extension VaultTransaction {
     /// group) are left out; so is a damaged record when `skippingDamage`, else it throws.
     public func openedItems(of itemClass: ItemClass? = nil, skippingDamage: Bool) throws -> [Item] {
         var items: [Item] = []
-        for entry in entries where itemClass == nil || entry.itemClass == itemClass {
+        for entry in try entries where itemClass == nil || entry.itemClass == itemClass {
             do {
                 if let attributes = try attributes(for: entry.itemID) {
                     items.append(Item(entry: entry, attributes: attributes))

@@ -79,12 +79,17 @@ public struct VaultTransaction: Sendable {
     public var count: Int { writer.count }
 
     /// The entries of the new generation, unordered.
-    public var entries: [IndexEntry] { writer.entries }
+    ///
+    /// - Throws: Format 3: a damaged node of the trees, which this reads whole; the file's read error.
+    public var entries: [IndexEntry] { get throws { try writer.entries } }
 
     // MARK: - Reading
 
     /// The entry of item `id`, if present.
-    public func entry(for id: ItemID) -> IndexEntry? { writer.entry(for: id) }
+    ///
+    /// - Throws: Format 3, for an item this transaction has not looked up by its primary key: a
+    ///   damaged node of the trees, which this reads whole; the file's read error.
+    public func entry(for id: ItemID) throws -> IndexEntry? { try writer.entry(for: id) }
 
     /// The item with `primaryKey`, including changes made earlier in this transaction.
     ///
@@ -97,7 +102,7 @@ public struct VaultTransaction: Sendable {
         } catch {
             throw namingDamage(error, for: primaryKey)
         }
-        guard let id, let record = writer.record(for: id) else { return nil }
+        guard let id, let record = try writer.record(for: id) else { return nil }
         do {
             let attributes = try RecordCodec.openCheckedAttributes(
                 record.bytes[...],
@@ -116,7 +121,7 @@ public struct VaultTransaction: Sendable {
     ///
     /// - Throws: As ``attributes(for:)``.
     public func item(id: ItemID) throws -> Item? {
-        guard let entry = entry(for: id), let attributes = try attributes(for: id) else { return nil }
+        guard let entry = try entry(for: id), let attributes = try attributes(for: id) else { return nil }
         return Item(entry: entry, attributes: attributes)
     }
 
@@ -142,8 +147,8 @@ public struct VaultTransaction: Sendable {
     private func openRecord<T>(
         _ id: ItemID,
         _ open: (ArraySlice<UInt8>, IndexEntry, [UInt8], VaultKeys) throws(VaultFormatError) -> T
-    ) throws(VaultFormatError) -> T? {
-        guard let record = writer.record(for: id) else { return nil }
+    ) throws -> T? {
+        guard let record = try writer.record(for: id) else { return nil }
         return try open(record.bytes[...], record.entry, writer.header.vaultID, writer.keys)
     }
 
@@ -191,13 +196,14 @@ public struct VaultTransaction: Sendable {
     @discardableResult
     public mutating func remove(id: ItemID, expecting expected: ExpectedVersion = .any) throws -> Bool {
         try check(expected, for: id)
-        let removed = writer.remove(id, now: now)
+        let removed = try writer.remove(id, now: now)
         if removed { hasChanges = true }
         return removed
     }
 
-    func check(_ expected: ExpectedVersion, for id: ItemID) throws(VaultIOError) {
-        let actual = writer.entry(for: id)?.version
+    func check(_ expected: ExpectedVersion, for id: ItemID) throws {
+        if expected == .any { return }
+        let actual = try writer.entry(for: id)?.version
         switch (expected, actual) {
         case (.any, _), (.absent, nil):
             return

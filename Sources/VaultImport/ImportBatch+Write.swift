@@ -70,7 +70,7 @@ extension ImportBatch {
                 report.skip(entry, .alreadyInVault)
                 continue
             }
-            if let id = entry.id, existing == nil, transaction.entry(for: id) != nil {
+            if let id = entry.id, existing == nil, try transaction.entry(for: id) != nil {
                 report.skip(entry, .idTaken)
                 continue
             }

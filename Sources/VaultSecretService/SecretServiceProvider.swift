@@ -186,7 +186,7 @@ package final class SecretServiceProvider {
         _ change: (inout ItemAttributes) -> Void
     ) throws(BusError) {
         try c.write { txn in
-            guard let entry = txn.entry(for: id), var a = try txn.attributes(for: id),
+            guard let entry = try txn.entry(for: id), var a = try txn.attributes(for: id),
                 let secret = try newSecret ?? txn.secret(for: id)
             else { throw BusError.noSuchObject(id.description) }
             change(&a)

@@ -155,7 +155,7 @@ package final class ServedCollection {
             var out: [ItemID: (item: ServedItem, secret: SecretBytes)] = [:]
             for id in ids {
                 guard let i = listing.byID[id], let position = listing.positions[id],
-                    snapshot.index.entry(at: position).itemID == id
+                    try snapshot.index.entry(at: position).itemID == id
                 else { continue }
                 out[id] = (listing.items[i], try snapshot.secret(at: position))
             }
@@ -195,7 +195,9 @@ package final class ServedCollection {
         var byID: [ItemID: Int] = [:]
         for (i, item) in items.enumerated() { byID[item.id] = i }
         var positions: [ItemID: Int] = [:]
-        for position in 0..<snapshot.index.count { positions[snapshot.index.entry(at: position).itemID] = position }
+        for position in 0..<(try snapshot.index.count) {
+            positions[try snapshot.index.entry(at: position).itemID] = position
+        }
         let header = snapshot.header
         let listing = Listing(
             file: (header.vaultID, header.generation, header.indexNonce),

@@ -14,7 +14,7 @@ public enum BenchmarkEntryPoints {
         now: Int64
     ) throws -> (bytes: Int, conflicts: Int) {
         let result = try VaultMerge.merge(ours: ours, theirs: theirs, base: base)
-        return (result.writer.encode(now: now).count, result.report.conflicts.count)
+        return (try result.writer.encode(now: now).count, result.report.conflicts.count)
     }
 
     /// A copy of `base` with `changes` changes: half edits, three tenths adds, two tenths
@@ -22,7 +22,7 @@ public enum BenchmarkEntryPoints {
     /// both edit the same `changes / 10` items at the end (so that a merge meets conflicts).
     public static func replica(of base: VaultSnapshot, side: Int, changes: Int, now: Int64) throws -> [UInt8] {
         var writer = try VaultWriter(updating: base)
-        let count = base.index.count
+        let count = try base.index.count
         let shared = changes / 10
         let edits = changes / 2 - shared
         let adds = changes * 3 / 10
@@ -50,8 +50,8 @@ public enum BenchmarkEntryPoints {
             )
         }
         for position in start + edits..<start + edits + deletes {
-            writer.remove(base.index.entry(at: position).itemID, now: now)
+            try writer.remove(try base.index.entry(at: position).itemID, now: now)
         }
-        return writer.encode(now: now)
+        return try writer.encode(now: now)
     }
 }

@@ -54,7 +54,7 @@ public enum FuzzingEntryPoints {
         )
         var writer = try VaultWriter(vaultID: vaultID, created: 1, keyslots: [slot], keys: keys)
         for item in items { try writer.put(item, random: random) }
-        for id in removed { writer.remove(id, now: 2) }
-        return writer.encode(now: 3, random: random)
+        for id in removed { try writer.remove(id, now: 2) }
+        return try writer.encode(now: 3, random: random)
     }
 }

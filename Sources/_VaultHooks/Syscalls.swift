@@ -4,7 +4,8 @@ import VaultIO
 
 /// A system call that VaultIO routes through its table (the cases of VaultIO's own `Syscall`).
 public enum Syscall: String, Sendable, CaseIterable {
-    case open, createExclusive, pread, write, pwrite, fsync, close, rename, link, unlink, fchmod, fchown, fstat, lock
+    case open, createExclusive, pread, write, pwrite, fsync, datasync, truncate, close, rename, link, unlink, fchmod
+    case fchown, fstat, lock
     case realpath, readDirectory, mkdir
 
     /// VaultIO's case: every case here is one of VaultIO's by name.
@@ -24,6 +25,8 @@ public enum Syscall: String, Sendable, CaseIterable {
             case .write: .write
             case .pwrite: .pwrite
             case .fsync: .fsync
+            case .datasync: .datasync
+            case .truncate: .truncate
             case .close: .close
             case .rename: .rename
             case .link: .link

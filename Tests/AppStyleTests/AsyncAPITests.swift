@@ -50,7 +50,7 @@ struct AsyncAPITests {
             }
             #expect(released.value)
             for index in 0..<8 { #expect(try await keychain.get("key-\(index)", as: String.self) == "value \(index)") }
-            let counted = try await vault.read { $0.index.count }
+            let counted = try await vault.read { try $0.index.count }
             #expect(counted == 8)
         }
     }

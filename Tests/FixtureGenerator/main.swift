@@ -1,9 +1,10 @@
-// vault: writes the golden fixtures of format v1 or v1.1.
+// vault: writes the golden fixtures of one format folder.
 //
 // Usage: swift run vault-fixturegen Fixtures/v1      (format 1.0, frozen)
 //        swift run vault-fixturegen Fixtures/v1.1    (format 1.1)
 //        swift run vault-fixturegen Fixtures/v1.2    (format 1.2, recipients)
 //        swift run vault-fixturegen Fixtures/v2      (format 2.0, access-group recipients)
+//        swift run vault-fixturegen Fixtures/v2-damage (format 2.0, key holders' edits)
 // Landed fixtures are frozen; run this only to add new cases, and say why in the commit.
 
 import Foundation
@@ -21,6 +22,7 @@ do {
         case "v1.1": try FixtureCatalogV11.generate()
         case "v1.2": try FixtureCatalogV12.generate()
         case "v2": try FixtureCatalogV2.generate()
+        case "v2-damage": try FixtureCatalogV2Damage.generate()
         default: try FixtureCatalog.generate()
         }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -26,7 +26,7 @@ import VaultFormat
             ),
             random: random
         )
-        let file = writer.encode(now: 2, random: random)
+        let file = try writer.encode(now: 2, random: random)
         let snap = try VaultSnapshot.open(file, with: .password("pw"))
         let pos = try #require(
             try snap.position(

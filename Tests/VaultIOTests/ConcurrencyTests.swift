@@ -60,7 +60,7 @@ struct ConcurrencyTests {
                 }
             }
             #expect(failures.withLock { $0 } == [])
-            let (count, generation) = try vault.read { ($0.index.entries.count, $0.header.generation) }
+            let (count, generation) = try vault.read { (try $0.index.entries.count, $0.header.generation) }
             #expect(count == 200)
             #expect(generation == 201)
             #expect(try secret(in: vault, service: "thread-7", account: "24") == "secret of thread-7/24")
@@ -88,7 +88,7 @@ struct ConcurrencyTests {
             }
             #expect(failures.withLock { $0 } == [])
             let vault = try Vault(path: path, credentials: .password(testPassword), configuration: testConfiguration)
-            #expect(try vault.read { $0.index.entries.count } == 40)
+            #expect(try vault.read { try $0.index.entries.count } == 40)
         }
     }
 

@@ -101,7 +101,7 @@ struct LockFileTests {
             }
             #expect(failures.withLock { $0 } == [])
             let vault = try Vault(path: path, credentials: .password(testPassword), configuration: testConfiguration)
-            #expect(try vault.read { ($0.index.entries.count, $0.header.generation) } == (90, 91))
+            #expect(try vault.read { (try $0.index.entries.count, $0.header.generation) } == (90, 91))
             #expect(try directoryNames(directory) == ["test.vault"])
         }
     }

@@ -124,7 +124,7 @@ struct VaultTests {
             #expect(try fileBytes(vault.path) == before)
             let removed = try vault.write { txn in try txn.remove(id: draft.id, expecting: .version(2)) }
             #expect(removed)
-            #expect(try vault.read { $0.index.deletions.map(\.itemID) } == [draft.id])
+            #expect(try vault.read { try $0.index.deletions.map(\.itemID) } == [draft.id])
         }
     }
 

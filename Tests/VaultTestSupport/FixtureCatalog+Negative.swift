@@ -8,14 +8,15 @@ extension FixtureCatalog {
         for n in 0..<3 {
             try m.add(service: "damage", account: "item-\(n)", secret: "secret number \(n)!")
         }
-        let good = m.bytes()
+        let good = try m.bytes()
         let credentials = Credentials.password(password)
         let snapshot = try VaultSnapshot.open(good, with: credentials)
         let headerLength = Surgery.headerLength(good)
         let records = snapshot.recordsOffset
+        let goodIndex = try snapshot.index
         func record(_ position: Int) -> Range<Int> {
-            let start = records + snapshot.index.offsets[position]
-            return start..<start + snapshot.index.entries[position].recordLength
+            let start = records + goodIndex.offsets[position]
+            return start..<start + goodIndex.entries[position].recordLength
         }
 
         // Identification and versioning.
@@ -40,7 +41,7 @@ extension FixtureCatalog {
         critical.setUnknownFields([VaultHeader.UnknownField(type: 0x8123, value: [1, 2, 3])])
         c.failure(
             "header_unknown_critical",
-            file: c.file("header_unknown_critical.vault", critical.bytes()),
+            file: c.file("header_unknown_critical.vault", try critical.bytes()),
             .unsupportedFeature,
             "unknown critical field 0x8123 (R-FLD-2)"
         )
@@ -190,7 +191,7 @@ extension FixtureCatalog {
         func single(_ seed: String) throws -> [UInt8] {
             let m = try FixtureMaker(seed: seed, slots: [.password(password)])
             try m.add(attributes: attributes, secret: Array("sixteen bytes!!!".utf8), id: id)
-            return m.bytes()
+            return try m.bytes()
         }
         var target = try single("transplant_target")
         let donor = try single("transplant_donor")
@@ -205,7 +206,7 @@ extension FixtureCatalog {
 
         let m = try FixtureMaker(seed: "rollback", slots: [.password(password)])
         try m.add(service: "rollback", account: "a", secret: "version one of a")
-        let first = m.bytes()
+        let first = try m.bytes()
         try m.reopen(first, with: .password(password))
         var changed = ItemDraft(
             id: m.drafts[0].id,
@@ -214,7 +215,7 @@ extension FixtureCatalog {
         )
         changed.attributes.modificationDate += 60_000
         try m.update(changed)
-        var second = m.bytes(minutes: 120)
+        var second = try m.bytes(minutes: 120)
         let from = Surgery.recordsOffset(first)
         let to = Surgery.recordsOffset(second)
         precondition(first.count - from == second.count - to)
@@ -230,7 +231,7 @@ extension FixtureCatalog {
     /// KDF parameters outside the ceilings are refused before Argon2 runs.
     static func kdfLimits(_ c: inout Builder) throws {
         let m = try FixtureMaker(seed: "kdf_limits", slots: [.password(password)])
-        let good = m.bytes()
+        let good = try m.bytes()
         let slot = Surgery.fieldOffset(good, type: 0x8004)
         let cases: [(String, Int, UInt64, String)] = [
             ("kdf_memory_too_large", 3, 4_194_304, "4 GiB of memory: over the 1 GiB ceiling"),

@@ -11,7 +11,7 @@ extension FixtureCatalog {
         // One generic password.
         m = try FixtureMaker(seed: "generic_one", slots: [.password(password)])
         try m.add(service: "com.example.api", account: "deploy-bot", secret: "s3cr3t-token-0001")
-        let genericOne = c.file("v1_generic_one.vault", m.bytes())
+        let genericOne = c.file("v1_generic_one.vault", try m.bytes())
         try c.success("v1_generic_one", file: genericOne, items: m.items, "one generic password, whenUnlocked")
         c.failure(
             "credential_wrong_password",
@@ -131,7 +131,7 @@ extension FixtureCatalog {
         m = try FixtureMaker(seed: "deletions", slots: [.password(password)])
         try m.add(service: "keep", account: "alpha", secret: "kept")
         let gone = try m.add(service: "delete", account: "bravo", secret: "deleted")
-        m.remove(gone.id, at: epoch + 30 * 60_000)
+        try m.remove(gone.id, at: epoch + 30 * 60_000)
         try c.success(
             "v1_deletion_record",
             file: c.file("v1_deletion_record.vault", m.bytes()),
@@ -163,7 +163,7 @@ extension FixtureCatalog {
                 protection
             )
         }
-        let file = c.file("v1_protection_classes.vault", m.bytes())
+        let file = c.file("v1_protection_classes.vault", try m.bytes())
         try c.success(
             "v1_protection_classes",
             file: file,
@@ -193,8 +193,9 @@ extension FixtureCatalog {
             c.files[file]!,
             with: .password(password, deviceSecret: device.secret)
         )
-        let bound = (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }!
-        let markerOffset = snapshot.recordsOffset + snapshot.index.offsets[bound] + 24
+        let index = try snapshot.index
+        let bound = (0..<index.count).first { index.entry(at: $0).protectionClass.isDeviceBound }!
+        let markerOffset = snapshot.recordsOffset + index.offsets[bound] + 24
         c.failure(
             "record_device_marker_altered",
             file: c.file("record_device_marker_altered.vault", Surgery.flip(c.files[file]!, at: markerOffset)),
@@ -212,7 +213,7 @@ extension FixtureCatalog {
         for protection in [ProtectionClass.whenUnlocked, .always, .alwaysThisDeviceOnly, .afterFirstUnlock] {
             try d.add(service: "device", account: protection.description, secret: "value \(protection)", protection)
         }
-        let deviceFile = c.file("keyslot_device_base_scope.vault", d.bytes())
+        let deviceFile = c.file("keyslot_device_base_scope.vault", try d.bytes())
         let always = d.items.filter { $0.protectionClass.hasPrefix("always") }
         try c.success(
             "keyslot_device_base_scope",
@@ -242,7 +243,7 @@ extension FixtureCatalog {
         let key = keyFile("two")
         let m = try FixtureMaker(seed: "two_keyslots", slots: [.password(password), .keyFile(key)])
         try m.add(service: "two", account: "keyslots", secret: "either opens me")
-        let file = c.file("keyslot_password_and_keyfile.vault", m.bytes())
+        let file = c.file("keyslot_password_and_keyfile.vault", try m.bytes())
         let keyName = c.file("keyslot_password_and_keyfile.key", key)
         try c.success(
             "keyslot_two_open_with_password",
@@ -268,7 +269,7 @@ extension FixtureCatalog {
         let both = keyFile("both")
         let b = try FixtureMaker(seed: "composite", slots: [.passwordAndKeyFile(password, both)])
         try b.add(service: "composite", account: "slot", secret: "needs both")
-        let compositeFile = c.file("keyslot_composite.vault", b.bytes())
+        let compositeFile = c.file("keyslot_composite.vault", try b.bytes())
         let bothName = c.file("keyslot_composite.key", both)
         try c.success(
             "keyslot_composite",

@@ -56,6 +56,7 @@ public enum FixtureCatalog {
             unavailable: Int = 0,
             readOnly: Bool = false,
             weak: Bool = true,
+            writer: String? = nil,
             _ comment: String
         ) throws {
             var entry = FixtureCase(
@@ -69,7 +70,8 @@ public enum FixtureCatalog {
                 unavailable: unavailable,
                 readOnly: readOnly ? true : nil,
                 weakKDF: weak,
-                comment: comment
+                comment: comment,
+                writer: writer
             )
             if items.count > 20 {
                 let listName = name + ".items.json"
@@ -85,6 +87,7 @@ public enum FixtureCatalog {
             file: String,
             credentials: FixtureCredentials = .init(password: password),
             _ error: VaultFormatError.Code,
+            writer: String? = nil,
             _ comment: String
         ) {
             cases.append(
@@ -99,7 +102,8 @@ public enum FixtureCatalog {
                     unavailable: nil,
                     readOnly: nil,
                     weakKDF: nil,
-                    comment: comment
+                    comment: comment,
+                    writer: writer
                 )
             )
         }

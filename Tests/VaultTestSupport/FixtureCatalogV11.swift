@@ -66,7 +66,7 @@ public enum FixtureCatalogV11 {
                 protection
             )
         }
-        let file = c.file("v11_protection_classes.vault", m.bytes())
+        let file = c.file("v11_protection_classes.vault", try m.bytes())
         let own = FixtureCredentials(password: password, deviceSecret: device.hex)
         try c.success(
             "v11_protection_classes",
@@ -87,8 +87,9 @@ public enum FixtureCatalogV11 {
 
         let bytes = c.files[file]!
         let snapshot = try VaultSnapshot.open(bytes, with: .password(password, deviceSecret: device.secret))
-        let bound = (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }!
-        let recordStart = snapshot.recordsOffset + snapshot.index.offsets[bound]
+        let index = try snapshot.index
+        let bound = (0..<index.count).first { index.entry(at: $0).protectionClass.isDeviceBound }!
+        let recordStart = snapshot.recordsOffset + index.offsets[bound]
         let nonceFlipped = c.file("record_own_device_nonce_flipped.vault", Surgery.flip(bytes, at: recordStart + 3))
         c.failure(
             "record_own_device_nonce_flipped",
@@ -126,7 +127,7 @@ public enum FixtureCatalogV11 {
     static func passwords(_ c: inout FixtureCatalog.Builder) throws {
         let m = try maker("nfc_password", slots: [.password(decomposedPassword)])
         try m.add(service: "unicode", account: "nfc", secret: "opened by either form")
-        let file = c.file("v11_password_nfc.vault", m.bytes())
+        let file = c.file("v11_password_nfc.vault", try m.bytes())
         try c.success(
             "v11_password_nfc_typed_decomposed",
             file: file,
@@ -143,7 +144,7 @@ public enum FixtureCatalogV11 {
         )
 
         let three = try maker("kdf_total", slots: [.password(password), .password(password), .password(password)])
-        var bad = three.bytes()
+        var bad = try three.bytes()
         var offset = 16
         while offset < Surgery.headerLength(bad) - 64 {
             let type = UInt16(bad[offset]) | UInt16(bad[offset + 1]) << 8
@@ -181,7 +182,7 @@ public enum FixtureCatalogV11 {
         try m.reopen(m.bytes(minutes: 90), with: .password(password, deviceSecret: own.secret))
         let report = try m.upgradeToVersion11(at: FixtureCatalog.epoch + 120 * 60_000)
         precondition(report == .init(retagged: 1, pending: 0, foreign: 1))
-        let file = c.file("v11_migrated_from_v1.vault", m.bytes(minutes: 120))
+        let file = c.file("v11_migrated_from_v1.vault", try m.bytes(minutes: 120))
         let taggedID = m.keys.deviceTaggedID(from: ownDraft.id)!.description
         var items = m.items
         for i in items.indices where items[i].id == ownDraft.id.description { items[i].id = taggedID }
@@ -208,7 +209,7 @@ public enum FixtureCatalogV11 {
     static func clarifications(_ c: inout FixtureCatalog.Builder) throws {
         let base = try maker("clarify_base")
         try base.add(service: "clarify", account: "one", secret: "one")
-        let good = base.bytes()
+        let good = try base.bytes()
 
         // R-KS-1: the salt-length check comes before the read that would run off the end.
         var shortSlot = Surgery.rewriteHeaderFields(good) { fields in
@@ -263,7 +264,7 @@ public enum FixtureCatalogV11 {
         )
         try mismatch.add(service: "mismatch", account: "portable", secret: "one", .whenUnlocked)
         try mismatch.add(service: "mismatch", account: "always", secret: "two", .always)
-        let mismatchFile = c.file("keyslot_base_scope_mismatch.vault", mismatch.bytes())
+        let mismatchFile = c.file("keyslot_base_scope_mismatch.vault", try mismatch.bytes())
         try c.success(
             "keyslot_base_scope_mismatch_password",
             file: mismatchFile,
@@ -308,8 +309,8 @@ public enum FixtureCatalogV11 {
             keys: dup.keys,
             random: dup.random
         )
-        dup.insertRaw(sealed, expected: nil)
-        let dupFile = c.file("record_duplicate_primary_key_hidden.vault", dup.bytes())
+        try dup.insertRaw(sealed, expected: nil)
+        let dupFile = c.file("record_duplicate_primary_key_hidden.vault", try dup.bytes())
         try c.success(
             "record_duplicate_primary_key_hidden",
             file: dupFile,

@@ -67,7 +67,7 @@ public enum FixtureCatalogV12 {
         )
 
         let m = try team("team", alice: alice, bob: bob)
-        let file = c.file("v12_recipients.vault", m.bytes())
+        let file = c.file("v12_recipients.vault", try m.bytes())
         try c.success(
             "v12_recipients_alice",
             file: file,
@@ -100,7 +100,7 @@ public enum FixtureCatalogV12 {
         let old = try maker("stanza_in_v11", minor: 1)
         try old.add(service: "old", account: "format", secret: "one")
         try old.addRecipientIgnoringVersion(alice.identity.recipient, name: "alice@laptop")
-        let oldFile = c.file("v11_stanza_field_ignored.vault", old.bytes())
+        let oldFile = c.file("v11_stanza_field_ignored.vault", try old.bytes())
         c.failure(
             "v11_stanza_field_ignored_identity",
             file: oldFile,
@@ -120,7 +120,7 @@ public enum FixtureCatalogV12 {
 
     static func damaged(_ c: inout FixtureCatalog.Builder, alice: Person, bob: Person) throws {
         let m = try team("damaged", alice: alice, bob: bob)
-        let good = m.bytes()
+        let good = try m.bytes()
         let first = Surgery.fieldOffset(good, type: RecipientStanza.fieldType) + 6
         var flipped = Surgery.flip(good, at: first + 70)
         Surgery.fixChecksum(&flipped)
@@ -180,7 +180,7 @@ public enum FixtureCatalogV12 {
 
     static func removal(_ c: inout FixtureCatalog.Builder, alice: Person, bob: Person) throws {
         let m = try team("removal", alice: alice, bob: bob)
-        let before = c.file("recipient_before_removal.vault", m.bytes(minutes: 60))
+        let before = c.file("recipient_before_removal.vault", try m.bytes(minutes: 60))
         try c.success(
             "recipient_before_removal_alice",
             file: before,
@@ -191,7 +191,7 @@ public enum FixtureCatalogV12 {
         try m.reopen(m.bytes(minutes: 60), with: .password(password))
         try m.removeRecipientAndRekey(at: 0, password: password, at: FixtureCatalog.epoch + 90 * 60_000)
         try m.add(service: "after", account: "removal", secret: "written after alice left")
-        let after = c.file("recipient_removed_after_rekey.vault", m.bytes(minutes: 90))
+        let after = c.file("recipient_removed_after_rekey.vault", try m.bytes(minutes: 90))
         c.failure(
             "recipient_removed_after_rekey",
             file: after,

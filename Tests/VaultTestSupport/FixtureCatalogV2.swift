@@ -62,7 +62,7 @@ public enum FixtureCatalogV2 {
 
     static func groups(_ c: inout FixtureCatalog.Builder, alice: Person, runner: Person) throws {
         let (m, deploy) = try team("groups", alice: alice, runner: runner)
-        let good = m.bytes()
+        let good = try m.bytes()
         let file = c.file("v2_groups.vault", good)
         try c.success(
             "v2_groups_password",

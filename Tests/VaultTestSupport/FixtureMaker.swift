@@ -164,8 +164,8 @@ final class FixtureMaker {
     }
 
     /// Removes an item, leaving a deletion record.
-    func remove(_ id: ItemID, at time: Int64) {
-        writer.remove(id, now: time)
+    func remove(_ id: ItemID, at time: Int64) throws {
+        try writer.remove(id, now: time)
         items.removeAll { $0.id == id.description }
         drafts.removeAll { $0.id == id }
     }
@@ -179,8 +179,8 @@ final class FixtureMaker {
     var keys: VaultKeys { writer.keys }
 
     /// Adds a record sealed elsewhere, unchanged, and records it as expected.
-    func insertRaw(_ record: SealedRecord, expected: FixtureItem?) {
-        writer.insertRaw(record)
+    func insertRaw(_ record: SealedRecord, expected: FixtureItem?) throws {
+        try writer.insertRaw(record)
         if let expected { items.append(expected) }
     }
 
@@ -234,8 +234,8 @@ final class FixtureMaker {
     func setVersion(major: UInt16, minor: UInt16) { writer.setVersion(major: major, minor: minor) }
 
     /// The file bytes, encoded at the fixture epoch plus `minutes`.
-    func bytes(minutes: Int64 = 60) -> [UInt8] {
-        writer.encode(now: FixtureCatalog.epoch + minutes * 60_000, random: random)
+    func bytes(minutes: Int64 = 60) throws -> [UInt8] {
+        try writer.encode(now: FixtureCatalog.epoch + minutes * 60_000, random: random)
     }
 
     static func expected(_ draft: ItemDraft, secret: [UInt8]) -> FixtureItem {

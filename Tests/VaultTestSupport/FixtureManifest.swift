@@ -47,6 +47,9 @@ public struct FixtureCase: Codable, Equatable, Sendable {
     public var weakKDF: Bool?
     /// What the case is about.
     public var comment: String
+    /// Who can write the file with a header MAC that holds, when it is a key holder's edit
+    /// (`Fixtures/v2-damage`): `base key`, `limited recipient` or `master key`.
+    public var writer: String? = nil
 }
 
 /// Credentials of a case. The device secret is hex; the key file is a file name.

@@ -61,7 +61,7 @@ public enum FixtureRunner {
         let snapshot = try VaultSnapshot.open(file, with: credentials)
         let items = try snapshot.items(includeSecrets: true, skipUnavailable: true)
         _ = try snapshot.verify()
-        return Opened(snapshot: snapshot, items: items, unavailable: snapshot.index.entries.count - items.count)
+        return Opened(snapshot: snapshot, items: items, unavailable: try snapshot.index.entries.count - items.count)
     }
 
     /// Describes how `item` differs from `expected`, or `nil` when they match.

@@ -22,7 +22,7 @@ struct AccessGroupForgeryCLITests {
         var attributes = ItemAttributes(service: "bank", account: "ci")
         attributes.accessGroup = "billing"
         let tag = runner.keys.lookupTag(PrimaryKey(itemClass: .genericPassword, attributes: attributes))
-        let target = runner.index.entry(at: try #require(runner.index.positions(ofTag: tag).first))
+        let target = try runner.index.entry(at: try #require(runner.index.positions(ofTag: tag).first))
         let forged = try RecordCodec.seal(
             ItemDraft(id: target.itemID, attributes: attributes, secret: SecretBytes(utf8: "forged")),
             version: runner.header.generation + 1,
@@ -35,7 +35,7 @@ struct AccessGroupForgeryCLITests {
         // before anything is written, so the new generation is made with the runner's HK and IK.
         var writer = try VaultWriter(updating: try VaultSnapshot.open(file, with: .password(Workspace.password)))
         writer.keys = runner.keys
-        writer.insertRaw(forged)
+        try writer.insertRaw(forged)
         try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
         return target.itemID.description
     }
@@ -133,7 +133,7 @@ struct AccessGroupForgeryCLITests {
         writer.header.accessGroups[0].sealedName[0] ^= 0x01
         var attributes = ItemAttributes(service: "registry", account: "ci")
         attributes.accessGroup = "deploy"
-        writer.insertRaw(
+        try writer.insertRaw(
             try RecordCodec.seal(
                 ItemDraft(
                     id: owner.index.entry(at: 0).itemID,
@@ -175,7 +175,7 @@ struct AccessGroupForgeryCLITests {
             [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))),
             with: .password(Workspace.password)
         )
-        let entry = owner.index.entry(at: 0)
+        let entry = try owner.index.entry(at: 0)
         #expect(entry.domain == 1)
         let fingerprinter = SecretFingerprinter(keys: owner.keys, vaultID: owner.header.vaultID)
         let secret = SecretBytes(utf8: "hunter2")

@@ -11,11 +11,12 @@ import VaultFormat
 private func damage(_ id: String, attributes: Bool, in vault: String) throws {
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: vault)))
     let snapshot = try VaultSnapshot.open(bytes, with: .password(Workspace.password))
+    let index = try snapshot.index
     let position = try #require(
-        (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).itemID.description == id }
+        (0..<index.count).first { index.entry(at: $0).itemID.description == id }
     )
-    let start = snapshot.recordsOffset + snapshot.index.offsets[position]
-    let offset = attributes ? start + snapshot.index.entry(at: position).recordLength - 1 : start + 24
+    let start = snapshot.recordsOffset + index.offsets[position]
+    let offset = attributes ? start + index.entry(at: position).recordLength - 1 : start + 24
     bytes[offset] ^= 0x01
     try Data(bytes).write(to: URL(fileURLWithPath: vault))
 }

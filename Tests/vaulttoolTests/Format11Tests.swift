@@ -76,9 +76,9 @@ struct Format11Tests {
         let fixture = try #require(try FixtureRunner.manifest().cases.first { $0.name == "v1_protection_classes" })
         let snapshot = try VaultSnapshot.open(Array(bytes), with: try FixtureRunner.credentials(fixture))
         let bound = try #require(
-            (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }
+            try snapshot.index.entries.firstIndex { $0.protectionClass.isDeviceBound }
         )
-        bytes[snapshot.recordsOffset + snapshot.index.offsets[bound] + 3] ^= 0x01
+        bytes[snapshot.recordsOffset + (try snapshot.index.offsets[bound]) + 3] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: w.file("f.vault")))
         #expect(try w.run(["verify"] + options + ["f.vault"]).status == 4)
         #expect(try w.run(["verify", "--allow-foreign"] + options + ["f.vault"]).status == 0)

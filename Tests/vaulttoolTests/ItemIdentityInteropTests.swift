@@ -164,7 +164,7 @@ struct ItemIdentityInteropTests {
         #expect(try git(w, "get", "protocol=https\nhost=github.com\n\n").stdout.contains("password=old-spelling"))
         try site.set("rewritten", forKey: "frank")
         let items = try vault.read { snapshot in
-            try (0..<snapshot.index.count).map { try snapshot.attributes(at: $0) }
+            try (0..<(try snapshot.index.count)).map { try snapshot.attributes(at: $0) }
         }
         #expect(items.count == 1)
         #expect(items.first?.server == "github.com")

@@ -56,10 +56,10 @@ struct LimitedRecipientSubstitutionTests {
         writer.keys = runner.keys
         if let deleted {
             let position = try #require(runner.index.positions(ofTag: runner.keys.lookupTag(deleted)).first)
-            let removed = writer.remove(runner.index.entry(at: position).itemID, now: 0)
+            let removed = try writer.remove(try runner.index.entry(at: position).itemID, now: 0)
             #expect(removed)
         }
-        writer.insertRaw(
+        try writer.insertRaw(
             try RecordCodec.seal(
                 ItemDraft(
                     id: ItemID(random: SystemRandom()),

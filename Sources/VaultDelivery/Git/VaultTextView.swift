@@ -83,11 +83,19 @@ public enum VaultTextView {
             recipients: recipients,
             describe: describe
         )
-        let ids = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
+        let index: VaultIndex
+        do {
+            index = try snapshot.index
+        } catch {
+            return out + "\nindex: damaged (\(error))\n"
+        }
+        let ids = (0..<index.count).map { index.entry(at: $0).itemID }
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         let fingerprinter = SecretFingerprinter(keys: snapshot.keys, vaultID: snapshot.header.vaultID)
-        for position in order { out += "\n" + item(at: position, in: snapshot, fingerprinter, describe) }
-        let deletions = snapshot.index.deletions.sorted { $0.itemID < $1.itemID }
+        for position in order {
+            out += "\n" + item(at: position, in: snapshot, index: index, fingerprinter, describe)
+        }
+        let deletions = index.deletions.sorted { $0.itemID < $1.itemID }
         if !deletions.isEmpty { out += "\n" }
         for deletion in deletions {
             out += "deleted \(deletion.itemID) at \(RFC3339.itemDate(deletion.deletedAt) ?? "unknown time")\n"
@@ -99,10 +107,11 @@ public enum VaultTextView {
     static func item(
         at position: Int,
         in snapshot: VaultSnapshot,
+        index: VaultIndex,
         _ fingerprinter: SecretFingerprinter,
         _ describe: (any Error) -> String
     ) -> String {
-        let entry = snapshot.index.entry(at: position)
+        let entry = index.entry(at: position)
         var out = "item \(entry.itemID)\n"
         out += "  class: \(entry.itemClass)\n"
         out += "  accessibility: \(entry.protectionClass)\n"

@@ -50,6 +50,9 @@ extension VaultHeader {
     ///
     /// The MAC is not checked here; ``VaultSnapshot/unlock(_:headerBytes:with:)`` checks it once a key is known.
     public static func decode(_ bytes: [UInt8], fileLength: Int) throws(VaultFormatError) -> VaultHeader {
+        if VaultHead.isFormat3(bytes.prefix(Int(CommitSlot.heapStart))) {
+            return try HeaderChunk.decodeHead(bytes, fileLength: fileLength)
+        }
         let length = try headerLength(preamble: bytes[...], fileLength: fileLength)
         guard bytes.count == length else { throw VaultFormatError(.truncated, "the header is incomplete") }
         let checksumStart = length - trailerByteCount

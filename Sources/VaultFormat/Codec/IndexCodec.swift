@@ -235,3 +235,15 @@ public struct VaultIndex: Sendable {
         return out
     }
 }
+
+extension VaultIndex {
+    /// An index without entries or deletion records.
+    package static let empty = VaultIndex(plain: [], count: 0, deletions: [], offsets: [], stride: IndexEntry.byteCount)
+
+    /// The live entries of a format-3 commit, read from its scope trees (Spec/format-v3.md §6):
+    /// rows in the 40-byte layout of format 2.0 with the key domain, sorted by `(tag, itemID)`,
+    /// and each record's absolute file offset.
+    package init(format3Rows rows: [UInt8], count: Int, deletions: [DeletionRecord], offsets: [Int]) {
+        self.init(plain: rows, count: count, deletions: deletions, offsets: offsets, stride: IndexEntry.byteCount + 1)
+    }
+}

@@ -3,7 +3,7 @@
 /// Work that waits until every item is decided.
 struct MergePending {
     /// Versions to place from the side whose file the writer did not start from, after removals.
-    var adoptions: [(id: ItemID, side: MergeSide, position: Int)] = []
+    var adoptions: [(id: ItemID, side: MergeSide, position: Int, merged: EventHistory?)] = []
     /// Losing versions to seal as conflict copies (R-MRG-8).
     var copies: [PendingCopy] = []
     /// Winning versions of conflicts: a conflict copy with their content is removed (R-MRG-8).
@@ -32,9 +32,42 @@ extension Merger {
     mutating func apply(_ decision: ItemDecision) throws {
         listConflict(of: decision)
         switch decision.outcome {
-        case .remove(let side): remove(decision.id, as: side, deletedAt: decision.deletedAt)
+        case .remove(let side) where historyMode: try removeByHistory(decision, as: side)
+        case .remove(let side): try remove(decision.id, as: side, deletedAt: decision.deletedAt)
         case .keep(let side, let position):
-            try keep(decision.id, from: side, position: position, deletedAt: decision.deletedAt)
+            try keep(decision.id, from: side, position: position, deletedAt: decision.deletedAt, decision.mergedHistory)
+        }
+    }
+
+    /// R-MRG-18: the item ends as `side` holds it without a version: its deletion entry, under the
+    /// merged history when the two states were concurrent. Two concurrent versions that a newer
+    /// deletion outdates (R-MRG-9) end in a deletion entry at that deletion's time, in the place of
+    /// ours' entry; an item no side dated a deletion of is removed without one.
+    private mutating func removeByHistory(_ decision: ItemDecision, as side: MergeSide) throws {
+        let id = decision.id
+        let merged = decision.mergedHistory
+        let oursLive = inputs.ours.positions.position(of: id) != nil
+        var deletion = inputs[side].deletionEntries[id]
+        if deletion == nil, let deletedAt = decision.deletedAt, let merged, let entry = try writer.entry(for: id) {
+            deletion = Format3Deletion(
+                key: TreeKey(tag: entry.tag, itemID: id),
+                scope: ScopeID(protectionClass: entry.protectionClass, domain: entry.domain),
+                deletedAt: deletedAt,
+                history: merged
+            )
+        }
+        if var deletion {
+            if side != keysFrom || merged != nil || oursLive {
+                deletion.history = merged ?? deletion.history
+                try writer.recordDeletion(deletion)
+                if !oursLive, inputs.ours.deletionEntries[id] != deletion { tally.otherChanges += 1 }
+            }
+        } else if try writer.entry(for: id) != nil {
+            try writer.discard(id)
+        }
+        if oursLive {
+            tally.deleted += 1
+            if side == .theirs { tally.theirsChanges.append(id) }
         }
     }
 
@@ -64,17 +97,17 @@ extension Merger {
         case .unreadable:
             tally.conflicts.append(MergeConflict(itemID: id, kind: .unreadable, winner: winner, copyID: nil))
         case .sameVersion, .noVersion, .changedOnOneSide, .deletionUnproven, .unrecorded, .newerThanDeletion,
-            .deletionNewer, .outdated:
+            .deletionNewer, .outdated, .descends:
             break
         }
     }
 
     /// The item ends without a version, as `side` has it: removed, with a deletion record at
     /// `deletedAt` when either side dated one.
-    private mutating func remove(_ id: ItemID, as side: MergeSide, deletedAt tomb: Int64?) {
+    private mutating func remove(_ id: ItemID, as side: MergeSide, deletedAt tomb: Int64?) throws {
         let oursLive = inputs.ours.positions.position(of: id) != nil
-        if writer.entry(for: id) != nil || tomb != nil {
-            if let tomb { writer.recordDeletion(of: id, at: tomb) } else { writer.discard(id) }
+        if try writer.entry(for: id) != nil || tomb != nil {
+            if let tomb { try writer.recordDeletion(of: id, at: tomb) } else { try writer.discard(id) }
         }
         if !oursLive, let tomb, inputs.ours.tombs[id] != tomb { tally.otherChanges += 1 }
         if oursLive {
@@ -86,15 +119,23 @@ extension Merger {
     /// The item keeps the version at `position` of `side`: the writer holds it when it is the
     /// kept key's side's (or the same content), and adopts it later otherwise. A deletion it
     /// outlived is kept under its shadow ID (R-MRG-9).
-    private mutating func keep(_ id: ItemID, from side: MergeSide, position: Int, deletedAt tomb: Int64?) throws {
+    private mutating func keep(
+        _ id: ItemID,
+        from side: MergeSide,
+        position: Int,
+        deletedAt tomb: Int64?,
+        _ merged: EventHistory? = nil
+    ) throws {
         if let tomb { pending.shadows.append((id, tomb)) }
-        if side == keysFrom { return }  // the writer holds it already
-        if let held = inputs[keysFrom].positions.position(of: id),
-            try same(inputs[keysFrom], held, inputs[side], position)
+        if side == keysFrom && merged == nil { return }  // the writer holds it already
+        if merged == nil, let held = inputs[keysFrom].positions.position(of: id),
+            try same(inputs[keysFrom], held, inputs[side], position),
+            !historyMode || inputs[keysFrom].histories[held] == inputs[side].histories[position]
         {
             return
         }
-        pending.adoptions.append((id, side, position))
+        pending.adoptions.append((id, side, position, merged))
+        if side == keysFrom { return }
         if side == .theirs {
             if inputs.ours.positions.position(of: id) != nil { tally.updated += 1 } else { tally.added += 1 }
             tally.theirsChanges.append(id)
@@ -117,9 +158,12 @@ extension Merger {
     /// Places a version as ``placement(of:from:position:)`` decided (R-MRG-10, R-MRG-13): the
     /// item that lost its primary key gives up its ID and is kept as a conflict copy, listed as
     /// `samePrimaryKey`.
-    mutating func place(_ id: ItemID, _ placement: Placement) throws {
+    ///
+    /// Format 3: a version keeps its history, or takes `history` (a concurrent pair's merge event,
+    /// R-MRG-18), when it is sealed again.
+    mutating func place(_ id: ItemID, _ placement: Placement, history: EventHistory? = nil) throws {
         if let clash = placement.clash {
-            writer.discard(clash.loser)
+            try writer.discard(clash.loser)
             pending.copies.append(PendingCopy(origin: clash.loser, plain: clash.version))
             tally.conflicts.append(
                 MergeConflict(
@@ -133,7 +177,8 @@ extension Merger {
             )
         }
         switch placement.write {
-        case .carry(let record)?: writer.adopt(record)
+        case .carry(let record)?: try writer.adopt(record, history: history)
+        case .seal(let draft)? where historyMode: try writer.put(draft, history: history!)
         case .seal(let draft)?: try writer.put(draft)
         case .drop?: tally.droppedUnreadable.append(id)
         case nil: break
@@ -145,7 +190,7 @@ extension Merger {
     mutating func placeCopy(_ copy: PendingCopy) throws {
         let id = VaultMerge.copyID(of: copy.origin, hash: copy.plain.hash, key: hashKey)
         guard keepsCopy(of: copy.plain, tomb: deletionTime(of: copy.origin)) else { return }
-        if writer.entry(for: id) != nil { return }
+        if try writer.entry(for: id) != nil { return }
         let time = copy.plain.draft.attributes.modificationDate
         if let deleted = inputs.both.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
         var draft = copy.plain.draft
@@ -162,15 +207,19 @@ extension Merger {
         preserved.append(PreservedAttribute(tag: VaultMerge.conflictMarkerTag, value: marker.bytes))
         draft.attributes.preserved = preserved.sorted { $0.tag < $1.tag }
         // A synchronizable item stays synchronizable; its copy is a separate item of the same class.
-        try writer.put(draft)
+        if historyMode {
+            try writer.put(draft, history: Self.copyHistory(of: id, losing: copy.plain.entry.version))
+        } else {
+            try writer.put(draft)
+        }
     }
 
     /// R-MRG-8: removes the conflict copies whose content a conflict's winning version holds.
-    mutating func removeCopiesOfWinners() {
+    mutating func removeCopiesOfWinners() throws {
         for (origin, hash) in pending.winners {
             let id = VaultMerge.copyID(of: origin, hash: hash, key: hashKey)
-            if writer.entry(for: id) != nil {
-                writer.discard(id)
+            if try writer.entry(for: id) != nil {
+                try writer.discard(id)
                 tally.otherChanges += 1
             }
         }
@@ -178,10 +227,10 @@ extension Merger {
 
     /// R-MRG-9: a deletion record under the shadow ID of each live item that outlived a deletion,
     /// at that deletion's time.
-    mutating func recordShadows() {
-        for (origin, time) in pending.shadows where writer.entry(for: origin) != nil {
+    mutating func recordShadows() throws {
+        for (origin, time) in pending.shadows where try writer.entry(for: origin) != nil {
             let shadow = VaultMerge.shadowID(of: origin)
-            writer.recordDeletion(of: shadow, at: time)
+            try writer.recordDeletion(of: shadow, at: time)
             if inputs.ours.tombs[shadow] != time { tally.otherChanges += 1 }
         }
     }
@@ -191,11 +240,11 @@ extension Merger {
     /// items whose first 8 bytes another item or deletion record shares are read.
     mutating func removeOutdatedCopies() throws {
         var highs: [UInt64: Int] = [:]
-        let live = writer.entries
+        let live = try writer.entries
         for entry in live { highs[entry.itemID.high, default: 0] += 1 }
         for input in inputs.both { for id in input.tombs.keys { highs[id.high, default: 0] += 1 } }
         for entry in live where highs[entry.itemID.high, default: 0] > 1 && !entry.protectionClass.isDeviceBound {
-            guard let record = writer.record(for: entry.itemID) else { continue }
+            guard let record = try writer.record(for: entry.itemID) else { continue }
             let attributes = try RecordCodec.openAttributes(
                 record.bytes[...],
                 entry: entry,
@@ -208,7 +257,7 @@ extension Merger {
             let origin = ItemID(bytes: marker.value.prefix(16))
             guard let deleted = deletionTime(of: origin) else { continue }
             if attributes.modificationDate <= deleted {
-                writer.discard(entry.itemID)
+                try writer.discard(entry.itemID)
                 tally.otherChanges += 1
             }
         }

@@ -46,6 +46,9 @@ struct ItemDecision {
         case outdated
         /// R-MRG-13: a version that cannot be read here; the other state is reported, not kept.
         case unreadable
+        /// R-MRG-18 (format 3): this side's state descends from the other's (its history holds the
+        /// other's current event): taken silently, whatever the clocks say.
+        case descends
     }
 
     let id: ItemID
@@ -55,6 +58,9 @@ struct ItemDecision {
     /// Recorded under the item's ID when it ends without a version, under its shadow's when it
     /// ends live.
     let deletedAt: Int64?
+    /// R-MRG-18 (format 3): the history the merged state takes when the two sides' states were
+    /// concurrent: a merge event that descends from both (R3-EV-3).
+    var mergedHistory: EventHistory? = nil
 }
 
 /// One item as the two sides hold it, while the merge decides it.
@@ -177,7 +183,7 @@ extension Merger {
     ///
     /// - Throws: ``VaultMergeError`` `unreadableRecords` when it cannot be carried and the options
     ///   refuse dropping it (R-MRG-13).
-    func placement(of id: ItemID, from side: MergeSide, position: Int) throws -> Placement {
+    func placement(of id: ItemID, from side: MergeSide, position: Int, resealing: Bool = false) throws -> Placement {
         let input = inputs[side]
         let entry = input.entry(position)
         let sameKey = input.sealedUnder == inputs[keysFrom].sealedUnder
@@ -197,7 +203,7 @@ extension Merger {
         }
         var placement = Placement()
         if let holder = try writer.itemID(for: version.draft.primaryKey), holder != id,
-            let record = writer.record(for: holder)
+            let record = try writer.record(for: holder)
         {
             let draft = try RecordCodec.openDraft(
                 record.bytes[...],
@@ -211,7 +217,9 @@ extension Merger {
             }
             placement.clash = Placement.Clash(loser: holder, version: held, incoming: version)
         }
-        if sameKey, try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain {
+        if sameKey, !resealing,
+            try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain
+        {
             placement.write = .carry(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))
         } else {
             // Another master key, or a key domain the merged header puts the item's group in

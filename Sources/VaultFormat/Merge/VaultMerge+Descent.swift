@@ -30,8 +30,8 @@ extension Merger {
         // The same generation as the ancestor is no proof either way: git's virtual ancestor of a
         // criss-cross merge (itself a merge, `max + 1`) can share a branch's number. The items tell.
         if input.snapshot.headerBytes == base.snapshot.headerBytes { return }
-        for position in 0..<base.snapshot.index.count {
-            let id = base.snapshot.index.itemID(at: position)
+        for position in 0..<base.index.count {
+            let id = base.index.itemID(at: position)
             switch input.state(id) {
             case .live(let held):
                 guard try !same(input, held, base, position), try isOlder(input, held, than: base, position)

@@ -20,7 +20,7 @@ extension Merger {
     /// group's key. A group only theirs has is added with its domain, and ours' items of that
     /// group are sealed again in it (R2-GRP-4).
     static func mergeAccessGroups(ours: VaultSnapshot, theirs: VaultSnapshot, into writer: inout VaultWriter) throws {
-        guard ours.header.isVersion2 || theirs.header.isVersion2 else { return }
+        guard ours.header.hasAccessGroups || theirs.header.hasAccessGroups else { return }
         try writer.upgradeToVersion2()
         guard !theirs.header.accessGroups.isEmpty, let master = ours.keys.master else { return }
         let vaultID = ours.header.vaultID
@@ -60,8 +60,9 @@ extension Merger {
         guard !added.isEmpty else { return }
         // Ours' items of the added groups, read with the current keys, before the keys change.
         var moving: [ItemDraft] = []
-        for entry in writer.entries.sorted(by: { $0.itemID < $1.itemID }) where entry.domain == 0 {
-            guard let record = writer.record(for: entry.itemID) else { continue }
+        let sorted = try writer.entries.sorted(by: { $0.itemID < $1.itemID })
+        for entry in sorted where entry.domain == 0 {
+            guard let record = try writer.record(for: entry.itemID) else { continue }
             let draft = try RecordCodec.openDraft(record.bytes[...], entry: entry, vaultID: vaultID, keys: writer.keys)
             if addedNames.contains(Array(draft.attributes.accessGroup.utf8)) { moving.append(draft) }
         }

@@ -22,19 +22,36 @@ extension MergeSide {
 /// One input file, with its records in memory and decrypted versions cached.
 final class MergeInput {
     let snapshot: VaultSnapshot
+    /// The snapshot's index, read once.
+    let index: VaultIndex
     let positions: ItemIDTable
     let tombs: [ItemID: Int64]
     /// The side whose master key seals this input's records: ours' when both sides have one key,
     /// `nil` for an ancestor under a third key. Inputs under one key share their records as
     /// ciphertext.
     let sealedUnder: MergeSide?
+    /// The history of the version at each position: a format-3 entry's, or, for an older format,
+    /// the one event of its version (Spec/format-v3.md §11).
+    let histories: [EventHistory]
+    /// The deletion entries: a format-3 file's, or its deletion records as a migration makes them.
+    let deletionEntries: [ItemID: Format3Deletion]
     var cache: [Int: Plain?] = [:]
 
     init(_ snapshot: VaultSnapshot, sealedUnder: MergeSide?) throws {
         self.snapshot = try snapshot.withRecordsLoaded()
-        positions = try snapshot.index.positionsByID()
-        tombs = Dictionary(snapshot.index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
+        index = try snapshot.index
+        positions = try index.positionsByID()
+        tombs = Dictionary(index.deletions.map { ($0.itemID, $0.deletedAt) }, uniquingKeysWith: max)
         self.sealedUnder = sealedUnder
+        if let contents = try snapshot.format3?.contents() {
+            histories = contents.histories
+            deletionEntries = contents.deletions
+        } else {
+            histories = index.entries.map { EventHistory(version: $0.version) }
+            deletionEntries = Dictionary(
+                uniqueKeysWithValues: tombs.map { ($0.key, Format3Deletion(migrating: $0.value, of: $0.key)) }
+            )
+        }
     }
 
     func state(_ id: ItemID) -> MergeState {
@@ -43,7 +60,7 @@ final class MergeInput {
         return .none
     }
 
-    func entry(_ position: Int) -> IndexEntry { snapshot.index.entry(at: position) }
+    func entry(_ position: Int) -> IndexEntry { index.entry(at: position) }
     func bytes(_ position: Int) throws -> ArraySlice<UInt8> { try snapshot.recordBytes(at: position) }
 }
 

@@ -83,6 +83,8 @@ struct Merger {
     var pending = MergePending()
     /// What the report counts, as decisions are applied.
     var tally = MergeTally()
+    /// Whether the merged file is format 3, whose items are decided by their histories (R-MRG-18).
+    let historyMode: Bool
 
     init(ours: VaultSnapshot, theirs: VaultSnapshot, base: VaultSnapshot?, options: MergeOptions) throws {
         // R-MRG-1: one vault.
@@ -133,6 +135,9 @@ struct Merger {
         guard generation < UInt64.max - 1 else { throw VaultFormatError(.limit, "the generation counter is exhausted") }
         writer.raiseGeneration(to: generation + 1)
         if theirs.header.followsVersion11Rules || ours.header.followsVersion11Rules { writer.upgradeToVersion11() }
+        // R-MRG-14: the merged file is format 3 when either input is.
+        if theirs.header.isVersion3 || ours.header.isVersion3 { try writer.upgradeToVersion3() }
+        historyMode = writer.header.isVersion3
         // R-MRG-12: keyslots.
         if sameKeys, let base, base.keys.master!.secret == oursMaster, base.header.keyslots == ours.header.keyslots,
             theirs.header.keyslots != ours.header.keyslots,
@@ -160,35 +165,47 @@ struct Merger {
     mutating func run() throws -> VaultMerge.Result {
         let ours = inputs.ours
         let theirs = inputs.theirs
-        if let base {
+        if let base, !historyMode {
             // R-MRG-17: what theirs changed since the ancestor must be newer than the ancestor.
             // Ours is the file merged into, kept where theirs changed nothing: it need not descend
             // (a cherry-pick onto an older branch, a rebase that drops a commit).
             try checkTheirsDescends(from: base)
         }
         // Every item ID either side holds in any state (Spec/merge.md section 4), each decided once.
-        for position in 0..<ours.snapshot.index.count {
-            try apply(try decide(ours.snapshot.index.itemID(at: position)))
+        for position in 0..<ours.index.count {
+            try apply(try decideItem(ours.index.itemID(at: position)))
         }
-        for position in 0..<theirs.snapshot.index.count {
-            let id = theirs.snapshot.index.itemID(at: position)
-            if ours.positions.position(of: id) == nil { try apply(try decide(id)) }
+        for position in 0..<theirs.index.count {
+            let id = theirs.index.itemID(at: position)
+            if ours.positions.position(of: id) == nil { try apply(try decideItem(id)) }
         }
         for input in inputs.both {
             for id in input.tombs.keys
             where ours.positions.position(of: id) == nil && theirs.positions.position(of: id) == nil {
                 if input === theirs, ours.tombs[id] != nil { continue }  // done from ours
-                try apply(try decide(id))
+                try apply(try decideItem(id))
             }
         }
         for adoption in pending.adoptions {
-            try place(adoption.id, try placement(of: adoption.id, from: adoption.side, position: adoption.position))
+            let placement = try placement(
+                of: adoption.id,
+                from: adoption.side,
+                position: adoption.position,
+                resealing: adoption.merged != nil
+            )
+            let history = historyMode ? adoption.merged ?? inputs[adoption.side].histories[adoption.position] : nil
+            try place(adoption.id, placement, history: history)
         }
         for copy in pending.copies { try placeCopy(copy) }
-        removeCopiesOfWinners()
-        recordShadows()
+        try removeCopiesOfWinners()
+        try recordShadows()
         try removeOutdatedCopies()
         return VaultMerge.Result(writer: writer, report: report())
+    }
+
+    /// Decides item `id`: by the histories in format 3 (R-MRG-18), else by R-MRG-3 to R-MRG-9.
+    func decideItem(_ id: ItemID) throws -> ItemDecision {
+        historyMode ? try decideByHistory(id) : try decide(id)
     }
 
     /// The report, from the tally.

@@ -17,6 +17,10 @@ public struct VaultHeader: Sendable {
     ///
     /// Spec: Spec/format-v2.md.
     package static let version2Major: UInt16 = 2
+    /// Format 3 (commit slots, scope trees, event histories): the format of new vaults.
+    ///
+    /// Spec: Spec/format-v3.md.
+    package static let version3Major: UInt16 = 3
     /// `\x89VLT\r\n\x1A\n`.
     public static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Bytes before the fields: magic, major, minor, header length.
@@ -70,6 +74,8 @@ public struct VaultHeader: Sendable {
     package var recipientStanzas: [RecipientStanza] = []
     /// The access groups with their own key domain (format 2.0, field `0x8006`), in file order.
     package var accessGroups: [AccessGroupEntry] = []
+    /// Format 3: the commit slot this header was read from (its generation is ``generation``).
+    package var commit: CommitSlot?
 
     /// How many recipients the header names (format 1.2). Their keys and names are encrypted.
     public var recipientCount: Int { recipientStanzas.count }
@@ -131,9 +137,16 @@ public struct VaultHeader: Sendable {
     /// Whether the file is format 2.0 (access-group keys; Spec/format-v2.md).
     public var isVersion2: Bool { major == Self.version2Major }
 
-    /// Whether this library may rewrite the file (R-HDR-3, R2-VER-1).
+    /// Whether the file is format 3 (Spec/format-v3.md).
+    public var isVersion3: Bool { major == Self.version3Major }
+
+    /// Whether the file may hold access-group fields and limited stanzas (format 2.0 and later).
+    package var hasAccessGroups: Bool { major >= Self.version2Major }
+
+    /// Whether this library may rewrite the file (R-HDR-3, R2-VER-1, R3-SLT-2).
     public var isWritable: Bool {
         (major == Self.currentMajor && minor <= Self.currentMinor) || (isVersion2 && minor == 0)
+            || (isVersion3 && minor <= CommitSlot.minor)
     }
 
     /// The weakest password keyslot's Argon2 parameters, if any slot is weak.

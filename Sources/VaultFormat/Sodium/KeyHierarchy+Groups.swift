@@ -24,13 +24,20 @@ extension KeyHierarchy {
     /// The header's access groups, name by key domain, decrypted with the master key (R2-GRP-2).
     ///
     /// - Throws: `headerAuthentication` or `structure` for an entry that does not open or is
-    ///   malformed.
+    ///   malformed; `structure` when two entries name the same group (byte for byte): a key holder
+    ///   can splice in another copy's entry that gave the group another domain, and a writer would
+    ///   then seal the group's items in either domain.
     package static func accessGroupNames(of header: VaultHeader, master: MasterKey) throws(VaultFormatError)
         -> [UInt8: String]
     {
         var names = [UInt8: String]()
+        var seen = Set<[UInt8]>()
         for group in header.accessGroups {
-            names[group.domain] = try accessGroupName(of: group, master: master, vaultID: header.vaultID)
+            let name = try accessGroupName(of: group, master: master, vaultID: header.vaultID)
+            guard seen.insert(Array(name.utf8)).inserted else {
+                throw VaultFormatError(.structure, "two access-group fields name the same group")
+            }
+            names[group.domain] = name
         }
         return names
     }

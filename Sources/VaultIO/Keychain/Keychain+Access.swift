@@ -97,7 +97,7 @@ extension Keychain {
     public func contains(_ key: String) throws(KeychainError) -> Bool {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try call {
-            try vault.read { try $0.position(identifiedBy: identity, itemClass: itemClass.itemClass) != nil }
+            try vault.read { try $0.location(identifiedBy: identity, itemClass: itemClass.itemClass) != nil }
         }
     }
 
@@ -106,12 +106,12 @@ extension Keychain {
         let identity = try identifyingAttributes(for: key, synchronizable: isSynchronizable)
         return try call {
             try vault.read { snapshot in
-                guard let position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
+                guard let location = try snapshot.location(identifiedBy: identity, itemClass: itemClass.itemClass)
                 else { return nil }
                 return KeychainItem(
                     key: key,
-                    entry: snapshot.index.entry(at: position),
-                    attributes: try snapshot.attributes(at: position),
+                    entry: location.entry,
+                    attributes: try snapshot.item(at: location, includeSecret: false).attributes,
                     value: nil
                 )
             }
@@ -148,7 +148,7 @@ extension Keychain {
             try vault.read { snapshot in
                 var items: [KeychainItem] = []
                 var damaged: [KeychainDamagedItem] = []
-                for position in 0..<snapshot.index.count {
+                for position in 0..<(try snapshot.index.count) {
                     do {
                         guard let item = try listedItem(at: position, in: snapshot, includingValue: includingValues)
                         else { continue }
@@ -240,14 +240,14 @@ extension Keychain {
 
     /// The secret and type code of the item `identity` names in `snapshot`, or `nil`.
     private func load(_ identity: ItemAttributes, from snapshot: VaultSnapshot) throws -> (SecretBytes, UInt32)? {
-        let position: Int?
+        let location: ItemLocation?
         do {
-            position = try snapshot.position(identifiedBy: identity, itemClass: itemClass.itemClass)
+            location = try snapshot.location(identifiedBy: identity, itemClass: itemClass.itemClass)
         } catch let error as VaultFormatError where ItemDamage.isDamage(error) {
             throw Self.namingDamage(error, of: identity, itemClass: itemClass.itemClass, in: snapshot)
         }
-        guard let position else { return nil }
-        let item = try snapshot.item(at: position, includeSecret: true)
+        guard let location else { return nil }
+        let item = try snapshot.item(at: location, includeSecret: true)
         guard let secret = item.secret else { return nil }
         return (secret, item.attributes.type)
     }
@@ -261,9 +261,9 @@ extension Keychain {
         in snapshot: VaultSnapshot
     ) -> any Error {
         let key = PrimaryKey(itemClass: itemClass, attributes: identity.canonicalIdentity(for: itemClass))
-        for position in snapshot.index.positions(ofTag: snapshot.keys.lookupTag(key)) {
+        for location in (try? snapshot.locations(ofTag: snapshot.keys.lookupTag(key))) ?? [] {
             do {
-                _ = try snapshot.item(at: position, includeSecret: false)
+                _ = try snapshot.item(at: location, includeSecret: false)
             } catch let damage as ItemDamage {
                 return damage
             } catch {

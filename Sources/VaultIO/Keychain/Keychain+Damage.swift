@@ -87,7 +87,7 @@ extension Keychain {
         try call {
             try vault.read { snapshot in
                 var damaged: [KeychainDamagedItem] = []
-                for position in 0..<snapshot.index.count {
+                for position in 0..<(try snapshot.index.count) {
                     guard let failure = try damage(at: position, in: snapshot) else { continue }
                     damaged.append(failure)
                 }
@@ -161,7 +161,7 @@ extension VaultTransaction {
     ) throws -> (removed: Int, unattributed: [KeychainDamagedItem]) {
         var removed = 0
         var unattributed: [KeychainDamagedItem] = []
-        for entry in entries {
+        for entry in try entries {
             let attributes: ItemAttributes?
             do {
                 attributes = try scannedAttributes(of: entry)  // nil: another device's (L-PC-4)

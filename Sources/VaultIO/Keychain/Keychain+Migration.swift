@@ -149,7 +149,7 @@ extension Keychain {
         unattributed: inout [KeychainDamagedItem]
     ) throws -> [(ItemID, KeychainMigrationItem)] {
         var items: [(ItemID, KeychainMigrationItem)] = []
-        for entry in txn.entries.sorted(by: { $0.itemID < $1.itemID }) {
+        for entry in try txn.entries.sorted(by: { $0.itemID < $1.itemID }) {
             let attributes: ItemAttributes?
             do {
                 attributes = try txn.attributes(for: entry.itemID)

@@ -159,7 +159,7 @@ extension VaultSnapshot {
             key.path = query.path ?? ""
             key.securityDomain = query.securityDomain ?? ""
         }
-        var found: [(position: Int, item: DecodedItem)] = []
+        var found: [(location: ItemLocation, item: DecodedItem)] = []
         for synchronizable in [false, true] {
             key.synchronizable = synchronizable
             let canonical = key.canonicalIdentity(for: itemClass)
@@ -168,14 +168,14 @@ extension VaultSnapshot {
             let foundBefore = found.count
             let tags = ([primaryKey] + canonical.olderSpellings(for: itemClass)).map(keys.lookupTag)
             for (step, tag) in tags.enumerated() where step == 0 || found.count == foundBefore {
-                for position in index.positions(ofTag: tag) {
+                for location in try locations(ofTag: tag) {
                     let item: DecodedItem
                     do {
-                        item = try self.item(at: position, includeSecret: false)
+                        item = try self.item(at: location, includeSecret: false)
                     } catch let error as VaultFormatError
                         where error.code == .foreignDevice || error.code == .keyUnavailable
                     {
-                        let entry = index.entry(at: position)
+                        let entry = location.entry
                         if entry.protectionClass.isDeviceBound && keys.deviceSecret == nil {
                             throw VaultIOError(
                                 .deviceSecretRequired,
@@ -187,13 +187,13 @@ extension VaultSnapshot {
                     }
                     guard item.attributes.hasSameIdentity(as: canonical, itemClass: itemClass) else { continue }
                     guard query.matches(item) else { return nil }
-                    found.append((position, item))
+                    found.append((location, item))
                 }
             }
         }
-        guard found.count == 1, let (position, item) = found.first else { return nil }
+        guard found.count == 1, let (location, item) = found.first else { return nil }
         guard includeSecret else { return item }
-        return try self.item(at: position, includeSecret: true)
+        return try self.item(at: location, includeSecret: true)
     }
 }
 

@@ -46,12 +46,12 @@ extension Vault {
             }
             let report = result.report
             guard report.changesOurs else { return report }
-            let bytes = result.writer.encode(now: Self.currentTime())
-            try AtomicWriter(target: location).commit(bytes, .replace(reader.status))
+            let written = try result.writer.encodeGeneration(now: Self.currentTime())
+            try commit(written, replacing: reader.status)
             // The side whose key the merge did not keep is what the commit replaced: its key is
             // retired (L-RB-8), even when ours was accepted.
             let replaced = report.keysFrom == .ours && theirs.keys.master?.secret != ours.keys.master?.secret
-            recordCommit(bytes, keys: result.writer.keys, replacing: replaced ? theirs : ours, accepted: accepted)
+            recordCommit(written, keys: result.writer.keys, replacing: replaced ? theirs : ours, accepted: accepted)
             if report.keysFrom == .theirs {
                 // The merged file keeps theirs' master key (R-MRG-11): hold it from now on.
                 let keys = result.writer.keys
@@ -103,7 +103,7 @@ extension Vault {
         try guardRecord.refuseRemovedCredentials(in: theirs, side: "theirs")
         try guardRecord.refuseRemovedCredentials(in: ours, side: "ours")
         let result = try VaultMerge.merge(ours: ours, theirs: theirs, base: base, options: options)
-        let bytes = result.writer.encode(now: currentTime())
+        let bytes = try result.writer.encode(now: currentTime())
         try WriteLock(target: location).withLock(timeout: configuration.lockTimeout) {
             try AtomicWriter(target: location).commit(bytes, .create)
         }

@@ -48,7 +48,7 @@ struct Export: Command {
         }
         if !scan.damaged.isEmpty {
             DamageReport.warn(scan.damaged)
-            throw DamageReport.failure(scan.damaged, of: snapshot.index.count)
+            throw DamageReport.failure(scan.damaged, of: try snapshot.index.count)
         }
     }
 }

@@ -68,6 +68,6 @@ struct List: Command {
     private static func reportDamage(_ damaged: [ItemDamage], of snapshot: VaultSnapshot) throws {
         guard !damaged.isEmpty else { return }
         DamageReport.warn(damaged)
-        throw DamageReport.failure(damaged, of: snapshot.index.count)
+        throw DamageReport.failure(damaged, of: try snapshot.index.count)
     }
 }

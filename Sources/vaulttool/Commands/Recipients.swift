@@ -179,8 +179,8 @@ struct Recipients: Command {
     }
 
     /// `recipients`, or an error naming the way out when a stanza does not read: such a stanza
-    /// (damaged, or written on purpose by a holder of the master key) blocks every rekey.
-    private static func readable(_ recipients: @autoclosure () throws -> [Recipient], _ path: String) throws
+    /// (damaged, or written on purpose by a key holder) blocks every rekey. `verify` asks too.
+    static func readable(_ recipients: @autoclosure () throws -> [Recipient], _ path: String) throws
         -> [Recipient]
     {
         do {

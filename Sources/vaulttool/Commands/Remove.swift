@@ -34,7 +34,9 @@ struct Remove: Command {
         if let id = selector.onlyID {
             // By ID alone: the index names the item, so its record is never decrypted (it may be damaged).
             try VaultAccess.write(vault) { txn in
-                guard txn.entry(for: id) != nil else { throw ToolError("no item has ID \(id)", exitCode: .notFound) }
+                guard try txn.entry(for: id) != nil else {
+                    throw ToolError("no item has ID \(id)", exitCode: .notFound)
+                }
                 try txn.remove(id: id)
             }
             Output.out("Removed 1 item.\n")

@@ -13,7 +13,8 @@ struct Verify: Command {
             damaged item is named on standard output by its ID (and its service or server and
             account when they are readable) and the exit status is 4. With a device secret, an
             item that reads as another device's fails the check (exit status 4) unless
-            --allow-foreign says such items are expected.
+            --allow-foreign says such items are expected. With the master key, every recipient's
+            key and name must read too (exit status 4 otherwise, as for 'recipients ls').
             """
     )
     @Flag("--allow-foreign", help: "With a device secret, accept items of other devices.") var allowForeign: Bool
@@ -25,7 +26,7 @@ struct Verify: Command {
         let result = try Progress.run("Verifying \(snapshot.index.count) items") { try snapshot.verifyEachItem() }
         guard result.damaged.isEmpty else {
             for damage in result.damaged { Output.out("damaged: \(DamageReport.line(damage))\n") }
-            throw DamageReport.failure(result.damaged, of: snapshot.index.count)
+            throw DamageReport.failure(result.damaged, of: try snapshot.index.count)
         }
         // Spec/format-v1.1.md, R11-DEV-3: with this device's secret, a foreign item may be one of
         // ours whose record was damaged in a 1.0-attributed way; it is not silently accepted.
@@ -34,6 +35,11 @@ struct Verify: Command {
                 "\(Output.count(result.foreign)) items read as another device's; if that is expected, pass --allow-foreign",
                 exitCode: .damaged
             )
+        }
+        // Spec/cli.md 4.3: a holder of MK reads every stanza's info (R12-RCP-4); one that does
+        // not read was added by a key holder without MK, or damaged, and blocks the next rekey.
+        if snapshot.keys.holdsMasterKey && snapshot.header.recipientCount > 0 {
+            _ = try Recipients.readable(try snapshot.recipients(), path)
         }
         for group in try snapshot.itemsSpelledSeveralWays() {
             let stale = group.dropFirst().map { "\($0.entry.itemID)" }.joined(separator: ", ")

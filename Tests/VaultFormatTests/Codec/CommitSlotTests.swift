@@ -14,8 +14,9 @@ private func reference(_ offset: UInt64) -> ChunkReference {
 }
 
 /// A slot whose commit is `file[start..<end]`.
-private func slot(_ generation: UInt64, _ range: Range<UInt64>, in file: [UInt8]) -> CommitSlot {
+private func slot(_ generation: UInt64, _ range: Range<UInt64>, in file: [UInt8], index: UInt8 = 0) -> CommitSlot {
     CommitSlot(
+        index: index,
         generation: generation,
         commitStart: range.lowerBound,
         committedLength: range.upperBound,
@@ -25,7 +26,7 @@ private func slot(_ generation: UInt64, _ range: Range<UInt64>, in file: [UInt8]
     )
 }
 
-private func choose(_ file: [UInt8]) throws(VaultFormatError) -> SlotChoice {
+private func choose(_ file: [UInt8]) throws -> SlotChoice {
     try SlotChoice.choose(prefix: file.prefix(1_024), fileLength: UInt64(file.count)) { range in
         BLAKE2b.hash(file[Int(range.lowerBound)..<Int(range.upperBound)], length: 32)
     }
@@ -38,7 +39,7 @@ private func twoCommits() -> (fresh: [UInt8], committed: [UInt8]) {
     file.replaceSubrange(0..<512, with: first.encoded(mac: fakeMAC))
     let fresh = file
     file += [UInt8](repeating: 0xB2, count: 60)
-    let second = slot(2, 1_124..<1_184, in: file)
+    let second = slot(2, 1_124..<1_184, in: file, index: 1)
     file.replaceSubrange(512..<1_024, with: second.encoded(mac: fakeMAC))
     return (fresh, file)
 }
@@ -52,8 +53,8 @@ struct CommitSlotTests {
         let bytes = original.encoded(mac: fakeMAC)
         #expect(bytes.count == 512)
         #expect(Array(bytes[480...]) == fakeMAC(Array(bytes[..<480])))
-        #expect(CommitSlot.read(bytes[...]) == .wellFormed(original, bytes: bytes))
-        #expect(CommitSlot.read([UInt8](repeating: 0, count: 512)[...]) == .empty)
+        #expect(CommitSlot.read(bytes[...], at: 0) == .wellFormed(original, bytes: bytes))
+        #expect(CommitSlot.read([UInt8](repeating: 0, count: 512)[...], at: 0) == .empty)
     }
 
     @Test("a reader takes the newer complete slot, and the fresh file's only one (R3-SLT-3, R3-SLT-4)")
@@ -96,7 +97,7 @@ struct CommitSlotTests {
         var noneComplete = fresh
         noneComplete[10] ^= 0x01
         var equal = committed
-        let again = slot(1, 1_124..<1_184, in: committed)
+        let again = slot(1, 1_124..<1_184, in: committed, index: 1)
         equal.replaceSubrange(512..<1_024, with: again.encoded(mac: fakeMAC))
         var cases: [(String, [UInt8], VaultFormatError.Code)] = [
             ("an empty file", [], .notAVault),
@@ -121,12 +122,12 @@ struct CommitSlotTests {
         var bytes = original.encoded(mac: fakeMAC)
         bytes[200] = 1
         bytes.replaceSubrange(448..<480, with: BLAKE2b.hash(bytes[..<448], length: 32))
-        #expect(CommitSlot.read(bytes[...]) == .damaged(reason: "its reserved bytes are not zero"))
+        #expect(CommitSlot.read(bytes[...], at: 0) == .damaged(reason: "its reserved bytes are not zero"))
         original.minor = 1
         bytes = original.encoded(mac: fakeMAC)
         bytes[200] = 1
         bytes.replaceSubrange(448..<480, with: BLAKE2b.hash(bytes[..<448], length: 32))
-        guard case .wellFormed(let read, _) = CommitSlot.read(bytes[...]) else {
+        guard case .wellFormed(let read, _) = CommitSlot.read(bytes[...], at: 0) else {
             Issue.record("a 3.1 slot with reserved bytes set reads as damaged")
             return
         }

@@ -108,16 +108,16 @@ struct IndexRuleTests {
         let drafts = (0..<20).map { vault.draft(service: "svc-\($0)") }
         let snapshot = try TestVault.open(try vault.file(items: drafts))
         var rows = [UInt8]()
-        snapshot.index.appendRows(0..<snapshot.index.count, to: &rows)
+        try snapshot.index.appendRows(0..<(try snapshot.index.count), to: &rows)
         var previous: [UInt8] = []
         for draft in drafts {
             let expected = BLAKE2b.hash(draft.primaryKey.bytes, key: snapshot.keys.lookupKey, length: 8)
             let at = try #require(
-                (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).itemID == draft.id }
+                try snapshot.index.entries.firstIndex { $0.itemID == draft.id }
             )
             #expect(Array(rows[at * 39..<at * 39 + 8]) == expected)
         }
-        for position in 0..<snapshot.index.count {
+        for position in 0..<(try snapshot.index.count) {
             let key = Array(rows[position * 39..<position * 39 + 24])
             #expect(previous.lexicographicallyPrecedes(key) || previous.isEmpty)
             previous = key

@@ -129,12 +129,12 @@ struct RecipientTests {
         var writer = try VaultWriter(vaultID: Self.vaultID, created: 0, keyslots: [slot], keys: keys)
         #expect(writer.header.minor == 1)
         let recipient = Recipient(key: RecipientIdentity.generate().recipient, name: "x")
-        let refused = Result { () throws(VaultFormatError) in try writer.addRecipient(recipient) }
+        let refused = Result { () throws in try writer.addRecipient(recipient) }
         #expect(throws: VaultFormatError(.unsupportedVersion)) { try refused.get() }
         let raised = try writer.upgradeToVersion12()
         #expect(raised)
         try writer.addRecipient(recipient)
-        let twice = Result { () throws(VaultFormatError) in try writer.addRecipient(recipient) }
+        let twice = Result { () throws in try writer.addRecipient(recipient) }
         #expect(throws: VaultFormatError(.invalidParameter)) { try twice.get() }
         #expect(try writer.recipients() == [recipient])
     }
@@ -165,7 +165,7 @@ struct RecipientTests {
                 secret: SecretBytes(utf8: "x")
             )
         )
-        let first = writer.encode(now: 0)
+        let first = try writer.encode(now: 0)
         let snapshot = try VaultSnapshot.open(first, with: .identity(bob))
         #expect(snapshot.openedByRecipient)
         #expect(try snapshot.recipients().map(\.name) == ["alice", "bob"])
@@ -187,7 +187,7 @@ struct RecipientTests {
             droppingForeign: false,
             now: 0
         )
-        let second = next.encode(now: 0)
+        let second = try next.encode(now: 0)
         let reopened = try VaultSnapshot.open(second, with: .identity(bob))
         #expect(try reopened.items(includeSecrets: true).count == 1)
         #expect(reopened.header.recipientStanzas.count == 1)

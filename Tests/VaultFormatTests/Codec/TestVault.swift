@@ -109,7 +109,7 @@ struct TestVault {
     func file(items: [ItemDraft] = [], slots: [Keyslot]? = nil) throws -> [UInt8] {
         var writer = try writer(slots: slots)
         for item in items { try writer.put(item, random: random) }
-        return writer.encode(now: Self.now, random: random)
+        return try writer.encode(now: Self.now, random: random)
     }
 
     static func open(_ file: [UInt8], password: String = TestVault.password, device: DeviceSecret? = nil) throws

@@ -17,12 +17,12 @@ struct VaultWriterTests {
     ) throws -> [UInt8] {
         var writer = try VaultWriter(updating: TestVault.open(file))
         try body(&writer)
-        return writer.encode(now: now, random: vault.random)
+        return try writer.encode(now: now, random: vault.random)
     }
 
     private func recordBytes(_ snapshot: VaultSnapshot) throws -> [ItemID: [UInt8]] {
         var out: [ItemID: [UInt8]] = [:]
-        for (position, entry) in snapshot.index.entries.enumerated() {
+        for (position, entry) in try snapshot.index.entries.enumerated() {
             out[entry.itemID] = Array(try snapshot.recordBytes(at: position))
         }
         return out
@@ -50,13 +50,13 @@ struct VaultWriterTests {
         let gone = vault.draft(service: "gone")
         let file = try vault.file(items: [keep, gone])
         let next = try rewrite(file) { writer in
-            let removed = writer.remove(gone.id, now: TestVault.now + 5)
-            let removedAgain = writer.remove(gone.id, now: TestVault.now + 6)
+            let removed = try writer.remove(gone.id, now: TestVault.now + 5)
+            let removedAgain = try writer.remove(gone.id, now: TestVault.now + 6)
             #expect(removed && !removedAgain)
         }
         let snapshot = try TestVault.open(next)
-        #expect(snapshot.index.entries.map(\.itemID) == [keep.id])
-        #expect(snapshot.index.deletions == [DeletionRecord(itemID: gone.id, deletedAt: TestVault.now + 5)])
+        #expect(try snapshot.index.entries.map(\.itemID) == [keep.id])
+        #expect(try snapshot.index.deletions == [DeletionRecord(itemID: gone.id, deletedAt: TestVault.now + 5)])
         #expect(snapshot.header.deletionCount == 1)
     }
 
@@ -66,14 +66,14 @@ struct VaultWriterTests {
         var writer = try vault.writer()
         for item in items { try writer.put(item, random: vault.random) }
         let now = TestVault.now
-        writer.remove(items[0].id, now: now - 90 * Self.day - 1)
-        writer.remove(items[1].id, now: now - 90 * Self.day)
-        writer.remove(items[2].id, now: now - 1)
+        try writer.remove(items[0].id, now: now - 90 * Self.day - 1)
+        try writer.remove(items[1].id, now: now - 90 * Self.day)
+        try writer.remove(items[2].id, now: now - 1)
         let snapshot = try TestVault.open(writer.encode(now: now, random: vault.random))
-        #expect(Set(snapshot.index.deletions.map(\.itemID)) == [items[1].id, items[2].id])
+        #expect(try Set(snapshot.index.deletions.map(\.itemID)) == [items[1].id, items[2].id])
         // The next write a day later drops the one that is now too old.
         let later = try TestVault.open(try rewrite(writer.encode(now: now, random: vault.random), now: now + Self.day))
-        #expect(later.index.deletions.map(\.itemID) == [items[2].id])
+        #expect(try later.index.deletions.map(\.itemID) == [items[2].id])
     }
 
     // R-DEL-3
@@ -81,11 +81,11 @@ struct VaultWriterTests {
         let item = vault.draft(service: "back")
         var writer = try vault.writer()
         try writer.put(item, random: vault.random)
-        writer.remove(item.id, now: TestVault.now)
+        try writer.remove(item.id, now: TestVault.now)
         try writer.put(item, random: vault.random)
         let snapshot = try TestVault.open(writer.encode(now: TestVault.now, random: vault.random))
-        #expect(snapshot.index.deletions.isEmpty)
-        #expect(snapshot.index.entries.map(\.itemID) == [item.id])
+        #expect(try snapshot.index.deletions.isEmpty)
+        #expect(try snapshot.index.entries.map(\.itemID) == [item.id])
     }
 
     // R-FLD-5, R-REC-3: generation rises by one per write, and rewritten records carry it as their version.
@@ -95,7 +95,7 @@ struct VaultWriterTests {
         for expected in 1...4 {
             let snapshot = try TestVault.open(file)
             #expect(snapshot.header.generation == UInt64(expected))
-            #expect(snapshot.index.entries.map(\.version) == [UInt64(expected)])
+            #expect(try snapshot.index.entries.map(\.version) == [UInt64(expected)])
             file = try rewrite(file) { writer in
                 #expect(writer.header.generation == UInt64(expected + 1))
                 try writer.put(item, random: vault.random)
@@ -113,12 +113,12 @@ struct VaultWriterTests {
         let afterBytes = try recordBytes(after)
         for item in untouched {
             #expect(afterBytes[item.id] == before[item.id])
-            #expect(after.index.entries.first { $0.itemID == item.id }?.version == 1)
+            #expect(try after.index.entries.first { $0.itemID == item.id }?.version == 1)
         }
         let old = try #require(before[touched.id])
         let new = try #require(afterBytes[touched.id])
         #expect(old.prefix(24) != new.prefix(24))  // fresh nonce
-        #expect(after.index.entries.first { $0.itemID == touched.id }?.version == 2)
+        #expect(try after.index.entries.first { $0.itemID == touched.id }?.version == 2)
     }
 
     // R-KS-5: changing keyslots keeps the master key, the index plaintext and every record.
@@ -131,8 +131,8 @@ struct VaultWriterTests {
         let after = try TestVault.open(next, password: "new password")
         #expect(after.header.generation == before.header.generation + 1)
         #expect(after.header.keyslots == [newSlot])
-        #expect(after.index.entries == before.index.entries)
-        #expect(after.index.deletions == before.index.deletions)
+        #expect(try after.index.entries == before.index.entries)
+        #expect(try after.index.deletions == before.index.deletions)
         #expect(Array(next[after.recordsOffset...]) == Array(file[before.recordsOffset...]))
         #expect(try after.items(includeSecrets: true).count == 4)
     }

@@ -34,10 +34,10 @@ struct Version11Tests {
     static func flipNonceOfFirstDeviceRecord(_ file: [UInt8], device: DeviceSecret) throws -> [UInt8] {
         let snapshot = try TestVault.open(file, device: device)
         let position = try #require(
-            (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }
+            try snapshot.index.entries.firstIndex { $0.protectionClass.isDeviceBound }
         )
         var copy = file
-        copy[snapshot.recordsOffset + snapshot.index.offsets[position] + 3] ^= 0x10
+        copy[snapshot.recordsOffset + (try snapshot.index.offsets[position]) + 3] ^= 0x10
         return copy
     }
 
@@ -49,7 +49,7 @@ struct Version11Tests {
             var writer = try vault.writer()
             writer.setVersion(major: 1, minor: minor)
             try writer.put(vault.draft(service: "svc", protection: .whenUnlockedThisDeviceOnly), random: vault.random)
-            let file = writer.encode(now: TestVault.now, random: vault.random)
+            let file = try writer.encode(now: TestVault.now, random: vault.random)
             #expect(try TestVault.open(file, device: device).verifyReport().ownDeviceItems == (minor == 1 ? 1 : 0))
             let damaged = try Self.flipNonceOfFirstDeviceRecord(file, device: device)
             let snapshot = try TestVault.open(damaged, device: device)
@@ -68,12 +68,12 @@ struct Version11Tests {
         let boundID = try writer.put(bound, random: vault.random)
         #expect(try writer.put(portable, random: vault.random) == portable.id)
         #expect(boundID != bound.id && boundID.bytes.prefix(8) == bound.id.bytes.prefix(8))
-        #expect(writer.entry(for: bound.id) == nil && writer.entry(for: boundID) != nil)
+        #expect(try writer.entry(for: bound.id) == nil && writer.entry(for: boundID) != nil)
         // Making a stored portable item device-bound moves it, leaving a deletion record (R-DEL-1).
         var changed = portable
         changed.protectionClass = .afterFirstUnlockThisDeviceOnly
         let movedID = try writer.put(changed, now: TestVault.now, random: vault.random)
-        #expect(movedID != portable.id && writer.entry(for: portable.id) == nil)
+        #expect(try movedID != portable.id && writer.entry(for: portable.id) == nil)
         #expect(writer.deletions[portable.id] == TestVault.now)
 
         var old = try vault.writer()
@@ -90,18 +90,18 @@ struct Version11Tests {
         writer.setVersion(major: 1, minor: 0)
         let own = vault.draft(service: "own", protection: .whenUnlockedThisDeviceOnly)
         try writer.put(own, random: vault.random)
-        let file10 = writer.encode(now: TestVault.now, random: vault.random)
+        let file10 = try writer.encode(now: TestVault.now, random: vault.random)
         // Their device adds an item to the same 1.0 vault.
         var their = try VaultWriter(updating: try TestVault.open(file10, device: theirs))
         try their.put(vault.draft(service: "theirs", protection: .whenUnlockedThisDeviceOnly), random: vault.random)
-        let shared = their.encode(now: TestVault.now, random: vault.random)
+        let shared = try their.encode(now: TestVault.now, random: vault.random)
 
         var upgrade = try VaultWriter(updating: try TestVault.open(shared, device: mine))
         let upgraded = upgrade.upgradeToVersion11()
         #expect(upgraded)
         let report = try upgrade.retagDeviceItems(now: TestVault.now)
         #expect(report == .init(retagged: 1, pending: 0, foreign: 1))
-        let file11 = upgrade.encode(now: TestVault.now, random: vault.random)
+        let file11 = try upgrade.encode(now: TestVault.now, random: vault.random)
         let snapshot = try TestVault.open(file11, device: mine)
         #expect(snapshot.header.minor == 1)
         let checked = try snapshot.verifyReport()
@@ -109,7 +109,7 @@ struct Version11Tests {
             [checked.checked, checked.foreign, checked.unavailable, checked.ownDeviceItems, checked.damaged.count]
                 == [1, 1, 0, 1, 0]
         )
-        #expect(snapshot.index.deletions.map(\.itemID) == [own.id])
+        #expect(try snapshot.index.deletions.map(\.itemID) == [own.id])
         // The other device still reads its own item (1.0 attribution for untagged IDs).
         #expect(try TestVault.open(file11, device: theirs).verifyReport().checked == 1)
         // A second pass finds nothing to do.
@@ -151,7 +151,7 @@ struct Version11Tests {
             )
             var writer = try vault.writer(slots: [slot])
             writer.setVersion(major: 1, minor: minor)
-            let file = writer.encode(now: TestVault.now, random: vault.random)
+            let file = try writer.encode(now: TestVault.now, random: vault.random)
             #expect(throws: Never.self) { try TestVault.open(file, password: composed) }
             if minor == 1 {
                 #expect(throws: Never.self) { try TestVault.open(file, password: decomposed) }

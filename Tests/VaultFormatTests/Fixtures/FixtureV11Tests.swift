@@ -64,10 +64,10 @@ struct FixtureV11Tests {
         let credentials = try FixtureRunner.credentials(fixture)
         let snapshot = try VaultSnapshot.open(file, with: credentials)
         let bound = try #require(
-            (0..<snapshot.index.count).first { snapshot.index.entry(at: $0).protectionClass.isDeviceBound }
+            try snapshot.index.entries.firstIndex { $0.protectionClass.isDeviceBound }
         )
         var damaged = file
-        damaged[snapshot.recordsOffset + snapshot.index.offsets[bound] + 3] ^= 0x01
+        damaged[snapshot.recordsOffset + (try snapshot.index.offsets[bound]) + 3] ^= 0x01
         let report = try VaultSnapshot.open(damaged, with: credentials).verifyReport()
         #expect(report.foreign == 1)
     }

@@ -73,7 +73,7 @@ struct FixtureV12Tests {
             updating: try VaultSnapshot.open(file, with: .password(FixtureCatalogV12.password))
         )
         #expect(writer.header.unknownFields.map(\.type) == [RecipientStanza.fieldType])
-        let result = Result { () throws(VaultFormatError) in try writer.upgradeToVersion12() }
+        let result = Result { () throws in try writer.upgradeToVersion12() }
         #expect(throws: VaultFormatError(.invalidParameter)) { try result.get() }
         #expect(writer.header.minor == 1)
     }

@@ -19,7 +19,7 @@ struct AccessGroupBranchTests {
         let runnerKeys = try VaultSnapshot.open(branchB, with: .identity(copies.deployRunner)).keys
         let owner = try VaultSnapshot.open(branchA, with: AccessGroupMergeTests.keyFile)
         let position = try #require(try owner.index.positionsByID().position(of: copies.billingID))
-        let entry = owner.index.entry(at: position)
+        let entry = try owner.index.entry(at: position)
         #expect(entry.domain == 1)
         #expect(runnerKeys.groupDomains == [1])
         #expect(throws: VaultFormatError.self) {

@@ -36,8 +36,8 @@ struct AccessGroupFieldDamageTests {
             domain: 0,
             random: SeededRandom(seed: "bk forgery")
         )
-        writer.insertRaw(forged)
-        return writer.encode(now: 0, random: SeededRandom(seed: "bk forgery index"))
+        try writer.insertRaw(forged)
+        return try writer.encode(now: 0, random: SeededRandom(seed: "bk forgery index"))
     }
 
     @Test func baseKeyForgery_failsTheOwnersOpen_withHeaderAuthentication() throws {
@@ -52,7 +52,7 @@ struct AccessGroupFieldDamageTests {
             keys: Self.baseKeys(team),
             openedKeyslot: 0
         )
-        #expect(bk.index.count == 3)
+        #expect(try bk.index.count == 3)
         // The owner's open names the damage instead of reading the forged record as deploy's.
         let error = try #require(throws: VaultFormatError.self) { try VaultSnapshot.open(forged, with: Team.owner) }
         #expect(error.code == .headerAuthentication)

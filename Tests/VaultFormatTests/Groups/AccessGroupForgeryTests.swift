@@ -42,7 +42,7 @@ struct AccessGroupForgeryTests {
             if billingRecipient {
                 try next.addRecipient(Recipient(key: accountant.recipient, name: "accountant"), limitedTo: "billing")
             }
-            file = next.encode(now: 0)
+            file = try next.encode(now: 0)
         }
 
         static var owner: Credentials { AccessGroupForgeryTests.keyFile }
@@ -69,7 +69,7 @@ struct AccessGroupForgeryTests {
         let domain = try #require(keys.limitedDomain)
         let tag = keys.lookupTag(Team.billingKey)
         let position = try #require(runner.index.positions(ofTag: tag).first)
-        let target = runner.index.entry(at: position)
+        let target = try runner.index.entry(at: position)
         #expect(throws: VaultFormatError(.keyUnavailable)) { try runner.attributes(at: position) }
         let forged = try RecordCodec.seal(
             ItemDraft(
@@ -89,8 +89,8 @@ struct AccessGroupForgeryTests {
         // records) comes from the file and the runner's HK and IK.
         var writer = try VaultWriter(updating: try VaultSnapshot.open(team.file, with: Team.owner))
         writer.keys = keys
-        writer.insertRaw(forged)
-        return writer.encode(now: 0, random: SeededRandom(seed: "forged index"))
+        try writer.insertRaw(forged)
+        return try writer.encode(now: 0, random: SeededRandom(seed: "forged index"))
     }
 
     /// The test: the owner's read of the forged `billing` item is `recordCorrupt`, by
@@ -101,15 +101,15 @@ struct AccessGroupForgeryTests {
         let forged = try Self.forge(team)
         let owner = try VaultSnapshot.open(forged, with: Team.owner)
         let position = try #require(
-            (0..<owner.index.count).first { owner.index.entry(at: $0).itemID == team.ids["bank"] }
+            try owner.index.entries.firstIndex { $0.itemID == team.ids["bank"] }
         )
-        #expect(owner.index.entry(at: position).domain == 1)  // deploy's domain
+        #expect(try owner.index.entry(at: position).domain == 1)  // deploy's domain
         #expect(throws: VaultFormatError(.recordCorrupt)) { try owner.attributes(at: position) }
         #expect(throws: VaultFormatError(.recordCorrupt)) { try owner.position(of: Team.billingKey) }
         #expect(throws: VaultFormatError(.recordCorrupt)) { try owner.verify() }
         // Every other item still reads.
         for (service, id) in team.ids where service != "bank" {
-            let at = try #require((0..<owner.index.count).first { owner.index.entry(at: $0).itemID == id })
+            let at = try #require(try owner.index.entries.firstIndex { $0.itemID == id })
             #expect(try owner.secret(at: at) == SecretBytes(utf8: "\(service)-secret"))
             #expect(try owner.attributes(at: at).service == service)
         }
@@ -141,7 +141,7 @@ struct AccessGroupForgeryTests {
         var writer = try VaultWriter(updating: try VaultSnapshot.open(forged, with: Team.owner))
         try writer.removeRecipient(at: 0)
         #expect(throws: VaultFormatError(.recordCorrupt)) { try rekey(&writer) }
-        #expect(writer.remove(try #require(team.ids["bank"]), now: 0))
+        #expect(try writer.remove(try #require(team.ids["bank"]), now: 0))
         try rekey(&writer)
         let after = try VaultSnapshot.open(writer.encode(now: 0), with: Team.owner)
         #expect(try after.verify().checked == 2)
@@ -175,12 +175,12 @@ struct AccessGroupForgeryTests {
                 secret: SecretBytes(utf8: "ssh-secret")
             )
         )
-        let file = writer.encode(now: 0)
+        let file = try writer.encode(now: 0)
         let owner = try VaultSnapshot.open(file, with: Team.owner)
         #expect(owner.keys.groupNames[1] == "deploy")
         #expect(try owner.verify().checked == 4)
-        for position in 0..<owner.index.count {
-            let entry = owner.index.entry(at: position)
+        for position in 0..<(try owner.index.count) {
+            let entry = try owner.index.entry(at: position)
             let attributes = try owner.attributes(at: position)
             let expected: UInt8 =
                 switch attributes.accessGroup {
@@ -192,7 +192,7 @@ struct AccessGroupForgeryTests {
         }
         let runner = try VaultSnapshot.open(file, with: .identity(team.runner))
         for id in [team.ids["db"]!, added] {
-            let position = try #require((0..<runner.index.count).first { runner.index.entry(at: $0).itemID == id })
+            let position = try #require(try runner.index.entries.firstIndex { $0.itemID == id })
             #expect(try runner.attributes(at: position).accessGroup == "deploy")
         }
     }
@@ -218,8 +218,8 @@ struct AccessGroupForgeryTests {
                 )
             )
         }
-        #expect(writer.entry(for: ids["nfc"]!)?.domain == 2)
-        #expect(writer.entry(for: ids["nfd"]!)?.domain == 0)
+        #expect(try writer.entry(for: ids["nfc"]!)?.domain == 2)
+        #expect(try writer.entry(for: ids["nfd"]!)?.domain == 0)
         let owner = try VaultSnapshot.open(writer.encode(now: 0), with: Team.owner)
         #expect(try owner.verify().checked == 5)
     }
@@ -252,10 +252,10 @@ struct AccessGroupForgeryTests {
             domain: 0,
             random: SystemRandom()
         )
-        writer.insertRaw(stale)
+        try writer.insertRaw(stale)
         let owner = try VaultSnapshot.open(writer.encode(now: 0), with: Team.owner)
         let position = try #require(
-            (0..<owner.index.count).first { owner.index.entry(at: $0).itemID == stale.entry.itemID }
+            try owner.index.entries.firstIndex { $0.itemID == stale.entry.itemID }
         )
         #expect(throws: VaultFormatError(.recordCorrupt)) { _ = try owner.attributes(at: position) }
         #expect(throws: VaultFormatError(.recordCorrupt)) {

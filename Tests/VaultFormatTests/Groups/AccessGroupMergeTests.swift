@@ -40,14 +40,14 @@ struct AccessGroupMergeTests {
             billingID = ids[1]
             var next = try VaultWriter(updating: try VaultSnapshot.open(writer.encode(now: 0), with: keyFile))
             try next.upgradeToVersion2()
-            base = next.encode(now: 0)
+            base = try next.encode(now: 0)
         }
 
         /// The base with one recipient limited to `group`.
         func adding(_ identity: RecipientIdentity, limitedTo group: String) throws -> [UInt8] {
             var writer = try VaultWriter(updating: try VaultSnapshot.open(base, with: keyFile))
             try writer.addRecipient(Recipient(key: identity.recipient, name: group), limitedTo: group)
-            return writer.encode(now: 0)
+            return try writer.encode(now: 0)
         }
     }
 
@@ -57,7 +57,7 @@ struct AccessGroupMergeTests {
             theirs: try VaultSnapshot.open(theirs, with: keyFile),
             base: try VaultSnapshot.open(base, with: keyFile)
         )
-        return result.writer.encode(now: 0)
+        return try result.writer.encode(now: 0)
     }
 
     /// Two branches each gave a different group key domain 1 (the lowest free one). Carrying
@@ -100,8 +100,8 @@ struct AccessGroupMergeTests {
             #expect(owner.header.isVersion2 && owner.header.accessGroups.map(\.domain) == [1])
             #expect(try owner.verify().checked == 2)
             let runner = try VaultSnapshot.open(file, with: .identity(copies.deployRunner))
-            for position in 0..<runner.index.count {
-                let id = runner.index.entry(at: position).itemID
+            for position in 0..<(try runner.index.count) {
+                let id = try runner.index.entry(at: position).itemID
                 if id == copies.deployID {
                     #expect(try runner.secret(at: position) == SecretBytes(utf8: "secret of deploy"))
                 } else {

@@ -48,12 +48,12 @@ struct AccessGroupScopeTests {
                 }
             }
             // Generation 1 is format 1.1; generation 2 is migrated to 2.0 and gains the recipients.
-            let first = writer.encode(now: 0)
+            let first = try writer.encode(now: 0)
             var next = try VaultWriter(updating: try VaultSnapshot.open(first, with: Self.owner))
             try next.upgradeToVersion2()
             try next.addRecipient(Recipient(key: alice.recipient, name: "alice"))
             try next.addRecipient(Recipient(key: runner.recipient, name: "ci-deploy"), limitedTo: "deploy")
-            file = next.encode(now: 0)
+            file = try next.encode(now: 0)
         }
 
         static var owner: Credentials {
@@ -78,9 +78,9 @@ struct AccessGroupScopeTests {
         let snapshot = try VaultSnapshot.open(team.file, with: team.credentials(team.runner))
         #expect(snapshot.openedByRecipient)
         #expect(snapshot.keys.base == nil && snapshot.keys.master == nil)
-        #expect(snapshot.index.count == team.deploy.count + team.others.count)
-        for position in 0..<snapshot.index.count {
-            let id = snapshot.index.entry(at: position).itemID
+        #expect(try snapshot.index.count == team.deploy.count + team.others.count)
+        for position in 0..<(try snapshot.index.count) {
+            let id = try snapshot.index.entry(at: position).itemID
             if let expected = team.deploy[id] {
                 #expect(try snapshot.attributes(at: position).accessGroup == "deploy")
                 #expect(try snapshot.secret(at: position) == SecretBytes(utf8: expected))
@@ -101,8 +101,8 @@ struct AccessGroupScopeTests {
         for credentials in [Team.owner, team.credentials(team.alice)] {
             let snapshot = try VaultSnapshot.open(team.file, with: credentials)
             let all = team.deploy.merging(team.others) { a, _ in a }
-            for position in 0..<snapshot.index.count {
-                let id = snapshot.index.entry(at: position).itemID
+            for position in 0..<(try snapshot.index.count) {
+                let id = try snapshot.index.entry(at: position).itemID
                 #expect(try snapshot.secret(at: position) == SecretBytes(utf8: all[id]!))
             }
             let report = try snapshot.verify()
@@ -115,7 +115,7 @@ struct AccessGroupScopeTests {
         let team = try Team()
         let snapshot = try VaultSnapshot.open(team.file, with: Team.owner)
         #expect(snapshot.header.accessGroups.map(\.domain) == [1])
-        for entry in snapshot.index.entries {
+        for entry in try snapshot.index.entries {
             #expect(entry.domain == (team.deploy[entry.itemID] != nil ? 1 : 0))
         }
     }
@@ -142,8 +142,8 @@ struct AccessGroupScopeTests {
             }
             candidates.append(BLAKE2b.deriveKey(from: key, id: 2, context: "VLTsecrt"))
         }
-        for position in 0..<snapshot.index.count {
-            let entry = snapshot.index.entry(at: position)
+        for position in 0..<(try snapshot.index.count) {
+            let entry = try snapshot.index.entry(at: position)
             guard team.deploy[entry.itemID] == nil else { continue }
             let record = try snapshot.recordBytes(at: position)
             let nonce = record.prefix(24)
@@ -189,7 +189,7 @@ struct AccessGroupScopeTests {
                 droppingForeign: false,
                 now: 0
             )
-            return writer.encode(now: 0)
+            return try writer.encode(now: 0)
         }
         let removed = try rekeyed(removing: true)
         #expect(throws: VaultFormatError(.wrongCredential)) {
@@ -198,7 +198,7 @@ struct AccessGroupScopeTests {
         let kept = try rekeyed(removing: false)
         let snapshot = try VaultSnapshot.open(kept, with: team.credentials(team.runner))
         var readable = 0
-        for position in 0..<snapshot.index.count {
+        for position in 0..<(try snapshot.index.count) {
             if (try? snapshot.secret(at: position)) != nil { readable += 1 }
         }
         #expect(readable == team.deploy.count)

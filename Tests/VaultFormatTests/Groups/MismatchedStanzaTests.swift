@@ -31,7 +31,7 @@ struct MismatchedStanzaTests {
             authenticating: KeyHierarchy.recipientInfoAssociatedData(hidden, vaultID: start.vaultID)
         )
         writer.header.recipientStanzas.append(hidden)
-        let file = writer.encode(now: 0)
+        let file = try writer.encode(now: 0)
         let owner = try VaultSnapshot.open(file, with: AccessGroupForgeryTests.keyFile)
         #expect(try owner.recipients().map(\.name) == ["bob", "bob"])
         let error = try #require(throws: VaultFormatError.self) { try VaultSnapshot.open(file, with: .identity(alice)) }

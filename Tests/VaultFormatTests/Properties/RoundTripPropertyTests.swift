@@ -78,7 +78,7 @@ struct RoundTripPropertyTests {
         // Lookup by primary key finds every item (R-IDX-6).
         for item in items.prefix(50) {
             let position = try #require(try snapshot.position(of: item.primaryKey))
-            #expect(snapshot.index.entries[position].itemID.bytes.prefix(8) == item.id.bytes.prefix(8))
+            #expect(try snapshot.index.entries[position].itemID.bytes.prefix(8) == item.id.bytes.prefix(8))
         }
         #expect(try snapshot.verify() == (200, 0))
 

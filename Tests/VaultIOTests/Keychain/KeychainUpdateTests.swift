@@ -103,7 +103,7 @@ struct KeychainUpdateTests {
                 .set("kept", forKey: "alice")
 
             #expect(try Keychain.removeAll(accessGroup: "shared", in: vault) == 3)
-            #expect(try vault.read { $0.index.count } == 2)
+            #expect(try vault.read { try $0.index.count } == 2)
             #expect(try Keychain(service: "a", vault: vault).string(forKey: "k") == "kept")
         }
     }

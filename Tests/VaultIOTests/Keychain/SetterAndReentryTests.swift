@@ -26,7 +26,7 @@ struct SetterAndReentryTests {
                 try txn.set(makeDraft(service: "outer"))
             }
             #expect(inner == [.reentrantWrite, .reentrantWrite])
-            #expect(try vault.read { $0.index.count } == 1)
+            #expect(try vault.read { try $0.index.count } == 1)
             try vault.write { txn in try txn.set(makeDraft(service: "after")) }  // the thread's record was cleared
         }
     }

@@ -70,7 +70,7 @@ struct UngroupedClaimTests {
             domain: 0,
             random: SystemRandom()
         )
-        writer.insertRaw(record)
+        try writer.insertRaw(record)
         try Data(writer.encode(now: 0)).write(to: URL(fileURLWithPath: path))
         return record.entry.itemID
     }

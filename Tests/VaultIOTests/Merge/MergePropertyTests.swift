@@ -17,10 +17,10 @@ private struct Scenario {
     var replicas: [Replica]
     var acknowledged: [[ItemID: Acknowledged]]
 
-    init(seed: UInt64, replicaCount: Int = 3, operations: Int = 8) throws {
+    init(seed: UInt64, replicaCount: Int = 3, operations: Int = 8, format: NewVaultFormat = .version1_1) throws {
         var random = SeededGenerator(seed: seed)
         var clock = MergeClock.start
-        var base = try Replica.empty()
+        var base = try Replica.empty(format: format)
         var ids: [ItemID] = []
         for n in 0..<6 {
             let id = random.itemID()
@@ -87,18 +87,23 @@ private struct Scenario {
 @Suite("Merge properties")
 struct MergePropertyTests {
     static let seeds: [UInt64] = Array(1...16)
+    /// Every seed in format 1.1 (the rules of format 2.0 and earlier, R-MRG-3 to R-MRG-9) and in
+    /// format 3 (the histories, R-MRG-18).
+    static let cases: [(NewVaultFormat, UInt64)] = [NewVaultFormat.version1_1, .version3].flatMap { format in
+        seeds.map { (format, $0) }
+    }
 
-    @Test("Two-way merge is commutative on items and secrets", arguments: seeds)
-    func commutative(seed: UInt64) throws {
-        let s = try Scenario(seed: seed, replicaCount: 2)
+    @Test("Two-way merge is commutative on items and secrets", arguments: cases)
+    func commutative(format: NewVaultFormat, seed: UInt64) throws {
+        let s = try Scenario(seed: seed, replicaCount: 2, format: format)
         let (ab, _) = try merged(s.replicas[0], s.replicas[1])
         let (ba, _) = try merged(s.replicas[1], s.replicas[0])
         #expect(try ab.contents() == ba.contents())
     }
 
-    @Test("Two-way merge is idempotent", arguments: seeds)
-    func idempotent(seed: UInt64) throws {
-        let s = try Scenario(seed: seed, replicaCount: 2)
+    @Test("Two-way merge is idempotent", arguments: cases)
+    func idempotent(format: NewVaultFormat, seed: UInt64) throws {
+        let s = try Scenario(seed: seed, replicaCount: 2, format: format)
         let a = s.replicas[0]
         #expect(try merged(a, a).0.contents() == a.contents())
         let (ab, _) = try merged(a, s.replicas[1])
@@ -107,9 +112,9 @@ struct MergePropertyTests {
         #expect(try merged(ab, a).0.contents() == ab.contents())
     }
 
-    @Test("Any order of merging three replicas gives the same items and secrets", arguments: seeds)
-    func orderIndependent(seed: UInt64) throws {
-        let s = try Scenario(seed: seed)
+    @Test("Any order of merging three replicas gives the same items and secrets", arguments: cases)
+    func orderIndependent(format: NewVaultFormat, seed: UInt64) throws {
+        let s = try Scenario(seed: seed, format: format)
         let (a, b, c) = (s.replicas[0], s.replicas[1], s.replicas[2])
         let reference = try merged(merged(a, b).0, c).0
         let expected = try reference.contents()
@@ -120,9 +125,9 @@ struct MergePropertyTests {
         try s.expectNothingLost(in: reference)
     }
 
-    @Test("A three-way merge loses no acknowledged version", arguments: seeds)
-    func threeWayLosesNothing(seed: UInt64) throws {
-        let s = try Scenario(seed: seed, replicaCount: 2)
+    @Test("A three-way merge loses no acknowledged version", arguments: cases)
+    func threeWayLosesNothing(format: NewVaultFormat, seed: UInt64) throws {
+        let s = try Scenario(seed: seed, replicaCount: 2, format: format)
         let (result, report) = try merged(s.replicas[0], s.replicas[1], base: s.base)
         try s.expectNothingLost(in: result, threeWay: true)
         // Three-way is symmetric on items too.
@@ -131,9 +136,9 @@ struct MergePropertyTests {
         #expect(report.threeWay)
     }
 
-    @Test("Merged files verify", arguments: seeds.prefix(4))
-    func mergedFilesVerify(seed: UInt64) throws {
-        let s = try Scenario(seed: seed)
+    @Test("Merged files verify", arguments: cases.filter { $0.1 <= 4 })
+    func mergedFilesVerify(format: NewVaultFormat, seed: UInt64) throws {
+        let s = try Scenario(seed: seed, format: format)
         let (ab, _) = try merged(s.replicas[0], s.replicas[1], base: s.base)
         let (abc, _) = try merged(ab, s.replicas[2])
         _ = try abc.open().verify()

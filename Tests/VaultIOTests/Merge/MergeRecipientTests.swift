@@ -14,7 +14,7 @@ struct MergeRecipientTests {
         var writer = try VaultWriter(updating: replica.open())
         try writer.upgradeToVersion12()
         try edit(&writer)
-        replica.bytes = writer.encode(now: MergeClock.end)
+        replica.bytes = try writer.encode(now: MergeClock.end)
     }
 
     func names(_ replica: Replica) throws -> [String] { try replica.open().recipients().map(\.name) }

@@ -10,10 +10,12 @@ struct Replica {
     var bytes: [UInt8]
     var credentials: Credentials = .password(testPassword)
 
-    /// A fresh empty vault with the fast test KDF.
-    static func empty() throws -> Replica {
+    /// A fresh empty vault with the fast test KDF, in `format`.
+    static func empty(format: NewVaultFormat = .version1_1) throws -> Replica {
         try withTemporaryDirectory { directory in
-            _ = try makeVault(in: directory)
+            var configuration = testConfiguration
+            configuration.newVaultFormat = format
+            _ = try makeVault(in: directory, configuration: configuration)
             return Replica(bytes: try readFile(directory + "/test.vault"))
         }
     }
@@ -36,14 +38,14 @@ struct Replica {
             ItemDraft(id: id, protectionClass: protection, attributes: attributes, secret: SecretBytes(utf8: secret)),
             now: time
         )
-        bytes = writer.encode(now: MergeClock.end)
+        bytes = try writer.encode(now: MergeClock.end)
     }
 
     /// Deletes item `id` at `time`.
     mutating func delete(_ id: ItemID, at time: Int64) throws {
         var writer = try VaultWriter(updating: open())
-        writer.remove(id, now: time)
-        bytes = writer.encode(now: MergeClock.end)
+        try writer.remove(id, now: time)
+        bytes = try writer.encode(now: MergeClock.end)
     }
 
     /// Every readable item: ID → "service|account|secret|modified".
@@ -91,7 +93,7 @@ enum MergeClock {
 /// Merges two replicas with ``VaultMerge`` and encodes the result.
 func merged(_ ours: Replica, _ theirs: Replica, base: Replica? = nil) throws -> (Replica, MergeReport) {
     let result = try VaultMerge.merge(ours: ours.open(), theirs: theirs.open(), base: base?.open())
-    return (Replica(bytes: result.writer.encode(now: MergeClock.end), credentials: ours.credentials), result.report)
+    return (Replica(bytes: try result.writer.encode(now: MergeClock.end), credentials: ours.credentials), result.report)
 }
 
 func readFile(_ path: String) throws -> [UInt8] {

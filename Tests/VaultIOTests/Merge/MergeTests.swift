@@ -205,7 +205,7 @@ struct MergeTests {
             #expect(Set(services) == ["shared", "ours only", "theirs 1", "theirs 2"])
             // The merging Vault adopted the kept key and keeps writing.
             try ours.write { try $0.set(makeDraft(service: "after merge")) }
-            #expect(try reopened.read { $0.index.count } == 5)
+            #expect(try reopened.read { try $0.index.count } == 5)
             // Merging the same file again changes nothing and writes nothing.
             let generation = try reopened.read { $0.header.generation }
             #expect(try ours.merge(theirsSnapshot).changesOurs == false)  // same key now: no choice needed

@@ -155,8 +155,8 @@ struct ProtectionClassTests {
             let recordsOf = { (v: Vault) in
                 try v.read { s in
                     Dictionary(
-                        uniqueKeysWithValues: try (0..<s.index.count).map {
-                            (s.index.entry(at: $0).itemID, try s.recordBytes(at: $0))
+                        uniqueKeysWithValues: try (0..<(try s.index.count)).map {
+                            (try s.index.entry(at: $0).itemID, try s.recordBytes(at: $0))
                         }
                     )
                 }
@@ -173,7 +173,7 @@ struct ProtectionClassTests {
             // keeps the first 8 bytes; the old ID is left with a deletion record.
             let newA = try #require(try keychain.attributes(forKey: "a")).persistentReference
             #expect(newA != idA && newA.bytes.prefix(8) == idA.bytes.prefix(8))
-            #expect(try vault.read { $0.index.deletions.map(\.itemID) } == [idA])
+            #expect(try vault.read { try $0.index.deletions.map(\.itemID) } == [idA])
             #expect(try keychain.string(forKey: "a") == "a")
         }
     }

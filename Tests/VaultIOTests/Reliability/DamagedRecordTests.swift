@@ -17,9 +17,9 @@ enum RecordPart {
 /// Flips one byte of item `id`'s record in the file, in place (as a disk error would).
 func damage(_ part: RecordPart, of id: ItemID, in vault: Vault) throws {
     let offset = try vault.read { snapshot in
-        let position = try #require((0..<snapshot.index.count).first { snapshot.index.entry(at: $0).itemID == id })
-        let start = snapshot.recordsOffset + snapshot.index.offsets[position]
-        let entry = snapshot.index.entry(at: position)
+        let position = try #require(try snapshot.index.entries.firstIndex { $0.itemID == id })
+        let start = snapshot.recordsOffset + (try snapshot.index.offsets[position])
+        let entry = try snapshot.index.entry(at: position)
         switch part {
         case .attributes: return start + entry.recordLength - 1
         case .secret: return start + XChaCha20Poly1305.nonceByteCount

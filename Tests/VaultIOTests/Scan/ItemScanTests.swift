@@ -17,7 +17,8 @@ struct ItemScanTests {
             try vault.read { snapshot in
                 let all = try snapshot.scanItems(into: ItemCollector.self)
                 #expect(all.chunks.count > 1 || ParallelChunks.ranges(count: 3000).count == 1)
-                let order = (0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID }
+                let index = try snapshot.index
+                let order = (0..<index.count).map { index.entry(at: $0).itemID }
                 #expect(all.items.map(\.entry.itemID) == order)
                 #expect(all.items.allSatisfy { $0.secret == nil })
 

@@ -12,10 +12,14 @@ package struct CommitSlot: Hashable, Sendable {
     package static let major: UInt16 = 3
     /// The highest minor version this implementation knows.
     package static let minor: UInt16 = 0
+    /// Where the slot's own index byte stands (R3-SLT-2).
+    package static let indexOffset = 160
     private static let checksumOffset = 448
     private static let macOffset = 480
 
     package var minor: UInt16 = CommitSlot.minor
+    /// The slot's own position, 0 or 1 (R3-SLT-2): a slot is only read where it was written.
+    package var index: UInt8 = 0
     package var generation: UInt64
     /// Where this commit's appended bytes start.
     package var commitStart: UInt64
@@ -25,6 +29,26 @@ package struct CommitSlot: Hashable, Sendable {
     package var commitHash: [UInt8]
     package var header: ChunkReference
     package var root: ChunkReference
+
+    package init(
+        minor: UInt16 = CommitSlot.minor,
+        index: UInt8 = 0,
+        generation: UInt64,
+        commitStart: UInt64,
+        committedLength: UInt64,
+        commitHash: [UInt8],
+        header: ChunkReference,
+        root: ChunkReference
+    ) {
+        self.minor = minor
+        self.index = index
+        self.generation = generation
+        self.commitStart = commitStart
+        self.committedLength = committedLength
+        self.commitHash = commitHash
+        self.header = header
+        self.root = root
+    }
 
     /// The slot's 512 bytes; `mac` computes the 32-byte MAC of the first 480 under `HK`.
     package func encoded(mac: ([UInt8]) -> [UInt8]) -> [UInt8] {
@@ -39,6 +63,7 @@ package struct CommitSlot: Hashable, Sendable {
         writer.append(commitHash)
         header.encode(into: &writer)
         root.encode(into: &writer)
+        writer.u8(index)
         writer.append([UInt8](repeating: 0, count: Self.checksumOffset - writer.bytes.count))
         writer.append(BLAKE2b.hash(writer.bytes, length: 32))
         let tag = mac(writer.bytes)
@@ -57,8 +82,8 @@ package struct CommitSlot: Hashable, Sendable {
         case wellFormed(CommitSlot, bytes: [UInt8])
     }
 
-    /// Reads one slot without a key (R3-SLT-2).
-    package static func read(_ bytes: ArraySlice<UInt8>) -> Found {
+    /// Reads the slot at `position` (0 or 1) without a key (R3-SLT-2).
+    package static func read(_ bytes: ArraySlice<UInt8>, at position: Int) -> Found {
         precondition(bytes.count == byteCount, "a slot is 512 bytes")
         if bytes.allSatisfy({ $0 == 0 }) { return .empty }
         let raw = Array(bytes)
@@ -76,17 +101,23 @@ package struct CommitSlot: Hashable, Sendable {
             guard try reader.u32("slot length") == UInt32(byteCount) else {
                 return .damaged(reason: "its slot length is not 512")
             }
-            let slot = CommitSlot(
+            let generation = try reader.u64("generation")
+            var slot = CommitSlot(
                 minor: minor,
-                generation: try reader.u64("generation"),
+                index: 0,
+                generation: generation,
                 commitStart: try reader.u64("commit start"),
                 committedLength: try reader.u64("committed length"),
                 commitHash: Array(try reader.read(32, "commit hash")),
                 header: try ChunkReference.decode(from: &reader),
                 root: try ChunkReference.decode(from: &reader)
             )
+            slot.index = try reader.u8("slot index")
+            guard Int(slot.index) == position else {
+                return .damaged(reason: "it says it is slot \(slot.index), and it stands at slot \(position)")
+            }
             // Bytes a later minor version may use are only checked in files of this one.
-            if minor == Self.minor, raw[160..<checksumOffset].contains(where: { $0 != 0 }) {
+            if minor == Self.minor, raw[(indexOffset + 1)..<checksumOffset].contains(where: { $0 != 0 }) {
                 return .damaged(reason: "its reserved bytes are not zero")
             }
             guard slot.generation >= 1 else { return .damaged(reason: "its generation is 0") }
@@ -103,8 +134,8 @@ package struct CommitSlot: Hashable, Sendable {
     /// `hash` returns the BLAKE2b-256 of the file's bytes in a range.
     package func isComplete(
         fileLength: UInt64,
-        hash: (Range<UInt64>) throws(VaultFormatError) -> [UInt8]
-    ) throws(VaultFormatError) -> Bool {
+        hash: (Range<UInt64>) throws -> [UInt8]
+    ) throws -> Bool {
         guard committedLength <= fileLength else { return false }
         return SecretMemory.equal(try hash(commitStart..<committedLength), commitHash)
     }
@@ -134,8 +165,8 @@ package struct SlotChoice: Hashable, Sendable {
     package static func choose(
         prefix: ArraySlice<UInt8>,
         fileLength: UInt64,
-        hash: (Range<UInt64>) throws(VaultFormatError) -> [UInt8]
-    ) throws(VaultFormatError) -> SlotChoice {
+        hash: (Range<UInt64>) throws -> [UInt8]
+    ) throws -> SlotChoice {
         // Slot 1's magic also marks a vault: a file whose first slot alone is damaged is still one.
         let magic = prefix.prefix(8)
         let secondMagic = prefix.dropFirst(CommitSlot.byteCount).prefix(8)
@@ -151,7 +182,7 @@ package struct SlotChoice: Hashable, Sendable {
         }
         let start = prefix.startIndex
         var found = [0, 1].map { index in
-            CommitSlot.read(prefix[(start + index * CommitSlot.byteCount)...].prefix(CommitSlot.byteCount))
+            CommitSlot.read(prefix[(start + index * CommitSlot.byteCount)...].prefix(CommitSlot.byteCount), at: index)
         }
         if found[0] == .empty { found[0] = .damaged(reason: "the first slot is empty") }
         var complete: [(index: Int, slot: CommitSlot, bytes: [UInt8])] = []

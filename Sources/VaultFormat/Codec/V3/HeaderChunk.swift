@@ -22,6 +22,33 @@ enum HeaderChunk {
         return writer.bytes
     }
 
+    /// The header of a format-3 head (``VaultHead``): the current slot's 512 bytes, well-formed
+    /// where they stand (R3-SLT-2), then the header chunk its reference names (R3-FILE-1).
+    ///
+    /// Which slot is current, and whether its commit is complete, the head's reader decided
+    /// (R3-SLT-3, R3-SLT-4); the MAC is checked once a key is known (R3-SLT-5).
+    static func decodeHead(_ bytes: [UInt8], fileLength: Int) throws(VaultFormatError) -> VaultHeader {
+        let slotBytes = bytes.prefix(CommitSlot.byteCount)
+        guard slotBytes.count == CommitSlot.byteCount else {
+            throw VaultFormatError(.truncated, "the file ends inside its commit slots")
+        }
+        guard case .wellFormed(let slot, _) = CommitSlot.read(slotBytes, at: Int(bytes[CommitSlot.indexOffset]))
+        else { throw VaultFormatError(.headerCorrupt, "the commit slot is damaged") }
+        guard slot.committedLength <= UInt64(fileLength) else {
+            throw VaultFormatError(.truncated, "the file ends before its last commit")
+        }
+        let chunk = Array(bytes.dropFirst(CommitSlot.byteCount))
+        guard chunk.count == Int(slot.header.length), slot.header.offset >= CommitSlot.heapStart,
+            slot.header.offset + UInt64(slot.header.length) <= slot.committedLength
+        else { throw VaultFormatError(.structure, "the header chunk lies outside the committed heap") }
+        guard SecretMemory.equal(BLAKE2b.hash(chunk, length: 32), slot.header.hash) else {
+            throw VaultFormatError(.headerCorrupt, "the header chunk does not match its hash")
+        }
+        var header = try decode(chunk, slot: slot)
+        header.commit = slot
+        return header
+    }
+
     /// The header a format-3 slot and its header chunk describe: major 3, the slot's minor and
     /// generation (R3-HDR-1, with the field rules of format 2.0).
     static func decode(_ bytes: [UInt8], slot: CommitSlot) throws(VaultFormatError) -> VaultHeader {

@@ -3,7 +3,7 @@
 /// Where a scope tree's chunks are read from and appended to.
 package protocol ChunkStore {
     /// The bytes of the chunk `reference` names, checked against its hash (R3-FILE-1).
-    func read(_ reference: ChunkReference) throws(VaultFormatError) -> [UInt8]
+    func read(_ reference: ChunkReference) throws -> [UInt8]
     /// Appends a chunk and returns its reference.
     mutating func append(_ chunk: [UInt8]) -> ChunkReference
 }
@@ -47,7 +47,7 @@ package struct ScopeTree {
         level: UInt8?,
         isTop: Bool,
         in store: some ChunkStore
-    ) throws(VaultFormatError) -> TreeNode {
+    ) throws -> TreeNode {
         let chunk = try store.read(reference)
         guard let plaintext = SealedChunk.open(chunk, using: keys.indexKey, authenticating: associatedData)
         else { throw VaultFormatError(.indexCorrupt, "a node of \(scope) does not open") }
@@ -63,7 +63,7 @@ package struct ScopeTree {
         _ entry: (firstKey: TreeKey, child: ChunkReference),
         of level: UInt8,
         in store: some ChunkStore
-    ) throws(VaultFormatError) -> TreeNode {
+    ) throws -> TreeNode {
         let node = try node(entry.child, level: level - 1, isTop: false, in: store)
         guard node.firstKey == entry.firstKey else {
             throw VaultFormatError(.indexCorrupt, "a node of \(scope) does not start with its parent's key for it")
@@ -76,7 +76,7 @@ package struct ScopeTree {
     /// The entries whose lookup tag is `tag`, reading one node per level (more only when equal
     /// tags span nodes).
     package func entries(withTag tag: UInt64, top: ChunkReference, in store: some ChunkStore)
-        throws(VaultFormatError) -> [TreeEntry]
+        throws -> [TreeEntry]
     {
         var found: [TreeEntry] = []
         try collect(
@@ -90,7 +90,7 @@ package struct ScopeTree {
     }
 
     /// Every entry of the tree, in key order, each node checked (R3-TREE-1 to R3-TREE-3).
-    package func allEntries(top: ChunkReference, in store: some ChunkStore) throws(VaultFormatError) -> [TreeEntry] {
+    package func allEntries(top: ChunkReference, in store: some ChunkStore) throws -> [TreeEntry] {
         var found: [TreeEntry] = []
         try collect(
             try node(top, level: nil, isTop: true, in: store),
@@ -103,7 +103,7 @@ package struct ScopeTree {
     }
 
     /// The references of every node of the tree, the top first, each node checked.
-    package func nodeReferences(top: ChunkReference, in store: some ChunkStore) throws(VaultFormatError)
+    package func nodeReferences(top: ChunkReference, in store: some ChunkStore) throws
         -> [ChunkReference]
     {
         var found = [top]
@@ -127,7 +127,7 @@ package struct ScopeTree {
         through high: TreeKey,
         into found: inout [TreeEntry],
         in store: some ChunkStore
-    ) throws(VaultFormatError) {
+    ) throws {
         switch node {
         case .leaf(let entries):
             found.append(contentsOf: entries.lazy.filter { low <= $0.key && $0.key <= high })
@@ -160,26 +160,29 @@ package struct ScopeTree {
     /// with that key) to the tree whose top is `top`, appending only the nodes on the changed
     /// paths.
     ///
-    /// - Returns: The new top, and the nodes the new tree no longer reaches (waste, §9.3).
+    /// - Returns: The new top; the nodes the new tree no longer reaches (waste, §9.3); and the
+    ///   entries the changes replaced or removed, as the old tree held them.
     package func applying(
         _ changes: [TreeKey: TreeEntry?],
         to top: ChunkReference,
         in store: inout some ChunkStore,
         random: some RandomSource
-    ) throws(VaultFormatError) -> (top: ChunkReference, dropped: [ChunkReference]) {
+    ) throws -> (top: ChunkReference, dropped: [ChunkReference], replaced: [TreeEntry]) {
         let root = try node(top, level: nil, isTop: true, in: store)
         let sorted = changes.sorted { $0.key < $1.key }
         var dropped: [ChunkReference] = []
+        var replaced: [TreeEntry] = []
         var level = try rewrite(
             root,
             reference: top,
             changes: sorted[...],
             dropped: &dropped,
+            replaced: &replaced,
             in: &store,
             random: random
         )
-        if level.isEmpty { return (append(.leaf([]), to: &store, random: random), dropped) }
-        return (self.top(of: &level, height: Int(root.level) + 1, into: &store, random: random), dropped)
+        if level.isEmpty { return (append(.leaf([]), to: &store, random: random), dropped, replaced) }
+        return (self.top(of: &level, height: Int(root.level) + 1, into: &store, random: random), dropped, replaced)
     }
 
     /// The nodes that replace `node` after `changes`, which all fall in its key range: itself
@@ -189,41 +192,46 @@ package struct ScopeTree {
         reference: ChunkReference,
         changes: ArraySlice<(key: TreeKey, value: TreeEntry?)>,
         dropped: inout [ChunkReference],
+        replaced: inout [TreeEntry],
         in store: inout some ChunkStore,
         random: some RandomSource
-    ) throws(VaultFormatError) -> [(TreeKey, ChunkReference)] {
+    ) throws -> [(TreeKey, ChunkReference)] {
         guard !changes.isEmpty else { return node.firstKey.map { [($0, reference)] } ?? [] }
         dropped.append(reference)
         switch node {
         case .leaf(let entries):
             var byKey = Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0) })
-            for (key, value) in changes { byKey[key] = value }
+            for (key, value) in changes {
+                if let old = byKey[key] { replaced.append(old) }
+                byKey[key] = value
+            }
             let merged = byKey.values.sorted { $0.key < $1.key }
             return Self.packed(merged, byteCount: { entryByteCount($0) }).map { chunk in
                 (chunk[0].key, append(.leaf(chunk), to: &store, random: random))
             }
         case .interior(let level, let children):
-            var replaced: [(TreeKey, ChunkReference)] = []
+            var kept: [(TreeKey, ChunkReference)] = []
             var rest = changes
             for (index, entry) in children.enumerated() {
                 let next = index + 1 < children.count ? children[index + 1].firstKey : nil
                 let mine = rest.prefix { change in next.map { change.key < $0 } ?? true }
                 rest = rest.dropFirst(mine.count)
                 if mine.isEmpty {
-                    replaced.append((entry.firstKey, entry.child))
+                    kept.append((entry.firstKey, entry.child))
                 } else {
                     let child = try child(entry, of: level, in: store)
-                    replaced += try rewrite(
+                    kept += try rewrite(
                         child,
                         reference: entry.child,
                         changes: mine,
                         dropped: &dropped,
+                        replaced: &replaced,
                         in: &store,
                         random: random
                     )
                 }
             }
-            return Self.packed(replaced, byteCount: { _ in TreeKey.byteCount + ChunkReference.byteCount }).map {
+            return Self.packed(kept, byteCount: { _ in TreeKey.byteCount + ChunkReference.byteCount }).map {
                 chunk in
                 (chunk[0].0, append(.interior(level: level, children: chunk), to: &store, random: random))
             }

@@ -1,0 +1,128 @@
+// vault: format-3 merges decided by item histories (Spec/merge.md R-MRG-18, Spec/format-v3.md §8).
+
+import Testing
+import VaultFormat
+import VaultIO
+
+/// A format-3 replica holding one item `X` ("db"/"alice"), written at `MergeClock.start`.
+private func replicaWithX() throws -> (Replica, ItemID) {
+    var replica = try Replica.empty(format: .version3)
+    let id = ItemID(random: SystemRandom())
+    try replica.set(id, service: "db", secret: "v0", at: MergeClock.start)
+    return (replica, id)
+}
+
+/// Item `id`'s secret in `replica`, or `nil`.
+private func secret(_ replica: Replica, _ id: ItemID) throws -> String? {
+    try replica.open().items(includeSecrets: true).first { $0.entry.itemID == id }?.secret?.utf8String
+}
+
+@Suite("Merges of format-3 histories")
+struct HistoryMergeTests {
+    /// Issue 21: Syncthing keeps either side, with no ancestor; the older side's version used to
+    /// come back as a conflict copy holding the secret rotated out.
+    @Test("a two-way merge with an older copy takes the newer version silently, in both directions")
+    func olderCopyLosesSilently() throws {
+        let (old, id) = try replicaWithX()
+        var new = old
+        for (step, value) in ["v1", "v2", "v3"].enumerated() {
+            try new.set(id, service: "db", secret: value, at: MergeClock.start + Int64(step + 1) * 1_000)
+        }
+        for (ours, theirs) in [(new, old), (old, new)] {
+            let (result, report) = try merged(ours, theirs)
+            #expect(try secret(result, id) == "v3")
+            #expect(report.conflicts.isEmpty)
+            #expect(try result.open().index.count == 1, "no conflict copy of a rotated-out secret")
+            _ = try result.open().verify()
+        }
+    }
+
+    /// Clocks do not decide a descent: an edit made on a machine whose clock is an hour behind
+    /// still replaces the version it was made on.
+    @Test("an edit with an earlier clock still replaces the version it was made on")
+    func descentIgnoresClocks() throws {
+        let (base, id) = try replicaWithX()
+        var skewed = base
+        try skewed.set(id, service: "db", secret: "rotated", at: MergeClock.start - 3_600_000)
+        let (result, report) = try merged(base, skewed)
+        #expect(try secret(result, id) == "rotated")
+        #expect(report.conflicts.isEmpty)
+    }
+
+    /// Issue 21's three-way case: an older copy committed on a branch is theirs, and its
+    /// generation is below the ancestor's. Format 2.0 refuses it (R-MRG-17); histories take ours.
+    @Test("a three-way merge with an older copy as theirs keeps ours and refuses nothing")
+    func olderTheirsIsAnAncestor() throws {
+        let (old, id) = try replicaWithX()
+        var ancestor = old
+        try ancestor.set(id, service: "db", secret: "v1", at: MergeClock.start + 1_000)
+        var ours = ancestor
+        try ours.set(id, service: "db", secret: "v2", at: MergeClock.start + 2_000)
+        let (result, report) = try merged(ours, old, base: ancestor)
+        #expect(try secret(result, id) == "v2")
+        #expect(report.conflicts.isEmpty && !report.changesOurs)
+    }
+
+    @Test("concurrent edits keep one conflict copy, and merging the result again changes nothing")
+    func concurrentEditsConverge() throws {
+        let (base, id) = try replicaWithX()
+        var a = base
+        var b = base
+        try a.set(id, service: "db", secret: "from a", at: MergeClock.start + 1_000)
+        try b.set(id, service: "db", secret: "from b", at: MergeClock.start + 2_000)
+        let (ab, report) = try merged(a, b)
+        #expect(report.conflicts.map(\.kind) == [.bothChanged])
+        #expect(try secret(ab, id) == "from b")
+        #expect(try ab.open().index.count == 2)
+        let (ba, _) = try merged(b, a)
+        #expect(try ab.contents() == ba.contents())
+        for input in [a, b, ab, ba] {
+            let (again, againReport) = try merged(ab, input)
+            #expect(!againReport.changesOurs, "the merged version descends from both inputs")
+            #expect(try again.contents() == ab.contents())
+        }
+        // A third replica that saw only `a` and then edits: concurrent with b, descends from a.
+        var c = a
+        try c.set(id, service: "db", secret: "from c", at: MergeClock.start + 3_000)
+        let (abc, _) = try merged(ab, c)
+        #expect(try secret(abc, id) == "from c")
+    }
+
+    @Test("a deletion made on a version replaces it silently; a concurrent edit and deletion is listed")
+    func deletions() throws {
+        let (base, id) = try replicaWithX()
+        var deleted = base
+        try deleted.delete(id, at: MergeClock.start + 1_000)
+        for (ours, theirs) in [(base, deleted), (deleted, base)] {
+            let (result, report) = try merged(ours, theirs)
+            #expect(try secret(result, id) == nil)
+            #expect(report.conflicts.isEmpty)
+        }
+        var edited = base
+        try edited.set(id, service: "db", secret: "edited later", at: MergeClock.start + 2_000)
+        let (result, report) = try merged(deleted, edited)
+        #expect(report.conflicts.map(\.kind) == [.changedAndDeleted])
+        #expect(try secret(result, id) == "edited later", "the edit is newer than the deletion")
+        let (back, backReport) = try merged(result, deleted)
+        #expect(!backReport.changesOurs)
+        #expect(try secret(back, id) == "edited later")
+    }
+
+    @Test("a format-2.0-style copy merged into format 3 is migrated, and its versions are ancestors")
+    func mixedFormats() throws {
+        var old = try Replica.empty(format: .version1_1)
+        let id = ItemID(random: SystemRandom())
+        try old.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        var migrated = old
+        var writer = try VaultWriter(updating: migrated.open())
+        try writer.upgradeToVersion3()
+        migrated.bytes = try writer.encode(now: MergeClock.end)
+        try migrated.set(id, service: "db", secret: "v1", at: MergeClock.start + 1_000)
+        for (ours, theirs) in [(migrated, old), (old, migrated)] {
+            let (result, report) = try merged(ours, theirs)
+            #expect(result.bytes[8] == 3, "the merged file is format 3")
+            #expect(try secret(result, id) == "v1")
+            #expect(report.conflicts.isEmpty)
+        }
+    }
+}
