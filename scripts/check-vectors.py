@@ -21,6 +21,7 @@ import base64
 import hashlib
 import hmac
 import pathlib
+from itertools import zip_longest
 import re
 import struct
 import sys
@@ -299,6 +300,146 @@ limited = limited_prefix + stanza_nonce + limited_wrapped + info_nonce + limited
 check("format-v2 §9 stanza length", len(limited), 340)
 check("format-v2 §9 BLAKE2b of the stanza", blake2b(32, b"", limited), labelled(v2, 'BLAKE2b(32, "", stanza)', "§9"))
 
+# MARK: - format-v3.md §19: the self-contained format, its restated vectors and format 3's own
+
+v3 = spec("format-v3.md")
+v3k = section(v3, "### 19.1 Key derivation", "### 19.2")
+for label, value in [
+    ("BK", BK), ("HK", HK), ("IK", IK), ("LK", LK), ("CK(0)", CK0),
+    ("AK(0)", derive(CK0, 1, "VLTattrs")), ("SK(0)", derive(CK0, 2, "VLTsecrt")),
+    ("CK(2)", derive(BK, 18, "VLTclass")), ("CK'(3)", CK3p),
+    ("CK(3)", blake2b(32, CK3p, b"VLT1devc" + DS)), ("DMK", DMK),
+    ("nonce", seq(0x50, 0x67)), ("marker", blake2b(16, DMK, b"VLT1mark" + seq(0x50, 0x67))),
+    ("taggedID", seq(0x50, 0x57) + blake2b(8, DMK, b"VLT1dvid" + seq(0x50, 0x57))),
+    ("primaryKey", primary_key), ("tag", blake2b(8, LK, primary_key)),
+]:
+    check(f"format-v3 §19.1 {label}", value, labelled(v3k, label, "format-v3.md §19.1"))
+
+v3g = section(v3, "### 19.2 Access groups", "### 19.3")
+GNK = derive(MK, 3, "VLTgrpnm")
+for label, value in [
+    ("D(1)", D1), ("GK(1)", GK1), ('GK(1, "deploy")', blake2b(32, D1, b"VLT2gkey" + b"deploy")),
+    ("GNK", GNK), ("CK(1, 0)", CK10), ("SK(1, 0)", derive(CK10, 2, "VLTsecrt")),
+    ("CK(1, 2)", derive(GK1, 18, "VLTgrpcl")),
+]:
+    check(f"format-v3 §19.2 {label}", value, labelled(v3g, label, "format-v3.md §19.2"))
+group_nonce = seq(0xE0, 0xF7)
+group_name = b"billing"
+group_plain = bytes([len(group_name)]) + group_name + bytes(64 - len(group_name))
+group_ad = b"VLT2grp_" + VAULT_ID + b"\x01"  # d is one byte in the associated data
+group_field = b"\x01" + group_nonce + seal(GNK, group_nonce, group_plain, group_ad)
+check("format-v3 §19.2 field length", len(group_field), 106)
+check("format-v3 §19.2 field opens", open_sealed(GNK, group_nonce, group_field[25:], group_ad), group_plain)
+check("format-v3 §19.2 BLAKE2b of the field", blake2b(32, b"", group_field),
+      labelled(v3g, 'BLAKE2b(32, "", field)', "format-v3.md §19.2"))
+
+v3r = section(v3, "### 19.3 Recipient stanzas", "### 19.4")
+v3full = section(v3r, "### 19.3", "The same recipient limited")
+for label, value in [("R", R), ("E", E), ("shared", shared), ("KEK", KEK), ("wrapped", wrapped), ("RIK", RIK),
+                     ("info", info)]:
+    check(f"format-v3 §19.3 {label}", value, labelled(v3full, label, "format-v3.md §19.3"))
+check("format-v3 §19.3 recipient", recipient, re.search(r"recipient = (VAULT-RECIPIENT-1:\S+)", v3full).group(1))
+check("format-v3 §19.3 identity", identity, re.search(r"identity  = (VAULT-IDENTITY-1:\S+)", v3full).group(1))
+v3limited = section(v3r, "The same recipient limited", "A sealed identity")
+check("format-v3 §19.3 limited wrapped", limited_wrapped, labelled(v3limited, "wrapped", "format-v3.md §19.3"))
+check("format-v3 §19.3 BLAKE2b of the limited stanza", blake2b(32, b"", limited),
+      labelled(v3limited, 'BLAKE2b(32, "", stanza)', "format-v3.md §19.3"))
+check("format-v3 §19.3 sealed identity", re.search(r"(VAULT-IDENTITY-SEALED-1:[A-Za-z0-9_-]+)", v3r).group(1),
+      resealed)
+
+v3s = section(v3, "### 19.4 Scope keys and tags", "### 19.5")
+SAK0, SAK1, SAK21 = derive(MK, 8, "VLT3scop"), derive(BK, 8, "VLT3scop"), derive(GK1, 8, "VLT3scop")
+groups_none = blake2b(32, b"", b"")
+groups_billing = blake2b(32, b"", b"\x01" + blake2b(32, b"", group_field))
+counter, tree_hash = 1_700_000_000_000, seq(0x80, 0x9F)
+
+
+def scope_tag(key, kind, domain, extra):
+    message = (b"VLT3scop" + VAULT_ID + bytes([kind, domain]) + struct.pack("<Q", counter) + tree_hash
+               + struct.pack("<I", 2) + struct.pack("<I", 1) + extra)
+    return blake2b(32, key, message)
+
+
+for label, value in [
+    ("SAK(0, 0)", SAK0), ("SAK(1, 0)", SAK1), ("SAK(2, 1)", SAK21),
+    ("groupsHash(none)", groups_none), ("groupsHash(billing)", groups_billing),
+    ("tag(0, 0)", scope_tag(SAK0, 0, 0, groups_billing)), ("tag(1, 0)", scope_tag(SAK1, 1, 0, b"")),
+    ("tag(2, 1)", scope_tag(SAK21, 2, 1, b"")),
+]:
+    check(f"format-v3 §19.4 {label}", value, labelled(v3s, label, "format-v3.md §19.4"))
+le64_text = re.search(r"`LE64` = `([0-9a-f ]+)`", re.sub(r"\s+", " ", v3s)).group(1)
+check("format-v3 §19.4 LE64 of the counter", struct.pack("<Q", counter).hex(" "), le64_text)
+
+v3e = section(v3, "### 19.5 Events", "### 19.6")
+
+
+def merge_history(a, b):
+    """R3-EV-3's merge event and history, from the text of format-v3.md §8."""
+    low, high = sorted([a, b], key=lambda h: h[0])
+    m = blake2b(8, b"", b"VLT3merg" + low[0] + high[0])
+    if m == bytes(8):
+        m = b"\x01" + bytes(7)
+    out = [m]
+    for event in [low[0], high[0]] + [e for pair in zip_longest(low[1:], high[1:]) for e in pair if e]:
+        if event not in out and len(out) < 16:
+            out.append(event)
+    return out
+
+
+history_a = [bytes.fromhex(x) for x in ("f0e0d0c0b0a09080", "1111111111111111", "2222222222222222")]
+history_b = [bytes.fromhex(x) for x in ("0102030405060708", "3333333333333333")]
+merged = merge_history(history_a, history_b)
+check("format-v3 §19.5 merge event", merged[0], labelled(v3e, "m", "format-v3.md §19.5"))
+check("format-v3 §19.5 merge is symmetric", merge_history(history_b, history_a), merged)
+merged_text = re.search(r"merged\s*=\s*((?:[0-9a-f]{16}\s*)+)", v3e).group(1).split()
+check("format-v3 §19.5 merged history", [e.hex() for e in merged], merged_text)
+check("format-v3 §19.5 migrated version 7", struct.pack("<Q", 7), labelled(v3e, "migratedVersion7", "§19.5"))
+migrated_deletion = blake2b(8, b"", b"VLT3mdel" + seq(0x50, 0x5F) + struct.pack("<q", 1_700_000_000_000))
+check("format-v3 §19.5 migrated deletion", migrated_deletion, labelled(v3e, "migratedDeletion", "§19.5"))
+
+v3c = section(v3, "### 19.6 A commit slot", "### 19.7")
+MAGIC = bytes([0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A])
+
+
+def reference(offset, length, digest):
+    return struct.pack("<QI", offset, length) + digest
+
+
+slot = (MAGIC + struct.pack("<HHI", 3, 0, 512) + struct.pack("<QQQ", 1, 1937, 1937) + blake2b(32, b"", b"")
+        + reference(1024, 300, seq(0xA0, 0xBF)) + reference(1700, 237, seq(0xC0, 0xDF)) + b"\x00")
+check("format-v3 §19.6 slotIndex at offset 160", len(slot), 161)
+slot += bytes(448 - len(slot))
+checksum = blake2b(32, b"", slot)
+check("format-v3 §19.6 commitHash", blake2b(32, b"", b""), labelled(v3c, "commitHash", "format-v3.md §19.6"))
+check("format-v3 §19.6 checksum", checksum, labelled(v3c, "checksum", "format-v3.md §19.6"))
+check("format-v3 §19.6 mac", blake2b(32, HK, slot + checksum), labelled(v3c, "mac", "format-v3.md §19.6"))
+
+# The NFC table of §5.2 (R11-PW-1) and the padding table of §12.4.
+nfc_rows = re.findall(r"\| `((?:[0-9a-f]{2} ?)+)` \| `((?:[0-9a-f]{2} ?)+)` \|",
+                      section(v3, "- **R11-PW-1**", "- **R-KF-1**"))
+check("format-v3 §5.2 NFC rows found", len(nfc_rows), 5)
+for typed, expected in nfc_rows:
+    raw = bytes.fromhex(typed.replace(" ", ""))
+    try:
+        normal = unicodedata.normalize("NFC", raw.decode("utf-8")).encode()
+    except UnicodeDecodeError:
+        normal = raw
+    check(f"format-v3 §5.2 NFC of {typed}", normal.hex(), expected.replace(" ", ""))
+
+
+def pad(length):
+    if length <= 4096:
+        return 32 * -(-max(length, 1) // 32)
+    e = length.bit_length() - 1
+    z = e - e.bit_length()
+    return -(-length // 2**z) * 2**z
+
+
+pad_rows = re.findall(r"^\| ([0-9,]+) \|[^|]*\|[^|]*\|[^|]*\| ([0-9,]+) \|$", section(v3, "### 12.4", "### 12.5"), re.M)
+check("format-v3 §12.4 padding rows found", len(pad_rows), 12)
+for length, padded in pad_rows:
+    check(f"format-v3 §12.4 pad({length})", pad(int(length.replace(",", ""))), int(padded.replace(",", "")))
+
 # MARK: - secret-service.md R-SS-12: the DH session key
 
 ss = spec("secret-service.md")
@@ -325,4 +466,4 @@ if failures:
     print(f"check-vectors: {len(failures)} of {checked} checks failed")
     sys.exit(1)
 print(f"check-vectors: {checked} checks passed (format-v1 §14.1, cli R-GD-3, format-v1.2 §8 and R12-TXT-3, "
-      "format-v2 §9, secret-service R-SS-12)")
+      "format-v2 §9, format-v3 §5.2, §12.4 and §19, secret-service R-SS-12)")
