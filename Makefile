@@ -26,7 +26,7 @@ build: deps
 fixtures: deps
 	swift run vault-fixturegen Fixtures/v1
 
-# DocC catalogs of VaultFormat, VaultIO and VaultImport, into .build/docs (toolchain docc, no plugin).
+# DocC catalogs of VaultFormat, VaultIO, VaultImport and VaultDelivery, into .build/docs (toolchain docc, no plugin).
 docs:
 	scripts/docs.sh
 

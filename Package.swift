@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "VaultFormat", targets: ["VaultFormat"]),
         .library(name: "VaultIO", targets: ["VaultIO"]),
         .library(name: "VaultImport", targets: ["VaultImport"]),
+        .library(name: "VaultDelivery", targets: ["VaultDelivery"]),
         .executable(name: "vaulttool", targets: ["vaulttool"]),
         // Not API: package internals for the Fuzz/ and Benchmarks/ packages (Sources/_VaultHooks/README.md).
         .library(name: "_VaultHooks", targets: ["_VaultHooks"]),
@@ -21,9 +22,12 @@ let package = Package(
         // also link the library into every vaulttool start.
         .target(name: "CVaultXML", cSettings: [.headerSearchPath("libxml2")]),
         .target(name: "CVaultSys", cSettings: [.define("_GNU_SOURCE")]),
-        // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's;
-        // and `vaulttool run`'s fork/exec, memfd and pseudo-terminal calls (GNU extensions).
-        .target(name: "CVaultTool", cSettings: [.define("_GNU_SOURCE")]),
+        // Process hardening (core dumps, fatal-signal handlers): the tool's business, not a library's.
+        // Its fatal-signal handler gives back a terminal that a run left in raw mode (CVaultRun).
+        .target(name: "CVaultTool", dependencies: ["CVaultRun"], cSettings: [.define("_GNU_SOURCE")]),
+        // Running a program with secrets: fork/exec, sealed memfds, pseudo-terminals and the signal
+        // relay (GNU extensions), in C because a forked child may only make async-signal-safe calls.
+        .target(name: "CVaultRun", cSettings: [.define("_GNU_SOURCE")]),
         // The Secret Service provider's C side: sd-bus object tables, and the DH session's
         // arithmetic and AES-CBC from libgcrypt (Spec/secret-service.md). Both libraries are
         // loaded with dlopen when the provider starts (Lazy.c), not linked; SHA-256, HMAC and
@@ -41,6 +45,10 @@ let package = Package(
         // Reading other stores' exports (KeePassXC, Bitwarden, the generic layouts), with
         // FoundationEssentials' JSON and libxml2: no Foundation, so vaulttool starts without it.
         .target(name: "VaultImport", dependencies: ["VaultIO", "CVaultXML"]),
+        // Handing secrets to other programs: a child's environment with masked output (run),
+        // templates (inject) and systemd's credential sockets (credential-server). Not VaultIO: an
+        // app that keeps a keychain needs no fork/exec, pseudo-terminal or socket server.
+        .target(name: "VaultDelivery", dependencies: ["VaultIO", "CVaultRun"]),
         .target(
             name: "_VaultHooks",
             dependencies: ["VaultFormat", "VaultIO", "VaultSecretService"],
@@ -50,7 +58,7 @@ let package = Package(
         .target(name: "VaultSecretService", dependencies: ["VaultIO", "CSecretService"]),
         .executableTarget(
             name: "vaulttool",
-            dependencies: ["VaultIO", "VaultImport", "VaultSecretService", "CVaultTool"]
+            dependencies: ["VaultIO", "VaultImport", "VaultDelivery", "VaultSecretService", "CVaultTool"]
         ),
         .target(name: "VaultTestSupport", dependencies: ["VaultFormat"], path: "Tests/VaultTestSupport"),
         .executableTarget(
@@ -66,6 +74,7 @@ let package = Package(
         .testTarget(name: "VaultIOTests", dependencies: ["VaultIO", "VaultFormat", "VaultTestSupport"]),
         .testTarget(name: "VaultSecretServiceTests", dependencies: ["VaultSecretService", "VaultIO"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultImport", "VaultIO"]),
+        .testTarget(name: "VaultDeliveryTests", dependencies: ["VaultDelivery", "VaultIO"]),
         // Written as an app outside this package would: depends on VaultIO only, imports VaultIO only.
         .testTarget(name: "AppStyleTests", dependencies: ["VaultIO"]),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vault: the public API of VaultFormat, VaultIO and VaultImport, as an outside package sees it, against the
+# vault: the public API of VaultFormat, VaultIO, VaultImport and VaultDelivery, as an outside package sees it, against the
 # checked-in baseline (API/<Module>.txt). Fails with a diff when it changed: a change to the
 # public API is a decision, recorded by regenerating the baseline in the same commit.
 #
@@ -15,15 +15,16 @@ update=false
 [[ "${1:-}" == "--update" ]] && update=true
 
 swift build --target VaultImport >&2
+swift build --target VaultDelivery >&2
 bin=$(swift build --show-bin-path)
 digester=$(dirname "$(readlink -f "$(command -v swift)")")/swift-api-digester
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p API
 status=0
-for module in VaultFormat VaultIO VaultImport; do
+for module in VaultFormat VaultIO VaultImport VaultDelivery; do
     "$digester" -dump-sdk -module "$module" -I "$bin/Modules" -I Sources/CSodium -I Sources/CArgon2 -I Sources/CVaultXML/include -I "$bin/CVaultXML.build" \
-        -I Sources/CVaultSys/include -I "$bin/CVaultSys.build" -I Sources/CVaultTPM/include -I "$bin/CVaultTPM.build" -avoid-location -avoid-tool-args -swift-only -o "$work/$module.json"
+        -I Sources/CVaultSys/include -I "$bin/CVaultSys.build" -I Sources/CVaultTPM/include -I "$bin/CVaultTPM.build" -I Sources/CVaultRun/include -I "$bin/CVaultRun.build" -avoid-location -avoid-tool-args -swift-only -o "$work/$module.json"
     python3 scripts/api-listing.py "$work/$module.json" "$module" >"$work/$module.txt"
     if $update; then
         cp "$work/$module.txt" "API/$module.txt"
@@ -39,4 +40,4 @@ if [[ $status -ne 0 ]]; then
     echo "declarations 'package' (visible to this package's modules and tests only)." >&2
     exit 1
 fi
-$update || echo "public API matches API/VaultFormat.txt, API/VaultIO.txt and API/VaultImport.txt"
+$update || echo "public API matches API/VaultFormat.txt, API/VaultIO.txt, API/VaultImport.txt and API/VaultDelivery.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of VaultFormat, VaultIO and VaultImport with the toolchain's docc (no plugin
+# Builds the DocC catalogs of VaultFormat, VaultIO, VaultImport and VaultDelivery with the toolchain's docc (no plugin
 # needed): symbol graphs from the compiler, then `docc convert --analyze`. Output: .build/docs/<Module>.
 # Fails when docc reports any warning (an unresolved link, a missing parameter, ...): CI runs it.
 set -euo pipefail
@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
-swift build --target VaultImport -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
-for module in VaultFormat VaultIO VaultImport; do
+for target in VaultImport VaultDelivery; do
+    swift build --target "$target" -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
+done
+for module in VaultFormat VaultIO VaultImport VaultDelivery; do
     mkdir -p "$graphs/$module" .build/docs
     cp "$graphs"/"$module"*.symbols.json "$graphs/$module/"
     docc convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$graphs/$module" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds vaulttool the way a program outside this package would: its sources copied into a
-# throwaway package that depends on this one by path, with VaultIO and VaultImport as its only
-# libraries. Inside this package the tool could reach `package` declarations and VaultFormat
+# throwaway package that depends on this one by path, with VaultIO, VaultImport and VaultDelivery as
+# its only libraries. Inside this package the tool could reach `package` declarations and VaultFormat
 # directly; from outside it sees only the public API, so a CLI that grows library policy of its own (a
 # `package` type, a private helper of the libraries) fails here, and nowhere else.
 set -euo pipefail
@@ -33,7 +33,12 @@ let package = Package(
     name: "vault-outside-cli",
     dependencies: [.package(path: "$root")],
     targets: [
-        .target(name: "COutsideTool", cSettings: [.define("_GNU_SOURCE")]),  // as CVaultTool in Package.swift
+        // As CVaultTool in Package.swift: its fatal-signal handler restores the terminal through CVaultRun.
+        .target(
+            name: "COutsideTool",
+            dependencies: [.product(name: "VaultDelivery", package: "$identity")],
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
         .target(name: "COutsideSecretService", cSettings: [.define("_GNU_SOURCE")]),  // dlopens its libraries
         .target(
             name: "OutsideSecretService",
@@ -43,7 +48,7 @@ let package = Package(
             name: "outside_vaulttool",
             dependencies: [
                 .product(name: "VaultIO", package: "$identity"), .product(name: "VaultImport", package: "$identity"),
-                "COutsideTool", "OutsideSecretService",
+                .product(name: "VaultDelivery", package: "$identity"), "COutsideTool", "OutsideSecretService",
             ]
         ),
     ],
@@ -51,4 +56,4 @@ let package = Package(
 )
 MANIFEST
 swift build --package-path "$work" --scratch-path "$work/.build"
-echo "outside-cli: vaulttool builds from the public API of VaultIO and VaultImport alone"
+echo "outside-cli: vaulttool builds from the public API of VaultIO, VaultImport and VaultDelivery alone"

@@ -81,6 +81,16 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let accessibilityMismatch = Code("accessibilityMismatch")
         /// An input holds more bytes than the caller's limit (``SecretInput``); ``reason`` gives the limit.
         public static let tooLarge = Code("tooLarge")
+        /// The vault has no keyslot of the kind or at the index asked for; ``reason`` says which.
+        public static let keyslotNotFound = Code("keyslotNotFound")
+        /// A credential or other input the caller named cannot be used as given: a variable that
+        /// is not set, an empty password, an input larger than its limit, no terminal to ask on,
+        /// a device-secret or identity file that is refused (``CredentialSources``). ``reason``
+        /// is a sentence that names it, never its content.
+        public static let invalidInput = Code("invalidInput")
+        /// A file or stream holding a credential or other input cannot be read; ``reason`` names it
+        /// and the system's reason (``CredentialSources``, ``SecretInput/read(_:at:showingPath:limit:why:)``).
+        public static let unreadableInput = Code("unreadableInput")
         /// A reference (``ItemReference``) is not in the grammar of Spec/cli.md, "References".
         public static let invalidReference = Code("invalidReference")
         /// The TPM cannot be used: the TPM2 libraries are not installed, or the TCTI

@@ -1,4 +1,4 @@
-// vault: the mapping shared by the password-manager formats, and the dates of exports.
+// vault: the mapping shared by the password-manager formats.
 
 import FoundationEssentials
 import VaultIO
@@ -78,23 +78,5 @@ enum EntryMapping {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(fields)) ?? Data())
-    }
-}
-
-/// Dates in exports: RFC 3339 text, read into the vault's milliseconds since the Unix epoch.
-enum ExportDates {
-    /// `text` as milliseconds; empty or absent is 0 (no date).
-    ///
-    /// - Throws: ``ImportProblem`` when the text is not an RFC 3339 date.
-    static func parse(_ text: String?) throws -> Int64 {
-        guard let text, !text.isEmpty else { return 0 }
-        guard let date = date(text) else { throw ImportProblem("'\(text)' is not an RFC 3339 date") }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
-
-    /// Parses `2026-01-01T00:00:00Z`, with or without fractional seconds.
-    static func date(_ text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

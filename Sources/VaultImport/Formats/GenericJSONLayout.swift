@@ -1,4 +1,4 @@
-// vault: the keys of the generic JSON layout, for its reader here and its writer in vaulttool.
+// vault: the keys of the generic JSON layout, for its reader and its writer.
 
 /// The generic JSON layout that `vaulttool export` writes and ``ImportFormat/json`` reads: the
 /// keys of one item object, declared once for the writer and the reader.

@@ -86,7 +86,7 @@ struct Create: Command {
         } else {
             credentials = try credentialOptions.credentials(confirm: true)
             if let keyFile = credentials.keyFileDigest, let keyFilePath = credentialOptions.keyFile {
-                try KeyFiles.checkForNewKeyslot(keyFile, path: keyFilePath)
+                try keyFile.checkForNewKeyslot(path: keyFilePath)
             }
         }
         let kind: Keyslot.Kind =

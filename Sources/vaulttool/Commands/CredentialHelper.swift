@@ -1,7 +1,7 @@
 // vaulttool credential-helper: git's and docker's credential-helper protocols over a vault.
 
-import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool credential-helper [--vault <path>] [<credential options>] git|docker <action>`.
@@ -59,14 +59,22 @@ struct CredentialHelper: Command {
             // gitcredentials(7): a helper silently ignores an action it does not know.
             guard GitCredentialProtocol.actions.contains(action) else { return }
             let store = try VaultFileStore(vault: vault, options: credentialOptions)
-            try GitCredentialProtocol(keychain: store).run(action, input: { try Self.readInput(limit: 64 << 10) })
+            var input = try Self.readInput(limit: 64 << 10)
+            defer { SecretMemory.wipe(&input) }
+            var out = try GitCredentialProtocol(store: store).run(action, input: input)
+            defer { SecretMemory.wipe(&out) }
+            Output.outBytes(out)
         case .docker:
+            if action == "version" { return Output.out("docker-credential-vault (vaulttool) \(VaultTool.version)\n") }
             // docker-credential-helpers: every failure is one line on standard output and status 1.
             do {
-                try DockerCredentialProtocol(store: { try VaultFileStore(vault: vault, options: credentialOptions) })
-                    .run(action, input: { try Self.readInput(limit: 1 << 20) })
+                var out = try DockerCredentialProtocol(store: {
+                    try VaultFileStore(vault: vault, options: credentialOptions)
+                }).run(action, input: { try Self.readInput(limit: 1 << 20) })
+                defer { SecretMemory.wipe(&out) }
+                Output.outBytes(out)
             } catch {
-                Output.out(DockerCredentialProtocol.message(for: error) + "\n")
+                Output.out(((error as? DockerCredentialProtocol.Failure)?.message ?? describe(error).0) + "\n")
                 throw ExitCode.failure
             }
         }
@@ -75,9 +83,9 @@ struct CredentialHelper: Command {
     /// Standard input, read to its end, refused past `limit` bytes (64 KiB for git, 1 MiB for docker:
     /// far above any credential request, and a bound on what a runaway writer makes the helper hold).
     static func readInput(limit: Int) throws -> [UInt8] {
-        try CredentialOptions.readDescriptor(
-            STDIN_FILENO,
-            what: "standard input",
+        try SecretInput.read(
+            "standard input",
+            from: STDIN_FILENO,
             limit: limit,
             why: "a credential request is far smaller; nothing was read or changed"
         )
@@ -95,27 +103,5 @@ struct CredentialHelper: Command {
         let rest = Array(argv.dropFirst())
         guard let first = argv.first, let helper = linkNames[lastPathComponent(first)] else { return rest }
         return ["credential-helper", helper.rawValue] + rest
-    }
-}
-
-// MARK: - Shared parsing
-
-extension CredentialHelper {
-    /// Splits `host[:port]` (or `[v6]:port`) into the server and its port (0 when none), the
-    /// server in the spelling every writer stores (L-KC-15: lower case, no final dot), so that a
-    /// `get` or `erase` names the item a `store` of the same text wrote.
-    ///
-    /// A suffix that is not a canonical port stays part of the server, so that
-    /// ``joinHost(_:port:)`` always gives the text back.
-    static func splitHost(_ host: Substring) -> (server: String, port: UInt16) {
-        var a = ItemAttributes()
-        a.server = String(host)
-        let canonical = a.canonicalIdentity(for: .internetPassword)
-        return (canonical.server, canonical.port)
-    }
-
-    /// `server`, with `:port` when the port is set.
-    static func joinHost(_ server: String, port: UInt16) -> String {
-        port == 0 ? server : "\(server):\(port)"
     }
 }

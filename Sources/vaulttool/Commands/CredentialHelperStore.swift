@@ -1,50 +1,14 @@
-// vaulttool credential-helper: where the helpers keep internet passwords (the vault file, later the agent).
+// vaulttool credential-helper: the vault file the helpers keep internet passwords in.
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
-
-/// An internet-password item as the helpers see it: its attributes and, when asked for, its secret.
-struct HelperItem {
-    var attributes: ItemAttributes
-    var secret: SecretBytes?
-}
-
-/// What the git and docker helpers need from a keychain: find, store and erase internet passwords.
-///
-/// The protocol code (``GitCredentialProtocol``, ``DockerCredentialProtocol``) talks only to this,
-/// never to a file, so that the agent of issue 11 (§1) plugs in at one of two places: its keys in
-/// ``VaultFileStore``'s two opening functions (the vault is still read here), or a second
-/// conformance that asks the agent to find, store and erase (which would also spare the
-/// per-item attribute scan of a lookup without a username). Today the only conformance is
-/// ``VaultFileStore``, which opens the vault file on each call.
-protocol HelperStore {
-    /// The internet-password items whose attributes pass `filter`, most recently modified first,
-    /// with their secrets when `withSecrets` is set.
-    ///
-    /// When `exact` is given and the item with that primary key exists and passes `filter`, it is
-    /// the only result: found by its lookup tag with one decryption instead of one per item.
-    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem]
-
-    /// Stores `secret` under the primary key of `attributes`, and removes every other item that
-    /// `replacing` accepts (none when it is `nil`: then no other item is decrypted), in one atomic
-    /// write. An item with the same key and the same secret is left as it is (nothing is written).
-    ///
-    /// - Returns: Whether the vault was changed.
-    @discardableResult
-    func store(_ attributes: ItemAttributes, secret: SecretBytes, replacing: ((ItemAttributes) -> Bool)?) throws -> Bool
-
-    /// Removes every internet-password item whose attributes pass `filter` and, when `secret`
-    /// is given, whose secret equals it; in one atomic write.
-    ///
-    /// - Returns: How many items were removed.
-    func erase(_ filter: (ItemAttributes) -> Bool, ifSecretEquals secret: SecretBytes?) throws -> Int
-}
 
 /// The vault file, opened directly with the credentials of the command line (no agent).
 ///
 /// Spec: Spec/cli.md, "credential-helper" (vault location and credentials).
-struct VaultFileStore: HelperStore {
+struct VaultFileStore: CredentialHelperStore {
     /// The vault's path.
     let path: String
     /// Whether `path` is the per-user standard vault, which `store` creates on first use.
@@ -107,16 +71,23 @@ struct VaultFileStore: HelperStore {
         try VaultAccess.vault(path, VaultAccess.agentOpener(path, options) ?? .credentials(try credentials()))
     }
 
-    // MARK: - HelperStore
+    // MARK: - CredentialHelperStore
 
-    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws -> [HelperItem] {
+    func find(withSecrets: Bool, exact: ItemAttributes?, _ filter: (ItemAttributes) -> Bool) throws
+        -> [CredentialHelperItem]
+    {
         if missingMeansEmpty { return [] }
         let snapshot = try openSnapshot()
         if let exact,
             let position = try? snapshot.position(identifiedBy: exact, itemClass: .internetPassword),
             let attributes = try? snapshot.attributes(at: position), filter(attributes)
         {
-            return [HelperItem(attributes: attributes, secret: withSecrets ? try snapshot.secret(at: position) : nil)]
+            return [
+                CredentialHelperItem(
+                    attributes: attributes,
+                    secret: withSecrets ? try snapshot.secret(at: position) : nil
+                )
+            ]
         }
         // Without a whole primary key, every internet password's attributes are read: in chunks on
         // every processor, from the records section read at once.
@@ -130,7 +101,7 @@ struct VaultFileStore: HelperStore {
             ).items
         }
         return found.sorted { $0.attributes.modificationDate > $1.attributes.modificationDate }.map { item in
-            HelperItem(attributes: item.attributes, secret: item.secret)
+            CredentialHelperItem(attributes: item.attributes, secret: item.secret)
         }
     }
 

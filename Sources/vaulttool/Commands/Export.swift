@@ -1,6 +1,7 @@
 // vaulttool export: items and secrets as plaintext JSON in the generic layout.
 
 import VaultIO
+import VaultImport
 
 /// `vaulttool export --password-file <file> [--output <file>] <vault>`.
 struct Export: Command {
@@ -23,20 +24,15 @@ struct Export: Command {
     @Group var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
-    /// The top level of the generic JSON layout.
-    struct Document: Encodable {
-        var format = "vault-items"
-        var version = 1
-        var items: [ItemRecord]
-    }
-
     func run() throws {
         let snapshot = try VaultAccess.snapshot(path, credentialOptions)
         let scan = try selector.scan(in: snapshot, includeSecrets: true, salvage: salvage)
         let items = scan.items
         let kept = items.filter { includeDeviceOnly || !$0.entry.protectionClass.isDeviceBound }
-        let records = kept.map { ItemRecord($0, includeSecret: true) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
-        var text = Array(try Output.json(Document(items: records)).utf8)
+        let records = kept.map { GenericJSONLayout.Item($0, includeSecret: true) }.sorted {
+            ($0.id ?? "") < ($1.id ?? "")
+        }
+        var text = Array(try Output.json(GenericJSONLayout.Document(items: records)).utf8)
         defer { SecretMemory.wipe(&text) }
         Output.err("Warning: the export is plaintext; anyone who can read it can read every secret in it.\n")
         if items.count > kept.count {

@@ -3,6 +3,7 @@
 import FoundationEssentials
 import Glibc
 import VaultIO
+import VaultImport
 
 /// `vaulttool get --password-file <file> --service <service> --account <account> <vault>`.
 struct Get: Command {
@@ -53,7 +54,7 @@ struct Get: Command {
         guard var bytes = item.secret?.copyBytes() else { throw ToolError("the item has no secret") }
         defer { SecretMemory.wipe(&bytes) }
         if json {
-            var record = ItemRecord(item, includeSecret: false)
+            var record = GenericJSONLayout.Item(item, includeSecret: false)
             record.setSecret(bytes)
             Output.out(try Output.json(record))
         } else {

@@ -2,6 +2,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool git-diff [<credential options>] <file>`, run by git as `diff.vault.textconv`.
@@ -54,7 +55,7 @@ struct GitDiff: Command {
             return
         }
         switch open(reader, header) {
-        case .success(let snapshot): Output.out(VaultTextView.opened(snapshot))
+        case .success(let snapshot): Output.out(VaultTextView.opened(snapshot) { describe($0).0 })
         case .failure(let locked): Output.out(VaultTextView.locked(header, locked))
         }
     }
@@ -66,13 +67,7 @@ struct GitDiff: Command {
         if explicitCredential {
             return openWithCredentials(reader)
         }
-        if let agent = VaultAgent.fromEnvironment(), var keys = agent.keys(forVaultID: header.vaultID, preferring: path)
-        {
-            if keys.deviceSecret == nil, let file = options.deviceSecretFile,
-                let secret = try? CredentialOptions.loadDeviceSecret(file)
-            {
-                keys = keys.adding(deviceSecret: secret, vaultID: header.vaultID)
-            }
+        if let keys = options.sources.agentKeys(forVaultID: header.vaultID, preferring: path) {
             if let snapshot = try? reader.open(keys: keys) { return .success(snapshot) }
             // Keys of a later generation do not open a version from before a rekey: the
             // credentials may still do.

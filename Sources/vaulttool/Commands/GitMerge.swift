@@ -42,7 +42,7 @@ struct GitMerge: Command {
         options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
         let environment = ProcessInfo.processInfo.environment
         if !options.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {
-            options.passwordFileEnv = Self.passwordFileVariable
+            options.sources.password = .fileNamedByEnvironment(Self.passwordFileVariable)
         }
         if options.keyFile == nil, let keyFile = environment[Self.keyFileVariable], !keyFile.isEmpty {
             options.keyFile = keyFile
@@ -144,16 +144,10 @@ struct GitMerge: Command {
     /// The agent's keys for this vault, found by its ID as `git-diff` finds them (git passes
     /// temporary copies whose paths the agent does not know); `nil` without an agent holding it.
     private func agentKeys() throws -> VaultKeys? {
-        guard let agent = VaultAgent.fromEnvironment() else { return nil }
+        guard VaultAgent.fromEnvironment() != nil else { return nil }
         let reader = try VaultFileReader(path: ours)
         let header = try VaultHeader.decode(try reader.headerBytes(), fileLength: reader.fileLength)
-        guard var keys = agent.keys(forVaultID: header.vaultID, preferring: name ?? ours) else { return nil }
-        if keys.deviceSecret == nil, let file = credentialOptions.deviceSecretFile,
-            let secret = try? CredentialOptions.loadDeviceSecret(file)
-        {
-            keys = keys.adding(deviceSecret: secret, vaultID: header.vaultID)
-        }
-        return keys
+        return credentialOptions.sources.agentKeys(forVaultID: header.vaultID, preferring: name ?? ours)
     }
 
     /// The exact commands that settle a merge of branches with different master keys (R-MRG-11),

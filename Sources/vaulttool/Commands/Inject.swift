@@ -1,6 +1,7 @@
 // vaulttool inject: a template with `{{ vault://… }}` references rendered with their secrets.
 
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool inject [--vault <path>] [-i <template>] [-o <file>] [--dry-run]`.
@@ -44,40 +45,23 @@ struct Inject: Command {
     func run() throws {
         let why = "a template is at most \(Self.templateLimit >> 20) MiB"
         let bytes =
-            try input.map { try CredentialOptions.readFile($0, what: "template", limit: Self.templateLimit, why: why) }
-            ?? CredentialOptions.readDescriptor(STDIN_FILENO, what: "template", limit: Self.templateLimit, why: why)
+            try input.map { try SecretInput.read("template", at: $0, limit: Self.templateLimit, why: why) }
+            ?? SecretInput.read("template", from: STDIN_FILENO, limit: Self.templateLimit, why: why)
         let template = Template(bytes)
-        var references: [ItemReference] = []
-        for placeholder in template.placeholders {
-            if let problem = placeholder.problem {
-                throw ToolError(
-                    "line \(placeholder.line), column \(placeholder.column): the reference "
-                        + "'\(TerminalText.escaped(placeholder.text))' is not valid: \(problem)",
-                    exitCode: .usage
-                )
-            }
-            do {
-                references.append(try ItemReference(parsing: placeholder.text))
-            } catch {
-                throw ToolError(
-                    "line \(placeholder.line), column \(placeholder.column): the reference "
-                        + "'\(TerminalText.escaped(placeholder.text))' is not valid: \(error.reason)",
-                    exitCode: .usage
-                )
-            }
-        }
+        _ = try template.references()
         if dryRun {
             for placeholder in template.placeholders {
                 Output.out("\(placeholder.line):\(placeholder.column): \(TerminalText.escaped(placeholder.text))\n")
             }
             return
         }
-        var secrets = try resolve(references, template.placeholders)
+        var secrets = try template.secrets { try VaultLocation.snapshot(vault, credentialOptions) }
         defer { for index in secrets.indices { SecretMemory.wipe(&secrets[index]) } }
         var rendered = template.rendered(secrets)
         defer { SecretMemory.wipe(&rendered) }
         if let output, output != "-" { return try Self.write(rendered, to: output) }
-        if Terminal.isTerminal(STDOUT_FILENO), let index = secrets.firstIndex(where: { !Self.isPrintable($0) }) {
+        if Terminal.isTerminal(STDOUT_FILENO), let index = secrets.firstIndex(where: { !TerminalText.isPrintable($0) })
+        {
             throw ToolError(
                 "the secret of '\(TerminalText.escaped(template.placeholders[index].text))' (line "
                     + "\(template.placeholders[index].line)) holds control characters or bytes that are not UTF-8, "
@@ -94,42 +78,5 @@ struct Inject: Command {
         guard case .failure(let error) = result else { return }
         guard error.code == .invalidPath else { throw error }
         throw ToolError("'\(output)' cannot be written: \(error.reason); nothing was written", exitCode: .usage)
-    }
-
-    /// Every reference's secret, in order, from one snapshot: the first that does not resolve
-    /// stops the command before anything is written.
-    private func resolve(_ references: [ItemReference], _ placeholders: [Template.Placeholder]) throws -> [[UInt8]] {
-        guard !references.isEmpty else { return [] }
-        let snapshot = try VaultLocation.snapshot(vault, credentialOptions)
-        var secrets: [[UInt8]] = []
-        secrets.reserveCapacity(references.count)
-        for (reference, placeholder) in zip(references, placeholders) {
-            do {
-                secrets.append(try snapshot.secret(for: reference).copyBytes())
-            } catch {
-                for index in secrets.indices { SecretMemory.wipe(&secrets[index]) }
-                let (message, exitCode) = describe(error)
-                throw ToolError(
-                    "line \(placeholder.line), reference '\(TerminalText.escaped(reference.description))': \(message)",
-                    exitCode: exitCode
-                )
-            }
-        }
-        return secrets
-    }
-
-    /// Whether `bytes` are UTF-8 text with nothing a terminal would act on (a tab and a newline
-    /// pass), decoded in place: no `String` copy of the secret is made.
-    static func isPrintable(_ bytes: [UInt8]) -> Bool {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar):
-                if scalar != "\n" && scalar != "\t" && TerminalText.needsEscape(scalar) { return false }
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
     }
 }

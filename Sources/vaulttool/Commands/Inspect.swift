@@ -3,6 +3,7 @@
 import FoundationEssentials
 import Glibc
 import VaultIO
+import VaultImport
 
 /// `vaulttool inspect [--json] [--items] <path>`.
 struct Inspect: Command {
@@ -33,21 +34,16 @@ struct Inspect: Command {
     }
 
     func run() throws {
-        var report = try InspectReport.make(path: path)
-        if (items || credentialGiven) && report.structure.error == nil {
+        var report = InspectReport(inspection: try VaultInspection(path: path) { describe($0).0 })
+        if (items || credentialGiven) && report.inspection.structure.error == nil {
             // Opening the snapshot verifies the header MAC (R-HDR-6) and the index.
             let snapshot = try VaultAccess.snapshot(path, credentialOptions)
-            // The values shown were decoded from the header read first: they are authenticated
-            // only if the MAC-checked header is the same bytes.
-            guard snapshot.headerBytes == report.headerBytes else {
+            guard report.inspection.authenticate(with: snapshot) else {
                 throw ToolError("the vault changed while it was inspected; run again", exitCode: .busy)
             }
-            report.authenticated = true
-            report.compareWithSeen(snapshot)
-            try report.fillFormat3(snapshot)
             if items {
                 let scan = try ItemSelector.all.scan(in: snapshot, includeSecrets: false, salvage: true)
-                report.entries = scan.items.map { ItemRecord($0, includeSecret: false) }
+                report.entries = scan.items.map { GenericJSONLayout.Item($0, includeSecret: false) }
                 report.unavailableItems = scan.unavailable.count
                 report.table = ItemTable.text(scan.items)
                 if !scan.damaged.isEmpty {
@@ -57,92 +53,16 @@ struct Inspect: Command {
             }
         }
         Output.out(json ? try Output.json(report) : report.text)
-        if report.structure.error != nil || report.damagedItems != nil { throw ExitCode.damaged }
+        if report.inspection.structure.error != nil || report.damagedItems != nil { throw ExitCode.damaged }
     }
 }
 
-/// The result of `inspect`; its JSON form is documented in Spec/cli.md.
+/// The result of `inspect`: VaultIO's ``VaultInspection`` and, with `--items`, the items; its JSON
+/// form (one object) is documented in Spec/cli.md.
 struct InspectReport: Encodable {
-    struct Version: Encodable {
-        var major: Int
-        var minor: Int
-    }
-    struct KDF: Encodable {
-        var algorithm = "argon2id"
-        var memoryKiB: Int
-        var iterations: Int
-        var lanes: Int
-    }
-    struct Slot: Encodable {
-        var index: Int
-        var kind: String
-        var scope: String
-        var kdf: KDF?
-        var weak: Bool
-        /// A TPM2 keyslot's policy (Spec/tpm2.md L-TPM-5): unauthenticated, as every keyslot here.
-        var tpm2: TPM2Policy? = nil
-    }
-    struct TPM2Policy: Encodable {
-        var pcrs: [Int]
-        var pin: Bool
-    }
-    /// Section sizes. Formats 1 and 2: header, index, records. Format 3: the header (commit
-    /// slots and header chunk), the committed heap, the bytes after it that no commit reaches
-    /// (R3-SLT-6), and, with a credential, the bytes the current commit reaches.
-    struct Sizes: Encodable {
-        var header: Int
-        var index: Int?
-        var records: Int?
-        var committed: Int?
-        var uncommitted: Int?
-        var live: Int?
-        var total: Int
-    }
-    struct Structure: Encodable {
-        var ok: Bool
-        var error: ErrorInfo?
-    }
-    struct ErrorInfo: Encodable {
-        var code: String
-        var message: String
-    }
-    /// What this account recorded of the vault (Spec/cli.md, "Rollback").
-    struct Seen: Encodable {
-        /// The highest generation seen here.
-        var generation: UInt64
-        /// This file against the record: `same`, `newer`, `older` or `different` (same generation,
-        /// other header) without a credential; with one, `fork` (older or different under the master
-        /// key seen, Spec/rollback.md L-RB-1) or `rolledBack` instead of `older` and `different`.
-        var file: String
-    }
-
-    var file: String
-    var format: Version?
-    var vaultID: String?
-    var created: String?
-    var generation: UInt64?
-    var keyslots: [Slot] = []
-    /// Format 1.2: how many recipient stanzas the header holds (their keys and names are encrypted).
-    var recipients: Int?
-    /// Format 2.0: how many recipients are limited to one access group (their domain is in the clear).
-    var limitedRecipients: Int?
-    /// Format 2.0: how many access groups have their own key domain (their names are encrypted).
-    var accessGroups: Int?
-    var items: Int?
-    var deletions: Int?
-    var sizes: Sizes?
-    var writable: Bool?
-    var structure: Structure
-    var seen: Seen?
-    /// The record read before the vault was opened (opening may raise it).
-    var recorded: SeenGeneration?
-    /// Whether a credential checked the header MAC, so the values above are authenticated.
-    var authenticated = false
-    /// The header as read, to compare with the one the credential authenticates.
-    var headerBytes: [UInt8] = []
-    var warnings: [String] = []
+    var inspection: VaultInspection
     /// With `--items`: every item the credential opens, without secrets.
-    var entries: [ItemRecord]?
+    var entries: [GenericJSONLayout.Item]?
     /// With `--items`: items the credential cannot open (other device, base-scope keyslot).
     var unavailableItems: Int?
     /// With `--items`: records that are damaged (their IDs, and names when readable).
@@ -152,155 +72,30 @@ struct InspectReport: Encodable {
     /// With `--items`: the human-readable item table.
     var table: String?
 
-    enum CodingKeys: String, CodingKey {
-        case file, format, vaultID, created, generation, keyslots, items, deletions, sizes, writable, structure
-        case authenticated, warnings, entries, unavailableItems, damagedItems, seen
-        case recipients, limitedRecipients, accessGroups
-    }
+    private enum Keys: String, CodingKey { case entries, unavailableItems, damagedItems }
 
-    /// Reads the header of `path` and checks the file's structure.
-    static func make(path: String) throws -> InspectReport {
-        // The library's reader: only the preamble and the header are read, not the whole file.
-        let reader = try VaultFileReader(path: path)
-        var report = InspectReport(file: path, structure: Structure(ok: true, error: nil))
-        do {
-            let headerBytes = try reader.headerBytes()
-            report.headerBytes = headerBytes
-            let header = try VaultHeader.decode(headerBytes, fileLength: reader.fileLength)
-            report.fill(header, headerLength: headerBytes.count, total: reader.fileLength)
-            report.compareWithSeen(header, headerBytes: headerBytes)
-        } catch let error as VaultFormatError {
-            report.structure = Structure(ok: false, error: ErrorInfo(code: error.code.name, message: error.reason))
-        }
-        return report
-    }
-
-    private mutating func fill(_ header: VaultHeader, headerLength: Int, total: Int) {
-        format = Version(major: Int(header.major), minor: Int(header.minor))
-        vaultID = Output.hex(header.vaultID)
-        created = Output.date(header.created)
-        generation = header.generation
-        if header.followsVersion12Rules { recipients = header.recipientCount }
-        if header.hasAccessGroups {
-            limitedRecipients = header.limitedRecipientCount
-            accessGroups = header.accessGroupCount
-        }
-        // The format must allow writing and this user must be able to replace the file.
-        writable = header.isWritable && FileAccess.canReplace(file)
-        if let committed = header.committedLength, let head = header.headByteCount {
-            // Format 3: the counts are in the encrypted root; a credential gives them.
-            sizes = Sizes(
-                header: head,
-                committed: committed,
-                uncommitted: total - committed,
-                total: total
-            )
-        } else {
-            items = header.recordCount
-            deletions = header.deletionCount
-            sizes = Sizes(header: headerLength, index: header.indexLength, records: header.recordsLength, total: total)
-        }
-        for (index, slot) in header.keyslots.enumerated() {
-            let kdf = slot.kdf.map {
-                KDF(memoryKiB: Int($0.memoryKiB), iterations: Int($0.iterations), lanes: Int($0.lanes))
-            }
-            let weak = slot.kdf?.isWeak ?? false
-            let tpm2 = header.tpm2Binding(for: slot).map {
-                TPM2Policy(pcrs: $0.sealed.pcrs, pin: $0.sealed.requiresPIN)
-            }
-            keyslots.append(
-                Slot(
-                    index: index,
-                    kind: tpm2 == nil ? slot.kind.description : "tpm2",
-                    scope: slot.scope.description,
-                    kdf: kdf,
-                    weak: weak,
-                    tpm2: tpm2
-                )
-            )
-            if weak {
-                warnings.append(
-                    "keyslot #\(index) uses weak Argon2id parameters (below \(KDFParameters.minimumMemoryKiB) KiB or \(KDFParameters.minimumIterations) passes); run 'vaulttool migrate' to raise them"
-                )
-            }
-        }
-        if !header.isWritable {
-            warnings.append(
-                "format \(header.major).\(header.minor) is newer than this vaulttool: the vault is read-only here"
-            )
-        } else if writable == false {
-            warnings.append(
-                "this user cannot replace the file (its directory is not writable here): the vault is read-only"
-            )
-        }
-    }
-
-    /// Format 3, with a credential: the counts of the root and the live bytes of the commit read.
-    mutating func fillFormat3(_ snapshot: VaultSnapshot) throws {
-        guard let live = snapshot.liveByteCount else { return }
-        items = snapshot.itemCount
-        deletions = snapshot.deletionCount
-        sizes?.live = live
-        if snapshot.skippedIncompleteCommit {
-            warnings.append(
-                "the other commit slot is damaged or holds a commit that did not complete (a crash, a copy taken "
-                    + "mid-commit, or damage): generation \(generation ?? 0) is read, and the next write discards the rest"
-            )
-        }
-    }
-
-    /// Compares the (unauthenticated) header with what this account recorded of the vault.
-    private mutating func compareWithSeen(_ header: VaultHeader, headerBytes: [UInt8]) {
-        let recorded: SeenGeneration?
-        do {
-            recorded = try RollbackGuard(.standard).recorded(vaultID: header.vaultID)
-        } catch {
-            warnings.append("the rollback state of this vault cannot be read: \(describe(error).0)")
-            return
-        }
-        guard let recorded else { return }
-        self.recorded = recorded
-        let file = SeenGeneration(vaultID: header.vaultID, generation: header.generation, headerBytes: headerBytes)
-        let comparison =
-            if let finding = recorded.finding(for: file) {
-                finding.kind == .olderGeneration ? "older" : "different"
-            } else {
-                file.generation > recorded.generation ? "newer" : "same"
-            }
-        seen = Seen(generation: recorded.generation, file: comparison)
-        if comparison == "older" || comparison == "different" {
-            warnings.append(
-                "generation \(recorded.generation) of this vault was seen here before: this file is \(comparison == "older" ? "older" : "a different copy at that generation"); it is a fork (another git branch, a discarded commit) or a copy put back: inspect it with a credential to tell"
-            )
-        }
-    }
-
-    /// With a credential: decides fork or rollback by the master key (Spec/rollback.md L-RB-1),
-    /// against the record as it was before the open, and replaces the keyless comparison.
-    mutating func compareWithSeen(_ snapshot: VaultSnapshot) {
-        guard let recorded, let seen, seen.file == "older" || seen.file == "different" else { return }
-        warnings.removeAll { $0.hasPrefix("generation \(recorded.generation) of this vault was seen here before") }
-        let file = SeenGeneration(snapshot)
-        if let finding = recorded.finding(for: file) {
-            self.seen = Seen(generation: recorded.generation, file: "rolledBack")
-            warnings.append("this file was rolled back: \(finding); writes are refused without --accept-rollback")
-        } else if recorded.fork(of: file) != nil {
-            self.seen = Seen(generation: recorded.generation, file: "fork")
-        }
+    /// The inspection's members and the items' in one object.
+    func encode(to encoder: any Encoder) throws {
+        try inspection.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encodeIfPresent(entries, forKey: .entries)
+        try c.encodeIfPresent(unavailableItems, forKey: .unavailableItems)
+        try c.encodeIfPresent(damagedItems, forKey: .damagedItems)
     }
 
     /// The human-readable form.
     var text: String {
-        var out = Output.field("File:", file)
-        guard let format, let sizes else {
-            out += Output.field("Structure:", "DAMAGED: \(structure.error?.message ?? "unknown problem")")
+        let i = inspection
+        var out = Output.field("File:", i.file)
+        guard let format = i.format, let sizes = i.sizes else {
+            out += Output.field("Structure:", "DAMAGED: \(i.structure.error?.message ?? "unknown problem")")
             return out
         }
         out += Output.field("Format:", "vault \(format.major).\(format.minor)")
-        out += Output.field("Vault ID:", vaultID ?? "")
-        out += Output.field("Created:", created ?? "")
-        out += Output.field("Generation:", String(generation ?? 0))
-        if let seen {
+        out += Output.field("Vault ID:", i.vaultID ?? "")
+        out += Output.field("Created:", i.created ?? "")
+        out += Output.field("Generation:", String(i.generation ?? 0))
+        if let seen = i.seen {
             let file =
                 switch seen.file {
                 case "fork": "fork of generation \(seen.generation)"
@@ -309,8 +104,8 @@ struct InspectReport: Encodable {
                 }
             out += Output.field("Seen here:", "generation \(seen.generation) (this file: \(file))")
         }
-        out += Output.field("Keyslots:", String(keyslots.count))
-        for slot in keyslots {
+        out += Output.field("Keyslots:", String(i.keyslots.count))
+        for slot in i.keyslots {
             var line =
                 "  #\(slot.index)  " + padded(slot.kind, 20)
                 + padded(slot.scope, 8)
@@ -325,19 +120,19 @@ struct InspectReport: Encodable {
             }
             out += line + "\n"
         }
-        if let recipients {
-            let limited = limitedRecipients.map { ", \($0) limited to one access group" } ?? ""
+        if let recipients = i.recipients {
+            let limited = i.limitedRecipients.map { ", \($0) limited to one access group" } ?? ""
             out += Output.field("Recipients:", "\(recipients) (keys and names encrypted\(limited))")
         }
-        if let accessGroups {
+        if let accessGroups = i.accessGroups {
             out += Output.field(
                 "Groups:",
                 "\(accessGroups) access group\(accessGroups == 1 ? "" : "s") with a key domain (names encrypted)"
             )
         }
         let encrypted = "encrypted (give a credential to count them)"
-        out += Output.field("Items:", items.map(Output.count) ?? encrypted)
-        out += Output.field("Deletions:", deletions.map(Output.count) ?? encrypted)
+        out += Output.field("Items:", i.items.map(Output.count) ?? encrypted)
+        out += Output.field("Deletions:", i.deletions.map(Output.count) ?? encrypted)
         if let index = sizes.index, let records = sizes.records {
             out += Output.field(
                 "Sizes:",
@@ -354,12 +149,12 @@ struct InspectReport: Encodable {
         out += Output.field("Structure:", "ok (header checksum and layout; items need the password to verify)")
         out += Output.field(
             "Header MAC:",
-            authenticated
+            i.authenticated
                 ? "checked with the credential: the values above are authenticated"
                 : "not checked: the values above are unauthenticated (anyone who can write the file can "
                     + "change them); give a credential to check it"
         )
-        for warning in warnings { out += "Warning: \(warning)\n" }
+        for warning in i.warnings { out += "Warning: \(warning)\n" }
         if let table {
             out += "\n" + table
             if let unavailableItems, unavailableItems > 0 {

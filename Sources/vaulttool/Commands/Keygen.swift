@@ -27,13 +27,13 @@ struct Keygen: Command {
 
     func run() throws {
         if show {
-            Output.out("\(try CredentialOptions.loadIdentity(path).recipient)\n")
+            Output.out("\(try CredentialOptions.terminal.loadIdentity(path).recipient)\n")
             return
         }
         let identity: RecipientIdentity
         do {
             if sealed {
-                let passphrase = try CredentialOptions.identityPassphrase(for: path, confirm: true)
+                let passphrase = try CredentialOptions.terminal.identityPassphrase(for: path, confirm: true)
                 identity = try IdentityFile.generate(at: path, passphrase: passphrase)
             } else {
                 identity = try IdentityFile.generate(at: path)

@@ -1,6 +1,7 @@
 // vaulttool list: the items of a vault, one per line, never a secret.
 
 import VaultIO
+import VaultImport
 
 /// `vaulttool list --password-file <file> [--json] <vault>`.
 struct List: Command {
@@ -21,7 +22,7 @@ struct List: Command {
     @Argument(.vault) var path: String
 
     struct Report: Encodable {
-        var items: [ItemRecord]
+        var items: [GenericJSONLayout.Item]
         var unavailable: Int
         /// With `--salvage`: the damaged items.
         var damaged: [DamageReport.Record]?
@@ -33,7 +34,9 @@ struct List: Command {
         guard salvage else { return try jsonReport(snapshot) }
         // One pass: the matching items, those this credential cannot open, and the damaged ones.
         let scan = try selector.scan(in: snapshot, includeSecrets: false, salvage: true)
-        let records = scan.items.map { ItemRecord($0, includeSecret: false) }.sorted { ($0.id ?? "") < ($1.id ?? "") }
+        let records = scan.items.map { GenericJSONLayout.Item($0, includeSecret: false) }.sorted {
+            ($0.id ?? "") < ($1.id ?? "")
+        }
         let damaged = scan.damaged.map(DamageReport.record)
         Output.out(try Output.json(Report(items: records, unavailable: scan.unavailable.count, damaged: damaged)))
         try Self.reportDamage(scan.damaged, of: snapshot)
@@ -46,9 +49,9 @@ struct List: Command {
             in: snapshot,
             includeSecrets: false,
             salvage: false,
-            into: ItemJSONWriter.Items.self
+            into: GenericJSONWriter.Items.self
         )
-        ItemJSONWriter.writeListReport(scan.chunks, unavailable: scan.unavailable.count) { Output.outBytes($0) }
+        GenericJSONWriter.writeListReport(scan.chunks, unavailable: scan.unavailable.count) { Output.outBytes($0) }
     }
 
     /// The table: rows are escaped and measured inside the scan's chunks, on every processor.

@@ -2,6 +2,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool merge [--base <file>] [--output <file>] [--remove-merged] <vault> <other> ...`.
@@ -110,10 +111,10 @@ struct MergeCommand: Command {
 /// key), else with the credentials, asked for at most once.
 struct MergeFiles {
     let options: CredentialOptions
-    let opener: VaultOpener
+    let opener: VaultOpening
     private var credentials: Credentials?
 
-    init(options: CredentialOptions, opener: VaultOpener) {
+    init(options: CredentialOptions, opener: VaultOpening) {
         self.options = options
         self.opener = opener
         if case .credentials(let given) = opener { credentials = given }

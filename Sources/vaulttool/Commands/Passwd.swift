@@ -182,7 +182,7 @@ struct Passwd: Command {
         }
         // The TPM first: a PIN typed for a TPM that is not there is typed for nothing.
         if addTPM2 && tpm2PIN { try credentialOptions.tpm2Device.checkReachable() }
-        let newPIN = addTPM2 && tpm2PIN ? try CredentialOptions.tpm2PIN(confirm: true) : nil
+        let newPIN = addTPM2 && tpm2PIN ? try credentialOptions.sources.tpm2PIN(confirm: true) : nil
         var message: String
         do {
             VaultAccess.warnAboutLocation(of: vault)
@@ -235,45 +235,22 @@ struct Passwd: Command {
     ) throws -> String {
         switch action {
         case .changePassword:
-            let slots = txn.keyslots
-            let index =
-                if let opened, slots[opened].kind.usesPassword { opened } else {
-                    slots.firstIndex { $0.kind.usesPassword }
-                }
-            var next = Credentials(password: newSecret, keyFile: credentials.keyFile)
-            next.keyFileDigest = credentials.keyFileDigest
-            next.deviceSecret = credentials.deviceSecret
-            guard let index else {
-                try txn.addKeyslot(.password, credentials: next, kdf: kdf ?? .default)
-                return "Added password keyslot #\(txn.keyslots.count - 1)."
+            switch try txn.changePassword(to: newSecret, keeping: credentials, openedKeyslot: opened, kdf: kdf) {
+            case .added(let index): return "Added password keyslot #\(index)."
+            case .changed(let index): return "Changed the password of keyslot #\(index)."
             }
-            // Without KDF options, the slot keeps its cost unless it is below the floor.
-            let kept = slots[index].kdf.flatMap { $0.isWeak ? nil : $0 }
-            try txn.replaceKeyslot(
-                at: index,
-                kind: slots[index].kind,
-                credentials: next,
-                kdf: kdf ?? kept ?? .default,
-                rekey: nil
-            )
-            return "Changed the password of keyslot #\(index)."
         case .addKeyFile, .generateKeyFile:
             try txn.addKeyslot(.keyFile, credentials: Credentials(keyFileDigest: newKeyFile!))
             return "Added key-file keyslot #\(txn.keyslots.count - 1)."
         case .removeKeyFiles:
-            let tpm2 = Set(txn.tpm2Keyslots)  // TPM2 keyslots are key-file keyslots, but not the user's key files
-            let indices = txn.keyslots.indices.filter { txn.keyslots[$0].kind == .keyFile && !tpm2.contains($0) }
-            guard !indices.isEmpty else {
-                throw ToolError("the vault has no key-file keyslot", exitCode: .notFound)
-            }
-            for index in indices.reversed() { try txn.removeKeyslot(at: index, rekey: nil) }
-            return "Removed \(indices.count) key-file keyslot\(indices.count == 1 ? "" : "s")."
+            let count = try txn.removeKeyFileKeyslots()
+            return "Removed \(count) key-file keyslot\(count == 1 ? "" : "s")."
         case .addRecovery:
             try txn.addKeyslot(.password, credentials: .password(recovery!), kdf: kdf ?? .default)
             return "Added recovery keyslot #\(txn.keyslots.count - 1)."
         case .removeKeyslot(let index):
             guard txn.keyslots.indices.contains(index) else {
-                throw ToolError("the vault has no keyslot #\(index)", exitCode: .notFound)
+                throw VaultIOError(.keyslotNotFound, reason: "the vault has no keyslot #\(index)")
             }
             try txn.removeKeyslot(at: index, rekey: nil)
             return "Removed keyslot #\(index)."

@@ -1,5 +1,6 @@
 // vaulttool recipients: list, add and remove the X25519 recipients of a vault (format 1.2).
 
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool recipients ls|add|rm [options] <vault>`.
@@ -85,38 +86,35 @@ struct Recipients: Command {
         )
         switch action {
         case "ls":
-            let (stanzas, stanzaGroups) = try Self.list(vault)
-            // R12-RCP-7: a recipient is its key; a second stanza of a key is shown once, with a warning.
-            var recipients: [Recipient] = []
-            var groups: [String?] = []
-            var counts: [RecipientKey: Int] = [:]
-            for (recipient, group) in zip(stanzas, stanzaGroups) {
-                counts[recipient.key, default: 0] += 1
-                if counts[recipient.key] == 1 {
-                    recipients.append(recipient)
-                    groups.append(group)
-                } else if group == nil, let index = recipients.firstIndex(where: { $0.key == recipient.key }) {
-                    groups[index] = nil  // the broadest access a key's stanzas grant is what it has
-                }
+            let entries = try vault.read { snapshot in
+                RecipientEntry.merging(
+                    try Self.readable(snapshot.recipients(), vault.path),
+                    groups: try snapshot.recipientAccessGroups()
+                )
             }
-            for recipient in recipients where counts[recipient.key, default: 0] > 1 {
+            for entry in entries where entry.stanzaCount > 1 {
+                let key = entry.recipient.key
                 Output.err(
-                    "warning: recipient \(recipient.key) has \(counts[recipient.key]!) stanzas in \(path); "
-                        + "'vaulttool recipients rm --recipient \(recipient.key)' removes them all, "
+                    "warning: recipient \(key) has \(entry.stanzaCount) stanzas in \(path); "
+                        + "'vaulttool recipients rm --recipient \(key)' removes them all, "
                         + "and a rekey writes one\n"
                 )
             }
             if json {
-                let entries = zip(recipients, groups).map {
-                    Listing.Entry(key: $0.key.description, name: $0.name, accessGroup: $1)
+                let listed = entries.map {
+                    Listing.Entry(
+                        key: $0.recipient.key.description,
+                        name: $0.recipient.name,
+                        accessGroup: $0.accessGroup
+                    )
                 }
-                Output.out(try Output.json(Listing(vault: vault.path, recipients: entries)))
-            } else if recipients.isEmpty {
+                Output.out(try Output.json(Listing(vault: vault.path, recipients: listed)))
+            } else if entries.isEmpty {
                 Output.out("No recipients.\n")
             } else {
-                for (recipient, group) in zip(recipients, groups) {
-                    let limit = group.map { "  (access group \(TerminalText.escaped($0)) only)" } ?? ""
-                    Output.out("\(recipient.key)  \(TerminalText.escaped(recipient.name))\(limit)\n")
+                for entry in entries {
+                    let limit = entry.accessGroup.map { "  (access group \(TerminalText.escaped($0)) only)" } ?? ""
+                    Output.out("\(entry.recipient.key)  \(TerminalText.escaped(entry.recipient.name))\(limit)\n")
                 }
             }
         case "add":
@@ -162,12 +160,7 @@ struct Recipients: Command {
             }
             var removed: Recipient?
             let report = try VaultAccess.write(vault) { txn in
-                let all = try Self.readable(txn.recipients(), path)
-                var matches: [Recipient] = []
-                for recipient in all where key.map({ recipient.key == $0 }) ?? (recipient.name == name) {
-                    // R12-RCP-7: stanzas of one key are one recipient.
-                    if !matches.contains(where: { $0.key == recipient.key }) { matches.append(recipient) }
-                }
+                let matches = RecipientEntry.matching(try Self.readable(txn.recipients(), path), key: key, name: name)
                 guard matches.count == 1, let match = matches.first else {
                     throw ToolError(
                         matches.isEmpty
@@ -182,12 +175,6 @@ struct Recipients: Command {
             VaultAccess.refreshAgent(after: vault)
             let summary = report.map(RekeyFlags.summary) ?? ""
             Output.out("Removed recipient \(TerminalText.escaped(removed!.name)) from \(path); \(summary).\n")
-        }
-    }
-
-    private static func list(_ vault: Vault) throws -> ([Recipient], [String?]) {
-        try vault.read { snapshot in
-            (try readable(snapshot.recipients(), vault.path), try snapshot.recipientAccessGroups())
         }
     }
 

@@ -71,7 +71,17 @@ struct SecretService: Command {
         }
         var options = credentialOptions
         options.mayPrompt = false  // a bus service has no terminal
-        let sources = try Self.sources(vaults.isEmpty ? [nil] : vaults.map { $0 }, options)
+        let sources = try CollectionSource.choosing(
+            vaults.isEmpty ? [nil] : vaults.map { $0 },
+            locate: Self.servedPath,
+            credentials: options.sources,
+            configuration: { try VaultAccess.configuration() }
+        ) { path, error in
+            // Said at start, as the sentence for credentials that do not open a vault is (§8).
+            Output.err(
+                "vaulttool: \(path): cannot use this user's device secret: \(describe(error).0); it stays locked\n"
+            )
+        }
         let provider = SecretServiceProvider(sources)
         if onlyAllowedExecutables { provider.executablePolicy = try SecretServiceAllowList.policy() }
         for c in provider.collections {
@@ -95,51 +105,6 @@ struct SecretService: Command {
         }
     }
 
-    /// The collections: names of R-SS-6, credentials of R-SS-3.
-    static func sources(_ given: [String?], _ options: CredentialOptions) throws -> [CollectionSource] {
-        var taken: Set<String> = []
-        var out: [CollectionSource] = []
-        let named = options.namesNoCredential ? nil : try options.credentials()
-        let configuration = try VaultAccess.configuration()
-        for vault in given {
-            let (path, isStandard) = try servedPath(vault)
-            var credentials = named
-            if credentials == nil, let withDevice = options.withUsersDeviceSecret {
-                do {
-                    credentials = try withDevice.credentials()
-                } catch {
-                    // Said at start, as the sentence for credentials that do not open a vault is
-                    // (§8): the collection stays locked until `Unlock` or the agent opens it.
-                    Output.err(
-                        "vaulttool: \(path): cannot use this user's device secret: \(describe(error).0); it stays locked\n"
-                    )
-                }
-            } else if credentials == nil, isStandard, DeviceSecretFile.defaultPath != nil {
-                // The standard vault and its device secret are created on the first CreateItem
-                // (R-SS-2): until then it is served with no credential.
-                credentials = Credentials()
-            }
-            var name = isStandard ? "login" : Self.collectionName(path)
-            let base = name
-            var n = 2
-            while taken.contains(name) {
-                name = "\(base)_\(n)"
-                n += 1
-            }
-            taken.insert(name)
-            out.append(
-                CollectionSource(
-                    path: path,
-                    name: name,
-                    isStandard: isStandard,
-                    credentials: credentials,
-                    configuration: configuration
-                )
-            )
-        }
-        return out
-    }
-
     /// The file of `--vault` (`nil`: the standard vault), which must exist unless it is the standard vault (§8).
     static func servedPath(_ vault: String?) throws -> (path: String, isStandard: Bool) {
         let (path, isStandard) = try VaultLocation.path(vault)
@@ -147,20 +112,6 @@ struct SecretService: Command {
             throw ToolError("\(path): no such vault; create it with 'vaulttool create'", exitCode: .notFound)
         }
         return (path, isStandard)
-    }
-
-    /// R-SS-6: the file name without `.vault`, every byte outside `[A-Za-z0-9_]` as `_`.
-    static func collectionName(_ path: String) -> String {
-        var file = String(path.split(separator: "/").last ?? "")
-        if file.hasSuffix(".vault") { file.removeLast(6) }
-        var name = String(
-            decoding: file.utf8.map { b in
-                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x5f ? b : 0x5f
-            },
-            as: UTF8.self
-        )
-        if name.isEmpty || name.first!.isNumber { name = "_" + name }
-        return name
     }
 }
 
@@ -176,34 +127,17 @@ enum SecretServiceInstall {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             throw ToolError("cannot find this executable's path (/proc/self/exe)", exitCode: .ioFailure)
         }
-        let words = [executable, "secret-service"] + vaults.flatMap { ["--vault", absolute($0)] }
-        if let bad = words.first(where: { $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f } }) {
-            throw ToolError(
-                "\(String(reflecting: bad)) holds a control character, which an Exec= line cannot carry",
-                exitCode: .usage
+        let files: [(path: String, text: String)]
+        do {
+            files = try ProviderInstall.files(
+                executable: executable,
+                vaults: vaults.map(absolute),
+                dataHome: data,
+                configHome: config
             )
+        } catch {
+            throw ToolError(error.message, exitCode: .usage)
         }
-        // systemd refuses an executable whose path holds a quote or a backslash (string_is_safe).
-        if executable.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" }) {
-            throw ToolError(
-                "systemd cannot run \(executable): its path holds a quote or a backslash; install vaulttool elsewhere",
-                exitCode: .usage
-            )
-        }
-        let command = words.map(activationWord).joined(separator: " ")
-        let unitCommand = words.enumerated().map { unitWord($1, isExecutable: $0 == 0) }.joined(separator: " ")
-        let files = [
-            (
-                data + "/dbus-1/services/org.freedesktop.secrets.service",
-                "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=\(command)\n"
-                    + "SystemdService=vaulttool-secret-service.service\n"
-            ),
-            (
-                config + "/systemd/user/vaulttool-secret-service.service",
-                "[Unit]\nDescription=vault Secret Service provider (org.freedesktop.secrets)\n\n[Service]\n"
-                    + "Type=dbus\nBusName=org.freedesktop.secrets\nExecStart=\(unitCommand)\n"
-            ),
-        ]
         for (path, text) in files {
             let old = try? String(contentsOfFile: path, encoding: .utf8)
             if old == text {
@@ -222,35 +156,5 @@ enum SecretServiceInstall {
 
     private static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-    }
-
-    private static func isBare(_ word: String) -> Bool {
-        !word.isEmpty
-            && word.unicodeScalars.allSatisfy { c in
-                c.isASCII
-                    && (c.properties.isAlphabetic || c.properties.numericType != nil
-                        || "/._+,:@=-".unicodeScalars.contains(c))
-            }
-    }
-
-    /// A word for the activation file's `Exec=`: dbus-daemon reads the value as a desktop-entry
-    /// value (so `\\` stands for a backslash, and `\"` makes the file invalid) and then splits it
-    /// as a shell would, without expansions. So: bare when it holds only `[A-Za-z0-9/._+,:@=-]`,
-    /// else in single quotes (a quote as `'\''`), then every backslash doubled.
-    private static func activationWord(_ word: String) -> String {
-        if isBare(word) { return word }
-        return ("'" + word.replacing("'", with: "'\\''") + "'")
-            .replacing("\\", with: "\\\\")
-    }
-
-    /// A word for the unit's `ExecStart=`: systemd resolves `%` specifiers in every word and `$`
-    /// variables in the arguments (not in the executable), and unescapes C-style inside double
-    /// quotes. So `%%`, `$$` in an argument, then bare or in double quotes with `\\` and `\"`.
-    private static func unitWord(_ word: String, isExecutable: Bool) -> String {
-        var text = word.replacing("%", with: "%%")
-        if !isExecutable { text = text.replacing("$", with: "$$") }
-        if isBare(text) { return text }
-        return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
-            + "\""
     }
 }

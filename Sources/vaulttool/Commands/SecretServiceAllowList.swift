@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 import VaultSecretService
 

@@ -127,13 +127,13 @@ struct SetItem: Command {
 
     /// The secret from `--secret-file`, standard input, or a prompt.
     func readSecret() throws -> [UInt8] {
-        if let secretFile { return try CredentialOptions.readFile(secretFile, what: "secret file") }
+        if let secretFile { return try SecretInput.read("secret file", at: secretFile) }
         if !Terminal.isTerminal(STDIN_FILENO) {
             if credentialOptions.usesStdin {
                 throw UsageError("Standard input carries the password; give the secret with '--secret-file'")
             }
-            return try CredentialOptions.readDescriptor(STDIN_FILENO, what: "secret from standard input")
+            return try SecretInput.read("secret from standard input", from: STDIN_FILENO)
         }
-        return try CredentialOptions.prompt("Secret", confirm: true, otherwise: "--secret-file or a pipe")
+        return try credentialOptions.sources.ask("Secret", confirm: true, otherwise: "--secret-file or a pipe")
     }
 }

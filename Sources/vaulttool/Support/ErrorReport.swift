@@ -2,6 +2,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// Prints `error` to stderr as one sentence and returns its exit status.
@@ -42,8 +43,26 @@ func describe(_ error: any Error) -> (String, ExitCode) {
         return describe(error)
     case let error as VaultIOError:
         return describe(error)
+    case let error as VaultDeliveryError:
+        return describe(error)
     default:
         return ("\(error)", .failure)
+    }
+}
+
+/// A reference that does not resolve is the library's sentence (what was being resolved), then
+/// the reason of the underlying error, with that error's status.
+func describe(_ error: VaultDeliveryError) -> (String, ExitCode) {
+    switch error.code {
+    case .unresolvedReference:
+        if let usage = error.underlying as? UsageError { return ("\(error.reason): \(usage.message)", .usage) }
+        let (reason, exitCode) = error.underlying.map(describe) ?? ("", .failure)
+        return ("\(error.reason): \(reason)", exitCode)
+    case .invalidArgument, .invalidInput: return (error.reason, .usage)
+    case .commandNotFound: return (error.reason, ExitCode(rawValue: 127))
+    case .commandNotExecutable: return (error.reason, ExitCode(rawValue: 126))
+    case .system: return (error.reason, .ioFailure)
+    default: return (error.reason, .failure)
     }
 }
 
@@ -131,6 +150,12 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         )
     case .untrustedLockFile:
         return (error.reason, .failure)
+    case .invalidInput:
+        return (error.reason, .usage)
+    case .keyslotNotFound:
+        return (error.reason, .notFound)
+    case .unreadableInput:
+        return (error.reason, .ioFailure)
     case .itemNotFound:
         guard let group = error.accessGroup.map(TerminalText.escaped) else { return (error.reason, .notFound) }
         return (

@@ -163,7 +163,7 @@ struct ImportRunner {
     nonisolated(unsafe) private static var scratch: String?
 
     func run(credentials: CredentialOptions) throws {
-        var bytes = try CredentialOptions.readFile(source, what: "export")
+        var bytes = try SecretInput.read("export", at: source)
         defer { SecretMemory.wipe(&bytes) }
         let importer = VaultImporter(format: format)
         let batch = try Progress.run("Reading \(source)") {

@@ -1,6 +1,7 @@
 // vaulttool: the table `list` prints, one line per item, rendered inside the scan's chunks.
 
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// One human-readable line per item: never a secret, only its size.

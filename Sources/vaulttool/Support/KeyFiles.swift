@@ -1,19 +1,13 @@
-// vaulttool: reading key files as a stream, generating new ones, and the limits on both.
+// vaulttool: generating new key files for `create` and `passwd`, and reading one for a new keyslot.
 
-import FoundationEssentials
 import Glibc
 import VaultIO
 
-/// Key files on the command line: `--key-file`, `passwd --add-key-file` and `--generate-key-file`.
+/// Key files on the command line: `passwd --add-key-file` and `--generate-key-file` (reading one
+/// for `--key-file` is ``CredentialSources``' work).
 ///
 /// Spec: Spec/cli.md, "Key files".
 enum KeyFiles {
-    /// The largest key file read, 16 MiB. A key file is hashed as a stream, so memory stays
-    /// bounded anyway; the cap ends endless inputs such as `/dev/zero` with a clear error.
-    static let maximumByteCount = 16 << 20
-    /// The largest password file (or password on standard input), 64 KiB.
-    static let maximumPasswordByteCount = 64 << 10
-
     /// The `--generate-key-file <file>` option.
     static let generateOption = Option(
         "--generate-key-file",
@@ -21,45 +15,11 @@ enum KeyFiles {
         help: "Write a new key file of 32 random bytes (mode 0600; <file> must not exist)."
     )
 
-    /// Reads the key file at `path` in 64 KiB pieces into a BLAKE2b stream.
-    ///
-    /// - Throws: A ``ToolError`` (exit 7) when the file cannot be read; (exit 64) when it is
-    ///   empty or larger than ``maximumByteCount``.
-    static func read(_ path: String) throws -> KeyFileDigest {
-        let hasher = KeyFileDigest.Hasher()
-        do {
-            try SecretInput.forEachPiece(ofFileAt: path, limit: maximumByteCount) { hasher.update($0) }
-        } catch  where error.code == .tooLarge {
-            throw ToolError(
-                "the key file '\(path)' is larger than \(maximumByteCount >> 20) MiB; "
-                    + "a key file is read to its end, so it must be a file, not an endless stream",
-                exitCode: .usage
-            )
-        } catch {
-            throw ToolError(
-                "cannot read the key file '\(path)': \(error.errno.map(\.description) ?? error.reason)",
-                exitCode: .ioFailure
-            )
-        }
-        guard hasher.byteCount > 0 else { throw ToolError("the key file '\(path)' is empty", exitCode: .usage) }
-        return hasher.finalize()
-    }
-
     /// Reads a key file that a new keyslot will use, refusing one shorter than 32 bytes (R-KF-1).
     static func readForNewKeyslot(_ path: String) throws -> KeyFileDigest {
-        let keyFile = try read(path)
-        try checkForNewKeyslot(keyFile, path: path)
+        let keyFile = try KeyFileDigest.read(fileAt: path)
+        try keyFile.checkForNewKeyslot(path: path)
         return keyFile
-    }
-
-    /// Refuses a key file too short for a new keyslot (R-KF-1), naming the fix.
-    static func checkForNewKeyslot(_ keyFile: KeyFileDigest, path: String) throws {
-        guard !keyFile.isLongEnoughForWriting else { return }
-        throw ToolError(
-            "the key file '\(path)' has \(keyFile.byteCount) bytes; a new key-file keyslot needs at least "
-                + "\(KeyFileDigest.minimumByteCount) random bytes (make one with --generate-key-file <file>)",
-            exitCode: .usage
-        )
     }
 
     /// Writes a new random key file at `path` (``KeyFileGenerator``).

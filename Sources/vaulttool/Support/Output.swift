@@ -2,6 +2,7 @@
 
 import FoundationEssentials
 import Glibc
+import VaultIO
 
 /// Where the tool's text goes. Library code never prints; commands do, through here.
 enum Output {
@@ -48,11 +49,6 @@ enum Output {
 
     /// `2026-01-01T00:00:00Z` for milliseconds since the Unix epoch.
     static func date(_ milliseconds: Int64) -> String { RFC3339.format(milliseconds, fractionalSeconds: false) }
-
-    /// Lower-case hex, as the spec spells vault IDs, fingerprints and raw attributes.
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
 
     /// `1,234,567`.
     static func count(_ n: Int) -> String {

@@ -59,7 +59,7 @@ enum VaultAccess {
     }
 
     /// Opens `path` for writing with the agent's keys or with credentials.
-    static func vault(_ path: String, _ opener: VaultOpener, acceptRollback: Bool = false) throws -> Vault {
+    static func vault(_ path: String, _ opener: VaultOpening, acceptRollback: Bool = false) throws -> Vault {
         var configuration = try configuration()
         configuration.rollbackPolicy = acceptRollback ? .accept : .allowReads
         switch opener {

@@ -2,6 +2,7 @@
 
 import CVaultTool
 import Glibc
+import VaultDelivery
 import VaultIO
 
 /// The tool: its commands, `--help`, `--version`, and error reporting.
@@ -17,7 +18,7 @@ enum VaultTool {
         [
             Create.self, Inspect.self, Verify.self, List.self, Get.self, SetItem.self, Remove.self, Passwd.self,
             Rekey.self, Migrate.self, Import.self, Export.self, Generate.self, CredentialHelper.self,
-            CredentialServer.self, Completions.self, BackupCommand.self, DeviceSecretCommand.self, Keygen.self,
+            CredentialServerCommand.self, Completions.self, BackupCommand.self, DeviceSecretCommand.self, Keygen.self,
             Recipients.self, Agent.self, Unlock.self, Lock.self,
             MergeCommand.self, GitMerge.self, GitDiff.self, GitSetup.self,
             Inject.self, Run.self, SecretService.self,
@@ -75,6 +76,8 @@ enum VaultTool {
             return 0
         } catch let error as UsageError {
             return usageError(error.message, command)
+        } catch let error as VaultDeliveryError where error.code == .invalidArgument {
+            return usageError(error.reason, command)
         } catch {
             return report(error)
         }
