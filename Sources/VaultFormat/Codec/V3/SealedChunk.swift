@@ -10,11 +10,17 @@ enum SealedChunk {
         authenticating associatedData: [UInt8],
         random: some RandomSource
     ) -> [UInt8] {
-        var chunk = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        // The nonce and the output are two arrays: passing one array as both `nonce:` and
+        // `appendingTo: &` let the release build's optimizer hand the seal the growing output as
+        // its nonce (a 24-byte precondition failure at the first format-3 write).
+        let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        var chunk = [UInt8]()
+        chunk.reserveCapacity(nonce.count + plaintext.count + XChaCha20Poly1305.tagByteCount)
+        chunk.append(contentsOf: nonce)
         XChaCha20Poly1305.seal(
             plaintext,
             using: key,
-            nonce: chunk,
+            nonce: nonce,
             authenticating: associatedData,
             appendingTo: &chunk
         )
