@@ -320,7 +320,8 @@ public struct VaultSnapshot: Sendable {
         for position in 0..<index.count {
             let entry = index.entry(at: position)
             do {
-                let bytes = try recordBytes(at: position)
+                // The index fetched once above: format 3's is the cached scan of every tree.
+                let bytes = try source.read(offset: recordsOffset + index.offsets[position], count: entry.recordLength)
                 let attributes = try openAttributes(bytes, entry: entry)
                 let secret =
                     includeSecrets

@@ -32,36 +32,56 @@ package struct ByteReader {
     public mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultFormatError)
         -> ArraySlice<UInt8>
     {
-        guard count >= 0, count <= remaining else {
-            throw VaultFormatError(failure, "\(what()) needs \(count) bytes but only \(remaining) remain")
-        }
+        try require(count, what())
         defer { position += count }
         return bytes[position..<position + count]
     }
 
+    /// Reads a big-endian `u64` (the lookup tags, item IDs and event IDs of format 3, which sort
+    /// as bytes).
+    package mutating func u64BigEndian(_ what: @autoclosure () -> String) throws(VaultFormatError) -> UInt64 {
+        try require(8, what())
+        let start = position - bytes.startIndex
+        position += 8
+        return bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
+    }
+
+    /// Throws `failure` unless `count` bytes remain.
+    @inline(__always)
+    private func require(_ count: Int, _ what: @autoclosure () -> String) throws(VaultFormatError) {
+        guard count >= 0, count <= remaining else { throw shortRead(count, what()) }
+    }
+
+    /// The error of a read past the end, built out of line so that every read stays small enough to
+    /// inline.
+    @inline(never)
+    private func shortRead(_ count: Int, _ what: String) -> VaultFormatError {
+        VaultFormatError(failure, "\(what) needs \(count) bytes but only \(remaining) remain")
+    }
+
     /// Reads a `u8`.
     public mutating func u8(_ what: @autoclosure () -> String) throws(VaultFormatError) -> UInt8 {
-        try read(1, what()).first!
+        try integer(UInt8.self, what())
     }
 
     /// Reads a little-endian `u16`.
     public mutating func u16(_ what: @autoclosure () -> String) throws(VaultFormatError) -> UInt16 {
-        UInt16(truncatingIfNeeded: try integer(2, what()))
+        try integer(UInt16.self, what())
     }
 
     /// Reads a little-endian `u32`.
     public mutating func u32(_ what: @autoclosure () -> String) throws(VaultFormatError) -> UInt32 {
-        UInt32(truncatingIfNeeded: try integer(4, what()))
+        try integer(UInt32.self, what())
     }
 
     /// Reads a little-endian `u64`.
     public mutating func u64(_ what: @autoclosure () -> String) throws(VaultFormatError) -> UInt64 {
-        try integer(8, what())
+        try integer(UInt64.self, what())
     }
 
     /// Reads a little-endian `i64`.
     public mutating func i64(_ what: @autoclosure () -> String) throws(VaultFormatError) -> Int64 {
-        Int64(bitPattern: try integer(8, what()))
+        Int64(bitPattern: try integer(UInt64.self, what()))
     }
 
     /// Reads a minimal unsigned LEB128 of at most 3 bytes (values below 2^21).
@@ -82,10 +102,15 @@ package struct ByteReader {
         throw VaultFormatError(failure, "\(what()) has a length longer than 3 bytes")
     }
 
-    private mutating func integer(_ size: Int, _ what: @autoclosure () -> String) throws(VaultFormatError) -> UInt64 {
-        let slice = try read(size, what())
-        var value: UInt64 = 0
-        for (shift, byte) in slice.enumerated() { value |= UInt64(byte) << (8 * shift) }
-        return value
+    /// Reads a little-endian integer straight from the buffer: no slice is made, since every
+    /// format-3 tree entry reads several.
+    @inline(__always)
+    private mutating func integer<T: FixedWidthInteger>(_: T.Type, _ what: @autoclosure () -> String)
+        throws(VaultFormatError) -> T
+    {
+        try require(MemoryLayout<T>.size, what())
+        let start = position - bytes.startIndex
+        position += MemoryLayout<T>.size
+        return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: T.self)) }
     }
 }

@@ -195,15 +195,41 @@ public struct VaultIndex: Sendable {
 
     /// Appends the encoding of `entry` (39 bytes; 40 with the key domain in format 2.0).
     static func appendRow(_ e: IndexEntry, withDomain: Bool = false, to out: inout [UInt8]) {
-        var w = ByteWriter(capacity: IndexEntry.byteCount)
-        for shift in (0..<8).reversed() { w.u8(UInt8(truncatingIfNeeded: e.tag >> (8 * shift))) }
-        w.append(e.itemID.bytes)
-        w.u8(e.classByte)
-        w.u64(e.version)
-        w.u16(UInt16(e.attributesLength))
-        w.u32(UInt32(e.secretLength))
-        if withDomain { w.u8(e.domain) }
-        out.append(contentsOf: w.bytes)
+        let count = IndexEntry.byteCount + (withDomain ? 1 : 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: IndexEntry.byteCount + 1) { row in
+            storeRow(e, withDomain: withDomain, at: 0, in: UnsafeMutableRawBufferPointer(row))
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: row[..<count]))
+        }
+    }
+
+    /// The encoded rows of `entries`, in order, written into one array (a format-3 scan builds one
+    /// row per entry: no `ByteWriter`, no item ID byte array, no append per field).
+    static func rows(of entries: [IndexEntry], withDomain: Bool) -> [UInt8] {
+        let stride = IndexEntry.byteCount + (withDomain ? 1 : 0)
+        return [UInt8](unsafeUninitializedCapacity: entries.count * stride) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            for (position, entry) in entries.enumerated() {
+                storeRow(entry, withDomain: withDomain, at: position * stride, in: raw)
+            }
+            count = entries.count * stride
+        }
+    }
+
+    /// Writes the encoding of `entry` at `offset` of `raw`.
+    private static func storeRow(
+        _ e: IndexEntry,
+        withDomain: Bool,
+        at offset: Int,
+        in raw: UnsafeMutableRawBufferPointer
+    ) {
+        raw.storeBytes(of: e.tag.bigEndian, toByteOffset: offset, as: UInt64.self)
+        raw.storeBytes(of: e.itemID.high.bigEndian, toByteOffset: offset + 8, as: UInt64.self)
+        raw.storeBytes(of: e.itemID.low.bigEndian, toByteOffset: offset + 16, as: UInt64.self)
+        raw.storeBytes(of: e.classByte, toByteOffset: offset + 24, as: UInt8.self)
+        raw.storeBytes(of: e.version.littleEndian, toByteOffset: offset + 25, as: UInt64.self)
+        raw.storeBytes(of: UInt16(e.attributesLength).littleEndian, toByteOffset: offset + 33, as: UInt16.self)
+        raw.storeBytes(of: UInt32(e.secretLength).littleEndian, toByteOffset: offset + 35, as: UInt32.self)
+        if withDomain { raw.storeBytes(of: e.domain, toByteOffset: offset + 39, as: UInt8.self) }
     }
 
     /// Appends deletion records and encrypts the index plaintext, then wipes it.

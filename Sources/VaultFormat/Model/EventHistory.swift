@@ -4,27 +4,50 @@
 ///
 /// Spec: Spec/format-v3.md, §8 (design draft).
 package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 8 bytes read big-endian, so that numeric order is byte order (R3-EV-3); never 0.
+    ///
+    /// An integer rather than an array: a scan of a format-3 tree decodes one event per entry at
+    /// least, and an array each was an allocation each (BENCHMARKS.md, issue 21).
+    let value: UInt64
+
     /// The 8 bytes, in file order.
-    package let bytes: [UInt8]
+    package var bytes: [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
 
     /// An ID from its 8 bytes; `nil` when they are not 8 or all zero (R3-EV-4).
     package init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == EventHistory.eventByteCount, bytes.contains(where: { $0 != 0 }) else { return nil }
-        self.bytes = Array(bytes)
+        guard bytes.count == EventHistory.eventByteCount else { return nil }
+        let value = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard value != 0 else { return nil }
+        self.value = value
+    }
+
+    /// An ID from its bytes read big-endian, not 0.
+    init(value: UInt64) {
+        precondition(value != 0, "an event ID is not all zeros")
+        self.value = value
     }
 
     /// The event of an entry migrated from an earlier format: `LE64(version)`, the bytes that the
     /// record's associated data already names (Spec/format-v3.md §11).
     package init(migratedVersion version: UInt64) {
         precondition(version != 0, "a migrated entry's version is at least 1")
-        bytes = withUnsafeBytes(of: version.littleEndian) { Array($0) }
+        // The bytes of LE64(version), read big-endian.
+        value = version.byteSwapped
+    }
+
+    /// The event as the `version` of a record's associated data: its 8 bytes, little-endian.
+    package var recordVersion: UInt64 { value.byteSwapped }
+
+    /// Appends the 8 bytes.
+    func encode(into writer: inout ByteWriter) {
+        withUnsafeBytes(of: value.bigEndian) { writer.append($0) }
     }
 
     /// A fresh random ID that is not in `history` (R3-EV-1).
     package static func random(avoiding history: EventHistory?, from random: some RandomSource) -> EventID {
         while true {
             if let id = EventID(bytes: random.bytes(EventHistory.eventByteCount)),
-                history?.events.contains(id) != true
+                history?.contains(id) != true
             {
                 return id
             }
@@ -32,7 +55,7 @@ package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// Byte order, as the merge event's "compared as bytes" (R3-EV-3).
-    package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.value < rhs.value }
 
     package var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
 }
@@ -62,11 +85,14 @@ package struct EventHistory: Hashable, Sendable {
     /// The bytes of one event ID.
     package static let eventByteCount = 8
 
-    /// The events, the current one first.
-    package let events: [EventID]
-
     /// The write this entry records.
-    package var current: EventID { events[0] }
+    package let current: EventID
+    /// The ancestors, newest first (at most 15): empty, and so no allocation, for the one-event
+    /// history that most entries carry (a scan of a format-3 tree decodes one per entry).
+    package let ancestors: [EventID]
+
+    /// The events, the current one first.
+    package var events: [EventID] { [current] + ancestors }
 
     /// A history from its events, checked as a reader checks one: 1 to 16 events, none twice
     /// (R3-EV-4).
@@ -74,33 +100,39 @@ package struct EventHistory: Hashable, Sendable {
         guard (1...Self.maximumCount).contains(events.count) else {
             throw VaultFormatError(.indexCorrupt, "an entry's history has \(events.count) events (1 to 16)")
         }
-        guard Set(events).count == events.count else {
+        // At most 16 events: comparing pairs is cheaper than hashing them into a set.
+        for (index, event) in events.enumerated() where events[..<index].contains(event) {
             throw VaultFormatError(.indexCorrupt, "an entry's history names one event twice")
         }
-        self.events = events
+        self.init(unchecked: events)
     }
 
     /// The history of a new item, whose first write is `event`.
     package init(first event: EventID) {
-        events = [event]
+        current = event
+        ancestors = []
     }
 
     private init(unchecked events: [EventID]) {
-        self.events = events
+        current = events[0]
+        ancestors = events.count == 1 ? [] : Array(events.dropFirst())
     }
+
+    /// Whether `event` is this history's current event or one of its ancestors.
+    package func contains(_ event: EventID) -> Bool { current == event || ancestors.contains(event) }
 
     /// The history after one more write, `event`, on top of this one: `event` first, the oldest
     /// event dropped past 16 (R3-EV-1).
     package func recording(_ event: EventID) -> EventHistory {
-        precondition(!events.contains(event), "a new event is not already in the history")
+        precondition(!contains(event), "a new event is not already in the history")
         return EventHistory(unchecked: Array(([event] + events).prefix(Self.maximumCount)))
     }
 
     /// What this history says of `other`'s, both of one item ID (R3-EV-2).
     package func relation(to other: EventHistory) -> EventRelation {
         if current == other.current { return .equal }
-        if events.dropFirst().contains(other.current) { return .descends }
-        if other.events.dropFirst().contains(current) { return .isAncestor }
+        if ancestors.contains(other.current) { return .descends }
+        if other.ancestors.contains(current) { return .isAncestor }
         return .concurrent
     }
 
@@ -122,10 +154,10 @@ package struct EventHistory: Hashable, Sendable {
         }
         add(low.current)
         add(high.current)
-        let rest = (low.events.dropFirst(), high.events.dropFirst())
+        let rest = (low.ancestors, high.ancestors)
         for index in 0..<max(rest.0.count, rest.1.count) {
-            if index < rest.0.count { add(rest.0[rest.0.startIndex + index]) }
-            if index < rest.1.count { add(rest.1[rest.1.startIndex + index]) }
+            if index < rest.0.count { add(rest.0[index]) }
+            if index < rest.1.count { add(rest.1[index]) }
         }
         return EventHistory(unchecked: events)
     }
@@ -135,12 +167,13 @@ package struct EventHistory: Hashable, Sendable {
 
 extension EventHistory {
     /// The encoded length: the count byte and 8 bytes per event.
-    package var encodedByteCount: Int { 1 + Self.eventByteCount * events.count }
+    package var encodedByteCount: Int { 1 + Self.eventByteCount * (1 + ancestors.count) }
 
     /// Appends `n` and the events (Spec/format-v3.md §8).
     package func encode(into writer: inout ByteWriter) {
-        writer.u8(UInt8(events.count))
-        for event in events { writer.append(event.bytes) }
+        writer.u8(UInt8(1 + ancestors.count))
+        current.encode(into: &writer)
+        for event in ancestors { event.encode(into: &writer) }
     }
 
     /// Reads a history, checked as R3-EV-4 says; a fault is `indexCorrupt`.
@@ -149,14 +182,19 @@ extension EventHistory {
         guard (1...maximumCount).contains(count) else {
             throw VaultFormatError(.indexCorrupt, "an entry's history has \(count) events (1 to 16)")
         }
-        var events: [EventID] = []
-        events.reserveCapacity(count)
-        for _ in 0..<count {
-            guard let event = EventID(bytes: try reader.read(eventByteCount, "an event ID")) else {
+        func event() throws(VaultFormatError) -> EventID {
+            let value = try reader.u64BigEndian("an event ID")
+            guard value != 0 else {
                 throw VaultFormatError(.indexCorrupt, "an entry's history holds an event ID of zeros")
             }
-            events.append(event)
+            return EventID(value: value)
         }
+        let current = try event()
+        // The one-event history of most entries needs no array.
+        guard count > 1 else { return EventHistory(first: current) }
+        var events = [current]
+        events.reserveCapacity(count)
+        for _ in 1..<count { events.append(try event()) }
         return try EventHistory(events: events)
     }
 }

@@ -35,6 +35,15 @@ struct ByteReaderTests {
         #expect(try reader.i64("value") == -1)
     }
 
+    @Test func u64BigEndian_readsTheFirstByteAsTheHighest() throws {
+        let bytes: [UInt8] = [9, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+        var reader = ByteReader(bytes[1...], failure: .indexCorrupt)
+        #expect(try reader.u64BigEndian("tag") == 0x0102_0304_0506_0708)
+        #expect(reader.remaining == 1)
+        #expect(throws: VaultFormatError(.indexCorrupt)) { try reader.u64BigEndian("tag") }
+        #expect(try reader.u8("value") == 9)
+    }
+
     @Test func sliceReader_readsOnlyItsSlice() throws {
         let bytes: [UInt8] = [9, 9, 1, 2, 9]
         var reader = ByteReader(bytes[2..<4], failure: .recordCorrupt)

@@ -26,6 +26,49 @@ struct EventHistoryTests {
         #expect(history.events.map(\.bytes) == [event(3).bytes, event(9).bytes, event(7).bytes])
     }
 
+    @Test("an event ID keeps its 8 bytes, and IDs order as their bytes do (R3-EV-3)")
+    func eventIDsAreTheirBytes() {
+        var generator = SplitMix64(state: 21)
+        for _ in 0..<500 {
+            let a = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var b = a
+            b[Int.random(in: 0..<8, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            guard let x = EventID(bytes: a), let y = EventID(bytes: b) else { continue }
+            #expect(x.bytes == a && y.bytes == b)
+            #expect((x < y) == a.lexicographicallyPrecedes(b) && (x == y) == (a == b))
+        }
+        #expect(EventID(bytes: [UInt8](repeating: 0, count: 8)) == nil)
+        #expect(EventID(bytes: [1, 2, 3]) == nil)
+        // A migrated event is LE64(version), and a record's version reads it back (§11).
+        for version: UInt64 in [1, 0x0102_0304_0506_0708, .max] {
+            #expect(event(version).bytes == withUnsafeBytes(of: version.littleEndian) { Array($0) })
+            #expect(event(version).recordVersion == version)
+        }
+    }
+
+    @Test("a one-event history, the common case, encodes as 9 bytes and decodes without ancestors")
+    func oneEventHistories() throws {
+        let history = EventHistory(first: event(0x0A0B))
+        var writer = ByteWriter()
+        history.encode(into: &writer)
+        #expect(writer.bytes == [1] + event(0x0A0B).bytes)
+        let decoded = try decode(writer.bytes)
+        #expect(decoded == history && decoded.ancestors.isEmpty && decoded.events == [event(0x0A0B)])
+        let longer = history.recording(event(5))
+        #expect(longer.ancestors == [event(0x0A0B)] && longer.events == [event(5), event(0x0A0B)])
+        #expect(longer.contains(event(0x0A0B)) && !history.contains(event(5)))
+    }
+
+    @Test("the merge event is BLAKE2b of both current events' bytes (R3-EV-3)")
+    func mergeEventIsTheHashOfTheBytes() {
+        let (two, twoFiftySix) = (EventHistory(first: event(2)), EventHistory(first: event(0x0100)))
+        // Byte order, not the versions' order: LE64(256) starts 0x00, LE64(2) starts 0x02.
+        #expect(event(0x0100) < event(2))
+        let expected = BLAKE2b.hash([Array("VLT3merg".utf8), event(0x0100).bytes, event(2).bytes], length: 8)
+        #expect(EventHistory.merging(two, twoFiftySix).current.bytes == expected)
+        #expect(EventHistory.merging(twoFiftySix, two).current.bytes == expected)
+    }
+
     @Test("a reader refuses a count outside 1 to 16, an ID of zeros and a repeated ID (R3-EV-4)")
     func decodingRefusesMalformedHistories() {
         let one = event(1).bytes

@@ -65,13 +65,34 @@ package struct Format3Deletion: Hashable, Sendable {
 
 /// Every entry of a format-3 commit, read once: the live entries as an index in `(tag, itemID)`
 /// order across all scopes, with their histories, and the deletion entries.
-package struct Format3Contents: Sendable {
+///
+/// A class, so that every read of the store's cached copy costs one reference count, not one per
+/// array it holds.
+package final class Format3Contents: Sendable {
     /// The live entries; `offsets` are absolute file offsets.
     package let index: VaultIndex
     /// The history of the entry at each position of ``index``.
     package let histories: [EventHistory]
     /// The deletion entries, by item ID.
     package let deletions: [ItemID: Format3Deletion]
+    /// What the full check of the heap needs of the same read (``Format3Store/verifyHeap(fileLength:)``),
+    /// so that a verification reads every tree once, not three times.
+    let layout: Format3Layout
+
+    init(index: VaultIndex, histories: [EventHistory], deletions: [ItemID: Format3Deletion], layout: Format3Layout) {
+        self.index = index
+        self.histories = histories
+        self.deletions = deletions
+        self.layout = layout
+    }
+}
+
+/// The chunks one commit's trees reach and their counts, gathered while the trees are read.
+struct Format3Layout: Sendable {
+    /// Every node and every live entry's record: offset and length.
+    var chunks: [(offset: UInt64, length: UInt64)] = []
+    /// Each scope's live and deletion entries, as its tree holds them.
+    var counts: [ScopeID: (live: Int, deleted: Int)] = [:]
 }
 
 /// One live entry found by its lookup tag, without reading the whole tree.
@@ -192,15 +213,32 @@ package final class Format3Store: Sendable {
     package func contents() throws -> Format3Contents {
         if let contents = cache.withLock({ $0 }) { return contents }
         let heap = self.heap
-        var live: [(entry: IndexEntry, offset: Int, history: EventHistory)] = []
-        live.reserveCapacity(liveCount)
+        // The live entries as three parallel arrays: an `IndexEntry` is plain data, so sorting and
+        // copying them costs no reference counting.
+        var entries: [IndexEntry] = []
+        var offsets: [Int] = []
+        var histories: [EventHistory] = []
+        entries.reserveCapacity(liveCount)
+        offsets.reserveCapacity(liveCount)
+        histories.reserveCapacity(liveCount)
         var deletions: [ItemID: Format3Deletion] = [:]
+        var layout = Format3Layout()
+        layout.chunks.reserveCapacity(liveCount + liveCount / 64 + 16)
+        var nodes: [ChunkReference] = []
         for state in root.scopes {
-            for entry in try tree(state.scope).allEntries(top: state.tree, in: heap) {
+            nodes.removeAll(keepingCapacity: true)
+            var counts = (live: 0, deleted: 0)
+            try tree(state.scope).forEachEntry(top: state.tree, in: heap, visiting: &nodes) { entry in
                 switch entry {
                 case .live(let item):
-                    live.append((try checkedEntry(item, scope: state.scope), Int(item.recordOffset), item.history))
+                    let indexEntry = try checkedEntry(item, scope: state.scope)
+                    entries.append(indexEntry)
+                    offsets.append(Int(item.recordOffset))
+                    histories.append(item.history)
+                    layout.chunks.append((item.recordOffset, UInt64(indexEntry.recordLength)))
+                    counts.live += 1
                 case .deleted(let key, let deletedAt, let history):
+                    counts.deleted += 1
                     // R3-ENT-2: an item ID is in one entry of the whole vault.
                     guard deletions[key.itemID] == nil else {
                         throw VaultFormatError(.indexCorrupt, "two deletion entries name item \(key.itemID)")
@@ -213,19 +251,24 @@ package final class Format3Store: Sendable {
                     )
                 }
             }
+            layout.chunks += nodes.lazy.map { ($0.offset, UInt64($0.length)) }
+            layout.counts[state.scope] = counts
         }
-        live.sort { $0.entry.sortsBefore($1.entry) }
-        var rows: [UInt8] = []
-        rows.reserveCapacity(live.count * (IndexEntry.byteCount + 1))
-        for item in live { VaultIndex.appendRow(item.entry, withDomain: true, to: &rows) }
+        // Each tree is in key order already; only entries of several scopes need sorting.
+        if entries.indices.dropFirst().contains(where: { !entries[$0 - 1].sortsBefore(entries[$0]) }) {
+            let order = entries.indices.sorted { entries[$0].sortsBefore(entries[$1]) }
+            entries = order.map { entries[$0] }
+            offsets = order.map { offsets[$0] }
+            histories = order.map { histories[$0] }
+        }
         let index = VaultIndex(
-            format3Rows: rows,
-            count: live.count,
+            format3Rows: VaultIndex.rows(of: entries, withDomain: true),
+            count: entries.count,
             deletions: deletions.values.map { DeletionRecord(itemID: $0.key.itemID, deletedAt: $0.deletedAt) }
                 .sorted { $0.itemID < $1.itemID },
-            offsets: live.map(\.offset)
+            offsets: offsets
         )
-        let contents = Format3Contents(index: index, histories: live.map(\.history), deletions: deletions)
+        let contents = Format3Contents(index: index, histories: histories, deletions: deletions, layout: layout)
         cache.withLock { $0 = contents }
         return contents
     }
@@ -234,31 +277,30 @@ package final class Format3Store: Sendable {
     /// committed heap without overlapping another (R3-FILE-2), and their lengths add up to the
     /// root's `liveBytes`.
     ///
+    /// The trees are read by ``contents()`` (once, and kept for the reads that follow), which
+    /// checks every node (R3-TREE-1 to R3-TREE-3) and gathers every chunk they reach.
+    ///
     /// - Returns: The number of bytes of a file of `fileLength` after the commit read (the
     ///   uncommitted tail, R3-SLT-6).
     @discardableResult
     package func verifyHeap(fileLength: Int = 0) throws -> Int {
-        let heap = self.heap
-        var ranges: [(UInt64, UInt64)] = [slot.header, slot.root].map { ($0.offset, UInt64($0.length)) }
+        let layout = try contents().layout
         for state in root.scopes {
-            let tree = tree(state.scope)
-            ranges += try tree.nodeReferences(top: state.tree, in: heap).map { ($0.offset, UInt64($0.length)) }
-            let entries = try tree.allEntries(top: state.tree, in: heap)
-            var live = 0
-            for case .live(let entry) in entries {
-                ranges.append((entry.recordOffset, UInt64(try checkedEntry(entry, scope: state.scope).recordLength)))
-                live += 1
-            }
+            let counts = layout.counts[state.scope] ?? (0, 0)
             // The root's counts, which the scope's tag covers, are the tree's (R3-ROOT-1).
-            guard live == Int(state.liveCount), entries.count - live == Int(state.deletedCount) else {
+            guard counts.live == Int(state.liveCount), counts.deleted == Int(state.deletedCount) else {
                 throw VaultFormatError(.indexCorrupt, "the root's counts of \(state.scope) are not its tree's")
             }
         }
-        ranges.sort { $0.0 < $1.0 }
-        for (low, high) in zip(ranges, ranges.dropFirst()) where low.0 + low.1 > high.0 {
+        var ranges = layout.chunks
+        ranges.reserveCapacity(ranges.count + 2)
+        ranges.append((slot.header.offset, UInt64(slot.header.length)))
+        ranges.append((slot.root.offset, UInt64(slot.root.length)))
+        ranges.sort { $0.offset < $1.offset }
+        for (low, high) in zip(ranges, ranges.dropFirst()) where low.offset + low.length > high.offset {
             throw VaultFormatError(.structure, "two chunks of the vault overlap")
         }
-        let total = ranges.reduce(0) { $0 + $1.1 }
+        let total = ranges.reduce(0) { $0 + $1.length }
         guard total == root.liveBytes else {
             throw VaultFormatError(.indexCorrupt, "the root counts \(root.liveBytes) live bytes, the chunks \(total)")
         }
@@ -289,12 +331,5 @@ package final class Format3Store: Sendable {
             secretLength: entry.secretLength,
             domain: scope.domain
         )
-    }
-}
-
-extension EventID {
-    /// The event as the `version` of a record's associated data: its 8 bytes, little-endian.
-    package var recordVersion: UInt64 {
-        bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 }

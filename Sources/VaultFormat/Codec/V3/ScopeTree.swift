@@ -93,36 +93,50 @@ package struct ScopeTree {
     /// keys strictly ascending across the whole tree, read left to right (R3-TREE-3).
     package func allEntries(top: ChunkReference, in store: some ChunkStore) throws -> [TreeEntry] {
         var found: [TreeEntry] = []
-        try collect(
-            try node(top, level: nil, isTop: true, in: store),
-            from: TreeKey(tag: 0, itemID: .zero),
-            through: TreeKey(tag: .max, itemID: .max),
-            into: &found,
-            in: store
-        )
-        for (low, high) in zip(found, found.dropFirst()) where !(low.key < high.key) {
-            throw VaultFormatError(.indexCorrupt, "the keys of \(scope) are not ascending across its nodes")
-        }
+        var nodes: [ChunkReference] = []
+        try forEachEntry(top: top, in: store, visiting: &nodes) { found.append($0) }
         return found
     }
 
-    /// The references of every node of the tree, the top first, each node checked.
-    package func nodeReferences(top: ChunkReference, in store: some ChunkStore) throws
-        -> [ChunkReference]
-    {
-        var found = [top]
-        var level = [try node(top, level: nil, isTop: true, in: store)]
-        while case .interior(let height, _) = level.first {
-            var next: [TreeNode] = []
-            for case .interior(_, let children) in level {
-                for entry in children {
-                    found.append(entry.child)
-                    next.append(try child(entry, of: height, in: store))
+    /// Calls `body` with every entry of the tree in key order, as ``allEntries(top:in:)`` reads
+    /// them (every node checked, keys strictly ascending across the whole tree), and appends the
+    /// reference of every node read, the top first, to `nodes`.
+    ///
+    /// A scan of every entry (``Format3Store/contents()``) uses this rather than
+    /// ``allEntries(top:in:)``: no array of every entry is built only to be read once.
+    package func forEachEntry(
+        top: ChunkReference,
+        in store: some ChunkStore,
+        visiting nodes: inout [ChunkReference],
+        _ body: (TreeEntry) throws -> Void
+    ) throws {
+        var last: TreeKey?
+        nodes.append(top)
+        try scan(try node(top, level: nil, isTop: true, in: store), after: &last, visiting: &nodes, in: store, body)
+    }
+
+    private func scan(
+        _ node: TreeNode,
+        after last: inout TreeKey?,
+        visiting nodes: inout [ChunkReference],
+        in store: some ChunkStore,
+        _ body: (TreeEntry) throws -> Void
+    ) throws {
+        switch node {
+        case .leaf(let entries):
+            for entry in entries {
+                if let last, !(last < entry.key) {
+                    throw VaultFormatError(.indexCorrupt, "the keys of \(scope) are not ascending across its nodes")
                 }
+                last = entry.key
+                try body(entry)
             }
-            level = next
+        case .interior(let level, let children):
+            for entry in children {
+                nodes.append(entry.child)
+                try scan(try child(entry, of: level, in: store), after: &last, visiting: &nodes, in: store, body)
+            }
         }
-        return found
     }
 
     private func collect(

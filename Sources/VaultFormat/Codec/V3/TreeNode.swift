@@ -101,8 +101,9 @@ package struct TreeKey: Hashable, Comparable, Sendable {
     }
 
     package static func decode(from reader: inout ByteReader) throws(VaultFormatError) -> TreeKey {
-        let tag = try reader.read(8, "a lookup tag").reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return TreeKey(tag: tag, itemID: ItemID(bytes: try reader.read(ItemID.byteCount, "an item ID")))
+        let tag = try reader.u64BigEndian("a lookup tag")
+        let high = try reader.u64BigEndian("an item ID")
+        return TreeKey(tag: tag, itemID: ItemID(high: high, low: try reader.u64BigEndian("an item ID")))
     }
 }
 
@@ -263,10 +264,16 @@ package enum TreeNode: Hashable, Sendable {
         if level == 0 {
             var entries: [TreeEntry] = []
             entries.reserveCapacity(count)
-            for _ in 0..<count { entries.append(try TreeEntry.decode(from: &reader, scope: scope)) }
-            guard zip(entries, entries.dropFirst()).allSatisfy({ $0.key < $1.key }) else {
-                throw VaultFormatError(.indexCorrupt, "a leaf's keys are not strictly ascending")
+            var last: TreeKey?
+            var ascending = true
+            for _ in 0..<count {
+                let entry = try TreeEntry.decode(from: &reader, scope: scope)
+                // Checked as the entries are read, without pairs of entries copied to compare them.
+                if let last, !(last < entry.key) { ascending = false }
+                last = entry.key
+                entries.append(entry)
             }
+            guard ascending else { throw VaultFormatError(.indexCorrupt, "a leaf's keys are not strictly ascending") }
             node = .leaf(entries)
         } else {
             var children: [(firstKey: TreeKey, child: ChunkReference)] = []
@@ -275,7 +282,7 @@ package enum TreeNode: Hashable, Sendable {
                 let key = try TreeKey.decode(from: &reader)
                 children.append((key, try ChunkReference.decode(from: &reader)))
             }
-            guard zip(children, children.dropFirst()).allSatisfy({ $0.firstKey < $1.firstKey }) else {
+            guard children.indices.dropFirst().allSatisfy({ children[$0 - 1].firstKey < children[$0].firstKey }) else {
                 throw VaultFormatError(.indexCorrupt, "a node's child keys are not strictly ascending")
             }
             node = .interior(level: level, children: children)
