@@ -14,13 +14,15 @@ package struct ByteWriter {
     /// Appends a `u8`.
     public mutating func u8(_ value: UInt8) { bytes.append(value) }
     /// Appends a little-endian `u16`.
-    public mutating func u16(_ value: UInt16) { integer(UInt64(value), 2) }
+    public mutating func u16(_ value: UInt16) { integer(value.littleEndian) }
     /// Appends a little-endian `u32`.
-    public mutating func u32(_ value: UInt32) { integer(UInt64(value), 4) }
+    public mutating func u32(_ value: UInt32) { integer(value.littleEndian) }
     /// Appends a little-endian `u64`.
-    public mutating func u64(_ value: UInt64) { integer(value, 8) }
+    public mutating func u64(_ value: UInt64) { integer(value.littleEndian) }
     /// Appends a little-endian `i64`.
-    public mutating func i64(_ value: Int64) { integer(UInt64(bitPattern: value), 8) }
+    public mutating func i64(_ value: Int64) { integer(value.littleEndian) }
+    /// Appends a big-endian `u64` (the lookup tags, item IDs and event IDs of format 3).
+    package mutating func u64BigEndian(_ value: UInt64) { integer(value.bigEndian) }
     /// Appends raw bytes.
     public mutating func append(_ data: some Sequence<UInt8>) { bytes.append(contentsOf: data) }
 
@@ -41,7 +43,11 @@ package struct ByteWriter {
         append(data)
     }
 
-    private mutating func integer(_ value: UInt64, _ size: Int) {
-        for shift in 0..<size { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * shift))) }
+    /// Appends the bytes of `value` as they lie in memory (the caller gives the byte order), in one
+    /// append rather than one per byte: a format-3 commit encodes every entry of the nodes it
+    /// changes.
+    @inline(__always)
+    private mutating func integer<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value) { raw in raw.withMemoryRebound(to: UInt8.self) { bytes.append(contentsOf: $0) } }
     }
 }

@@ -39,9 +39,7 @@ package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible 
     package var recordVersion: UInt64 { value.byteSwapped }
 
     /// Appends the 8 bytes.
-    func encode(into writer: inout ByteWriter) {
-        withUnsafeBytes(of: value.bigEndian) { writer.append($0) }
-    }
+    func encode(into writer: inout ByteWriter) { writer.u64BigEndian(value) }
 
     /// A fresh random ID that is not in `history` (R3-EV-1).
     package static func random(avoiding history: EventHistory?, from random: some RandomSource) -> EventID {

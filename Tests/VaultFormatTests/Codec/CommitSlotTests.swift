@@ -67,6 +67,35 @@ struct CommitSlotTests {
         #expect(second.bytes == Array(committed[512..<1_024]))
     }
 
+    @Test("an open hashes the newer commit, and the older one only when the newer does not decide (R3-SLT-4)")
+    func olderCommitIsHashedOnlyWhenNeeded() throws {
+        // Slot 1 holds generation 2 (bytes 1_124..<1_184), slot 0 generation 3 (1_184..<1_200).
+        var (_, file) = twoCommits()
+        file += [UInt8](repeating: 0xC3, count: 16)
+        file.replaceSubrange(0..<512, with: slot(3, 1_184..<1_200, in: file).encoded(mac: fakeMAC))
+        func chooseRecording(_ file: [UInt8]) throws -> (SlotChoice, [Range<UInt64>]) {
+            var hashed: [Range<UInt64>] = []
+            let choice = try SlotChoice.choose(prefix: file.prefix(1_024), fileLength: UInt64(file.count)) { range in
+                hashed.append(range)
+                return BLAKE2b.hash(file[Int(range.lowerBound)..<Int(range.upperBound)], length: 32)
+            }
+            return (choice, hashed)
+        }
+        let (current, hashed) = try chooseRecording(file)
+        #expect(current.index == 0 && current.slot.generation == 3 && !current.skippedIncompleteCommit)
+        #expect(hashed == [1_184..<1_200], "generation 2 cannot be current: not hashed")
+        // The newer commit damaged: the older one is hashed and taken, with the note.
+        var torn = file
+        torn[1_190] ^= 0xFF
+        let (fallback, both) = try chooseRecording(torn)
+        #expect(fallback.index == 1 && fallback.slot.generation == 2 && fallback.skippedIncompleteCommit)
+        #expect(both == [1_184..<1_200, 1_124..<1_184])
+        // Equal generations: both are hashed, and both complete is `structure`.
+        var tie = file
+        tie.replaceSubrange(512..<1_024, with: slot(3, 1_124..<1_184, in: file, index: 1).encoded(mac: fakeMAC))
+        #expect(throws: VaultFormatError(.structure)) { try choose(tie) }
+    }
+
     @Test("a commit whose bytes did not all reach the file is skipped, with a note (R3-SLT-4)")
     func incompleteCommitFallsBack() throws {
         let (_, committed) = twoCommits()

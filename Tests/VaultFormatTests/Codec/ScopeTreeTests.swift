@@ -84,7 +84,12 @@ struct ScopeTreeTests {
                     changes[new.key] = new
                 }
             }
-            top = try tree.applying(changes, to: top, in: &heap, random: random).top
+            // Now and then, the removal of a key the tree does not hold: a change that changes nothing.
+            if round % 3 == 0 { changes[TreeKey(tag: generator.next() >> 1, itemID: generator.itemID())] = .some(nil) }
+            let applied = try tree.applying(changes, to: top, in: &heap, random: random)
+            top = applied.top
+            // The entries replaced or removed, as the old tree held them, in key order.
+            #expect(applied.replaced == changes.keys.sorted().compactMap { reference[$0] }, "round \(round)")
             for (key, value) in changes { reference[key] = value }
             let all = try tree.allEntries(top: top, in: heap)
             #expect(all == reference.values.sorted { $0.key < $1.key }, "round \(round)")

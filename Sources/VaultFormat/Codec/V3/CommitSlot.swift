@@ -187,8 +187,15 @@ package struct SlotChoice: Hashable, Sendable {
         if found[0] == .empty { found[0] = .damaged(reason: "the first slot is empty") }
         var complete: [(index: Int, slot: CommitSlot, bytes: [UInt8])] = []
         var cutShort = false
-        for (index, state) in found.enumerated() {
-            guard case .wellFormed(let slot, let bytes) = state else { continue }
+        let wellFormed = found.enumerated().compactMap { index, state -> (Int, CommitSlot, [UInt8])? in
+            guard case .wellFormed(let slot, let bytes) = state else { return nil }
+            return (index, slot, bytes)
+        }
+        // The newer commit first. Once it is complete, an older one cannot become current, cannot
+        // tie with it and is never reported (R3-SLT-4), so its bytes are not hashed: an open hashes
+        // one commit's appended bytes, not two. Only slots of equal generations are both checked.
+        for (index, slot, bytes) in wellFormed.sorted(by: { $0.1.generation > $1.1.generation }) {
+            if let newer = complete.first, newer.slot.generation > slot.generation { break }
             if try slot.isComplete(fileLength: fileLength, hash: hash) {
                 complete.append((index, slot, bytes))
             } else if slot.committedLength > fileLength {

@@ -218,12 +218,23 @@ package struct ScopeTree {
         dropped.append(reference)
         switch node {
         case .leaf(let entries):
-            var byKey = Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0) })
+            // Both in key order (the leaf's entries are strictly ascending, R3-TREE-3; the changes
+            // were sorted by `applying`): one merge, no dictionary and no sort.
+            var merged: [TreeEntry] = []
+            merged.reserveCapacity(entries.count + changes.count)
+            var next = entries.startIndex
             for (key, value) in changes {
-                if let old = byKey[key] { replaced.append(old) }
-                byKey[key] = value
+                while next < entries.endIndex, entries[next].key < key {
+                    merged.append(entries[next])
+                    next += 1
+                }
+                if next < entries.endIndex, entries[next].key == key {
+                    replaced.append(entries[next])
+                    next += 1
+                }
+                if let value { merged.append(value) }
             }
-            let merged = byKey.values.sorted { $0.key < $1.key }
+            merged.append(contentsOf: entries[next...])
             return Self.packed(merged, byteCount: { entryByteCount($0) }).map { chunk in
                 (chunk[0].key, append(.leaf(chunk), to: &store, random: random))
             }

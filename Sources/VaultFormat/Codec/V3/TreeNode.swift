@@ -96,8 +96,9 @@ package struct TreeKey: Hashable, Comparable, Sendable {
     package static func < (lhs: TreeKey, rhs: TreeKey) -> Bool { (lhs.tag, lhs.itemID) < (rhs.tag, rhs.itemID) }
 
     package func encode(into writer: inout ByteWriter) {
-        withUnsafeBytes(of: tag.bigEndian) { writer.append($0) }
-        writer.append(itemID.bytes)
+        writer.u64BigEndian(tag)
+        writer.u64BigEndian(itemID.high)
+        writer.u64BigEndian(itemID.low)
     }
 
     package static func decode(from reader: inout ByteReader) throws(VaultFormatError) -> TreeKey {
@@ -228,7 +229,7 @@ package enum TreeNode: Hashable, Sendable {
     }
 
     package func encoded() -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = ByteWriter(capacity: ScopeTree.targetNodeByteCount + 128)
         writer.u8(level)
         switch self {
         case .leaf(let entries):
