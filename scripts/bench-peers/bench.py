@@ -344,6 +344,15 @@ def main():
     for line in out.decode().splitlines():
         results.append(json.loads(line))
     argon2 = next(r for r in results if r["op"] == "argon2-floor")
+    if args.smoke:
+        # Format 3 beside format 2.0 (issue 21): its own script at full size
+        # (scripts/bench-format3.sh); here only that every measurement still runs.
+        for cmd in (["formats", "--sizes", ",".join(map(str, sizes)), "--rounds", str(args.runs)],
+                    ["growth", "--n", str(sizes[-1]), "--commits", "20"],
+                    ["tail", "--n", str(sizes[-1]), "--tail", "4096", "--rounds", str(args.runs)]):
+            _, _, out = run([args.vault_bench, *cmd, "--dir", args.work, "--password-file", args.pwfile])
+            for line in out.decode().splitlines():
+                results.append({**json.loads(line), "store": "vault-format3"})
 
     # 2. Fresh processes.
     vault = Vault(args, args.work)
@@ -454,7 +463,14 @@ def check_smoke(results, sizes):
         wanted += [(op, n) for op in ["create", "bytes", "get-inproc", "set-inproc", "write-fsync-floor", "list-inproc",
                                       "verify-inproc", "rekey-inproc", "get-cheap", "set-cheap", "list-cheap", "verify-cheap"]]
     agent_ops = {(r["op"], r["n"]) for r in results if r["store"] == "vault-agent"}
+    format3 = {(r["op"], r["n"], r.get("format") or r.get("file")) for r in results if r["store"] == "vault-format3"}
+    wanted3 = [(op, n, f) for n in sizes for f in ["2.0", "3"]
+               for op in ["bytes", "get-inproc", "get-inproc-position", "set-inproc", "set-floor", "list-inproc", "verify-inproc"]]
+    wanted3 += [(op, sizes[-1], None) for op in ["growth-appended-bytes", "growth-set-inplace", "tail-set-clean", "tail-set-tail"]]
+    wanted3 += [("tail-get-inproc", sizes[-1], f) for f in ["clean", "tail", "torn", "bulk"]]
     missing = [w for w in wanted if w not in ops] + [("get-cheap", n) for n in sizes if ("get-cheap", n) not in agent_ops]
+    missing += [w for w in wanted3 if w not in format3]
+    wanted += wanted3
     if missing:
         sys.exit(f"bench-smoke: missing measurements {missing}")
     print(f"bench-smoke: {len(wanted)} measurements, 0 missing")

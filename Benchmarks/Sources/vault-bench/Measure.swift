@@ -7,11 +7,12 @@ struct Sample {
     var runs: [Double] = []
 
     var median: Double {
+        guard !runs.isEmpty else { return 0 }
         let sorted = runs.sorted()
         let mid = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
-    var minimum: Double { runs.min() ?? .nan }
+    var minimum: Double { runs.min() ?? 0 }
 }
 
 /// The monotonic clock, in seconds.

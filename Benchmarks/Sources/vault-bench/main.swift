@@ -3,7 +3,11 @@
 //   vault-bench inprocess --sizes 100,1000 --runs 5 --dir DIR --password-file F [--unlock-kdf M/T/P]
 //   vault-bench make --n N --kdf M/T/P --password-file F VAULT
 //   vault-bench merge --sizes 10000,100000 --changes 100 --runs 11 --dir DIR --password-file F
-//   vault-bench profile set|get|list|create --n N --count K --dir DIR --password-file F
+//   vault-bench profile set|get|get-location|list|index|verify|create --n N --count K [--format 3|2.0] --dir DIR
+//       --password-file F
+//   vault-bench formats --sizes 10000,100000 --rounds 15 --dir DIR --password-file F
+//   vault-bench growth --n 10000 --commits 600 --dir DIR --password-file F
+//   vault-bench tail --n 100000 --tail 1048576 --rounds 21 --dir DIR --password-file F
 //
 // Results are JSON objects, one per line, on stdout (scripts/bench-peers/bench.py reads them).
 
@@ -78,7 +82,8 @@ do {
             n: n,
             count: Int(option("--count", in: arguments) ?? "20") ?? 20,
             directory: directory,
-            password: readPassword(option("--password-file", in: arguments))
+            password: readPassword(option("--password-file", in: arguments)),
+            format: BenchFormat(rawValue: option("--format", in: arguments) ?? "3") ?? .v3
         )
     case "merge":
         guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
@@ -86,6 +91,31 @@ do {
             sizes: (option("--sizes", in: arguments) ?? "10000,100000").split(separator: ",").compactMap { Int($0) },
             changes: Int(option("--changes", in: arguments) ?? "100") ?? 100,
             runs: Int(option("--runs", in: arguments) ?? "11") ?? 11,
+            directory: directory,
+            password: readPassword(option("--password-file", in: arguments))
+        )
+    case "formats":
+        // Format 3 beside format 2.0, interleaved (issue 21; FormatBench.swift).
+        guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
+        let password = readPassword(option("--password-file", in: arguments))
+        let rounds = Int(option("--rounds", in: arguments) ?? "15") ?? 15
+        for n in (option("--sizes", in: arguments) ?? "10000,100000").split(separator: ",").compactMap({ Int($0) }) {
+            try FormatBench(n: n, rounds: rounds, directory: directory, password: password).run()
+        }
+    case "growth":
+        guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
+        try GrowthBench.run(
+            n: Int(option("--n", in: arguments) ?? "10000") ?? 10_000,
+            commits: Int(option("--commits", in: arguments) ?? "600") ?? 600,
+            directory: directory,
+            password: readPassword(option("--password-file", in: arguments))
+        )
+    case "tail":
+        guard let directory = option("--dir", in: arguments) else { fail("--dir is required") }
+        try TailBench.run(
+            n: Int(option("--n", in: arguments) ?? "100000") ?? 100_000,
+            tail: Int(option("--tail", in: arguments) ?? "1048576") ?? 1_048_576,
+            rounds: Int(option("--rounds", in: arguments) ?? "21") ?? 21,
             directory: directory,
             password: readPassword(option("--password-file", in: arguments))
         )
@@ -101,7 +131,7 @@ do {
             password: password
         )
     default:
-        fail("usage: vault-bench inprocess ... | make ...")
+        fail("usage: vault-bench inprocess | recipients | profile | merge | formats | growth | tail | make ...")
     }
 } catch {
     printError("\(error)")
