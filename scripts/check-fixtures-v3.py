@@ -550,7 +550,10 @@ def parse_attributes(data, item_class):
         if tag in STRINGS:
             if not 1 <= length <= 4096:
                 raise Fail("recordCorrupt", "string length")
-            out[STRINGS[tag]] = value.decode("utf-8")
+            try:
+                out[STRINGS[tag]] = value.decode("utf-8")
+            except UnicodeDecodeError:
+                raise Fail("recordCorrupt", "a string that is not UTF-8")
         elif tag in NUMBERS:
             name, width = NUMBERS[tag]
             if length != width or u(value, 0, width) == 0:
