@@ -10,11 +10,16 @@ enum SealedChunk {
         authenticating associatedData: [UInt8],
         random: some RandomSource
     ) -> [UInt8] {
-        var chunk = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        // The chunk is a fresh array the nonce is copied into, never a copy of the nonce array:
+        // a release build (Swift 6.3.1) freed the nonce's storage when `var chunk = nonce` grew.
+        let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        var chunk = [UInt8]()
+        chunk.reserveCapacity(nonce.count + plaintext.count + XChaCha20Poly1305.tagByteCount)
+        chunk.append(contentsOf: nonce)
         XChaCha20Poly1305.seal(
             plaintext,
             using: key,
-            nonce: chunk,
+            nonce: nonce,
             authenticating: associatedData,
             appendingTo: &chunk
         )
