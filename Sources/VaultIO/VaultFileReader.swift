@@ -6,11 +6,12 @@ public import VaultFormat
 /// One generation of a vault file, open for reading.
 ///
 /// The reader opens the file read-only and keeps the descriptor until it is
-/// released, serving header and record bytes with `pread`. Writers never modify
-/// a vault file in place: they write a whole new file and rename it over the
-/// old one (see ``Vault/write(_:)-8yjd9``). So an open reader keeps seeing the
-/// complete generation it opened, even when a writer commits meanwhile, and a
-/// read takes no lock.
+/// released, serving header and record bytes with `pread`. Writers never change
+/// a byte that a commit reaches: they append a format-3 commit after the last
+/// one and write the other slot, or write a whole new file and rename it over
+/// the old one (see ``Vault/write(_:)-8yjd9``). So an open reader keeps seeing
+/// the complete generation it opened, even when a writer commits meanwhile, and
+/// a read takes no lock.
 ///
 /// The reader is a ``RecordSource``: a ``VaultSnapshot`` opened from it holds
 /// it, and the descriptor closes when the last snapshot is released.

@@ -10,9 +10,8 @@ enum SealedChunk {
         authenticating associatedData: [UInt8],
         random: some RandomSource
     ) -> [UInt8] {
-        // The nonce and the output are two arrays: passing one array as both `nonce:` and
-        // `appendingTo: &` let the release build's optimizer hand the seal the growing output as
-        // its nonce (a 24-byte precondition failure at the first format-3 write).
+        // The chunk is a fresh array the nonce is copied into, never a copy of the nonce array:
+        // a release build (Swift 6.3.1) freed the nonce's storage when `var chunk = nonce` grew.
         let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
         var chunk = [UInt8]()
         chunk.reserveCapacity(nonce.count + plaintext.count + XChaCha20Poly1305.tagByteCount)
