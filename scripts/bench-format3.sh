@@ -16,7 +16,8 @@
 #
 # Environment: BENCH_WORK (scratch directory, on the file system to measure; default a fresh
 # /tmp/vault-format3.XXXXXX, removed at the end), BENCH_OUT (the JSON lines; default
-# bench-results/format3.jsonl).
+# bench-results/format3.jsonl), BENCH_BUILD (vault-bench's build folder; default
+# /tmp/vault-bench-build-bench, the one scripts/bench.sh uses: a worktree of its own keeps it apart).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=10000,100000
@@ -40,8 +41,9 @@ work=${BENCH_WORK:-$(mktemp -d /tmp/vault-format3.XXXXXX)}
 out=${BENCH_OUT:-bench-results/format3.jsonl}
 mkdir -p "$(dirname "$out")"
 scripts/install-deps.sh
-swift build -c "$config" --package-path Benchmarks --scratch-path "/tmp/vault-bench-build-bench" >&2
-bench=/tmp/vault-bench-build-bench/$config/vault-bench
+build=${BENCH_BUILD:-/tmp/vault-bench-build-bench}
+swift build -c "$config" --package-path Benchmarks --scratch-path "$build" >&2
+bench=$build/$config/vault-bench
 printf 'bench-password\n' > "$work/password"
 export VAULT_TESTING=1  # the benchmark's cheap KDF (VaultConfiguration.insecureForTesting)
 {
