@@ -165,7 +165,7 @@ struct Format3StoreTests {
         #expect(contents.index.offsets == plain.offsets)
         #expect(contents.histories == plain.histories)
         #expect(contents.deletions == plain.deletions && contents.deletions.count == 11)
-        #expect(contents.histories.contains { $0.ancestors.count == 1 }, "rotated items carry two events")
+        #expect(contents.histories.contains { $0.events.count == 2 }, "rotated items carry two events")
         #expect(
             contents.index.deletions
                 == plain.deletions.values.map { DeletionRecord(itemID: $0.key.itemID, deletedAt: $0.deletedAt) }

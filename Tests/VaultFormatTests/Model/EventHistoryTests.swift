@@ -26,49 +26,6 @@ struct EventHistoryTests {
         #expect(history.events.map(\.bytes) == [event(3).bytes, event(9).bytes, event(7).bytes])
     }
 
-    @Test("an event ID keeps its 8 bytes, and IDs order as their bytes do (R3-EV-3)")
-    func eventIDsAreTheirBytes() {
-        var generator = SplitMix64(state: 21)
-        for _ in 0..<500 {
-            let a = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            var b = a
-            b[Int.random(in: 0..<8, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-            guard let x = EventID(bytes: a), let y = EventID(bytes: b) else { continue }
-            #expect(x.bytes == a && y.bytes == b)
-            #expect((x < y) == a.lexicographicallyPrecedes(b) && (x == y) == (a == b))
-        }
-        #expect(EventID(bytes: [UInt8](repeating: 0, count: 8)) == nil)
-        #expect(EventID(bytes: [1, 2, 3]) == nil)
-        // A migrated event is LE64(version), and a record's version reads it back (§11).
-        for version: UInt64 in [1, 0x0102_0304_0506_0708, .max] {
-            #expect(event(version).bytes == withUnsafeBytes(of: version.littleEndian) { Array($0) })
-            #expect(event(version).recordVersion == version)
-        }
-    }
-
-    @Test("a one-event history, the common case, encodes as 9 bytes and decodes without ancestors")
-    func oneEventHistories() throws {
-        let history = EventHistory(first: event(0x0A0B))
-        var writer = ByteWriter()
-        history.encode(into: &writer)
-        #expect(writer.bytes == [1] + event(0x0A0B).bytes)
-        let decoded = try decode(writer.bytes)
-        #expect(decoded == history && decoded.ancestors.isEmpty && decoded.events == [event(0x0A0B)])
-        let longer = history.recording(event(5))
-        #expect(longer.ancestors == [event(0x0A0B)] && longer.events == [event(5), event(0x0A0B)])
-        #expect(longer.contains(event(0x0A0B)) && !history.contains(event(5)))
-    }
-
-    @Test("the merge event is BLAKE2b of both current events' bytes (R3-EV-3)")
-    func mergeEventIsTheHashOfTheBytes() {
-        let (two, twoFiftySix) = (EventHistory(first: event(2)), EventHistory(first: event(0x0100)))
-        // Byte order, not the versions' order: LE64(256) starts 0x00, LE64(2) starts 0x02.
-        #expect(event(0x0100) < event(2))
-        let expected = BLAKE2b.hash([Array("VLT3merg".utf8), event(0x0100).bytes, event(2).bytes], length: 8)
-        #expect(EventHistory.merging(two, twoFiftySix).current.bytes == expected)
-        #expect(EventHistory.merging(twoFiftySix, two).current.bytes == expected)
-    }
-
     @Test("a reader refuses a count outside 1 to 16, an ID of zeros and a repeated ID (R3-EV-4)")
     func decodingRefusesMalformedHistories() {
         let one = event(1).bytes
@@ -105,18 +62,31 @@ struct EventHistoryTests {
         #expect(long.relation(to: base) == .concurrent, "16 writes later the base event is cut off")
     }
 
-    @Test("a merge event descends from both inputs and does not depend on their order (R3-EV-3)")
-    func mergingIsSymmetricAndDescends() {
+    @Test("a kept state takes in the other's events and keeps its own current event (R3-EV-3)")
+    func absorbingKeepsTheCurrentEvent() {
         let base = EventHistory(first: event(1))
         let left = base.recording(event(2)).recording(event(4))
         let right = base.recording(event(3))
-        let merged = EventHistory.merging(left, right)
-        #expect(merged == EventHistory.merging(right, left))
-        #expect(merged.relation(to: left) == .descends)
+        let merged = left.absorbing(right)
+        #expect(merged.events == [event(4), event(3), event(2), event(1)])
+        #expect(merged.relation(to: left) == .equal, "the same write: the kept record is unchanged")
         #expect(merged.relation(to: right) == .descends)
-        #expect(merged.relation(to: base) == .descends)
-        #expect(Array(merged.events.dropFirst().prefix(2)) == [event(3), event(4)].sorted())
-        #expect(!left.events.contains(merged.current) && !right.events.contains(merged.current))
+        #expect(merged.absorbing(right) == merged && merged.absorbing(left) == merged, "taken in once")
+        #expect(left.absorbing(base) == left, "nothing new: unchanged")
+        let replaced = right.recording(event(5))
+        #expect(replaced.relation(to: right.absorbing(left)) == .descends, "a rotation of the kept write descends")
+    }
+
+    @Test("taking in a history again after a cut to 16 changes nothing")
+    func absorbingIsIdempotentAfterACut() {
+        var long = EventHistory(first: event(100))
+        for value in 101..<116 { long = long.recording(event(UInt64(value))) }
+        var other = EventHistory(first: event(1))
+        for value in 2..<6 { other = other.recording(event(UInt64(value))) }
+        let merged = long.absorbing(other)
+        #expect(merged.events.count == 16)
+        #expect(merged.current == long.current && merged.events[1] == other.current)
+        #expect(merged.absorbing(other) == merged)
     }
 
     /// Copies of one item written and merged two-way at random, against the truth: every event a
@@ -150,22 +120,22 @@ struct EventHistoryTests {
                 #expect(a.history.current == b.history.current)
             case .descends:
                 #expect(truthDescends, "a claimed descent must be real")
-                copies[j] = a
             case .isAncestor:
                 #expect(truthIsAncestor, "a claimed ancestry must be real")
-                copies[i] = b
             case .concurrent:
                 // A real descent reads as concurrent only when the cut at 16 dropped the event.
                 if truthDescends { #expect(!a.history.events.contains(b.history.current)) }
                 if truthIsAncestor { #expect(!b.history.events.contains(a.history.current)) }
-                let merged = EventHistory.merging(a.history, b.history)
-                #expect(merged == EventHistory.merging(b.history, a.history))
-                let state = State(history: merged, truth: a.truth.union(b.truth).union([merged.current]))
-                #expect(merged.relation(to: a.history) == .descends)
-                #expect(merged.relation(to: b.history) == .descends)
-                copies[i] = state
-                copies[j] = state
             }
+            // The kept state (the descendant, else the greater current event) takes in the other's.
+            let keepA = relation == .descends || (relation != .isAncestor && b.history.current < a.history.current)
+            let (kept, other) = keepA ? (a, b) : (b, a)
+            let merged = kept.history.absorbing(other.history)
+            #expect(merged.current == kept.history.current)
+            #expect(merged.relation(to: other.history) != .concurrent, "the merged state saw both")
+            let state = State(history: merged, truth: a.truth.union(b.truth))
+            copies[i] = state
+            copies[j] = state
         }
     }
 }

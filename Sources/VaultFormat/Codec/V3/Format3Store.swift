@@ -333,3 +333,10 @@ package final class Format3Store: Sendable {
         )
     }
 }
+
+extension EventID {
+    /// The event as the `version` of a record's associated data: its 8 bytes, little-endian.
+    package var recordVersion: UInt64 {
+        bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+}
