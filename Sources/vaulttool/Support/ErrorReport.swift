@@ -173,6 +173,8 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         )
     case .accessibilityMismatch:
         return ("\(error.reason); it was changed, possibly by someone holding only the vault's base key", .failure)
+    case .agentNotStarted:
+        return (error.reason, error.errno == nil ? .failure : .ioFailure)
     case .invalidReference:
         return ("the reference is not valid: \(error.reason) (see 'vaulttool inject --help')", .usage)
     case .tpm2WrongPIN, .tpm2LockedOut, .tpm2PolicyMismatch, .tpm2SealedElsewhere, .noTPM2Keyslot, .tpm2PINRequired:
