@@ -81,7 +81,7 @@ struct Recipients: Command {
         let credentials = try credentialOptions.credentials()
         let vault = try VaultAccess.vault(
             path,
-            credentials: credentials,
+            .credentials(credentials),
             acceptRollback: credentialOptions.acceptRollback
         )
         switch action {

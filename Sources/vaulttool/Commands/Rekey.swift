@@ -32,7 +32,7 @@ struct Rekey: Command {
         let options = try flags.options(current: credentials, tpm2: credentialOptions.tpm2Unlock)
         let vault = try VaultAccess.vault(
             path,
-            credentials: credentials,
+            .credentials(credentials),
             acceptRollback: credentialOptions.acceptRollback
         )
         let report = try VaultAccess.write(vault) { txn in try txn.rekey(options) }

@@ -26,11 +26,7 @@ struct Remove: Command {
     }
 
     func run() throws {
-        let vault = try VaultAccess.vault(
-            path,
-            try VaultAccess.opener(path, credentialOptions),
-            acceptRollback: credentialOptions.acceptRollback
-        )
+        let vault = try VaultAccess.vault(path, credentialOptions)
         if let id = selector.onlyID {
             // By ID alone: the index names the item, so its record is never decrypted (it may be damaged).
             try VaultAccess.write(vault) { txn in

@@ -103,11 +103,7 @@ struct SetItem: Command {
                 exitCode: .usage
             )
         }
-        let vault = try VaultAccess.vault(
-            path,
-            opener,
-            acceptRollback: credentialOptions.acceptRollback
-        )
+        let vault = try VaultAccess.vault(path, opener, acceptRollback: credentialOptions.acceptRollback)
         let key = keyAttributes
         let result = try VaultAccess.write(vault) { txn in
             try txn.upsert(
