@@ -106,17 +106,10 @@ struct ImportRunner {
         }
     }
 
-    /// The vault to import into: opened, or created first with `--create` (a dry run creates
-    /// nothing and reads into an empty vault).
-    private func openVault(_ credentials: CredentialOptions, _ summary: inout Summary) throws -> Vault {
-        let exists = FileManager.default.fileExists(atPath: vaultPath)
-        if exists {
-            return try VaultAccess.vault(
-                vaultPath,
-                try VaultAccess.opener(vaultPath, credentials),
-                acceptRollback: credentials.acceptRollback
-            )
-        }
+    /// The vault to import into: opened, or created first with `--create`; `nil` for a dry run
+    /// of `--create`, which creates nothing (``ImportBatch/preview(options:)``).
+    private func openVault(_ credentials: CredentialOptions, _ summary: inout Summary) throws -> Vault? {
+        if FileManager.default.fileExists(atPath: vaultPath) { return try VaultAccess.vault(vaultPath, credentials) }
         guard options.create else {
             throw ToolError(
                 "there is no vault at '\(vaultPath)'; create it with 'vaulttool create', or give '--create'",
@@ -124,7 +117,7 @@ struct ImportRunner {
             )
         }
         summary.created = true
-        if options.dryRun { return try Self.scratchVault() }
+        if options.dryRun { return nil }
         let (vault, line) = try Create.create(
             at: vaultPath,
             credentialOptions: credentials,
@@ -133,34 +126,6 @@ struct ImportRunner {
         if !options.json { Output.out(line) }
         return vault
     }
-
-    /// An empty vault in a fresh private directory, for a dry run of `--create`; its
-    /// directory is removed when the process exits. It never holds a secret: a dry run
-    /// rolls its transaction back.
-    private static func scratchVault() throws -> Vault {
-        var template = Array((temporaryDirectory() + "/vaulttool-dry-run-XXXXXX").utf8CString)
-        guard let directory = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ToolError("cannot create a temporary directory for the dry run", exitCode: .ioFailure)
-        }
-        let path = String(cString: directory) + "/dry-run.vault"
-        scratch = String(cString: directory)
-        atexit {
-            if let scratch = ImportRunner.scratch { try? FileManager.default.removeItem(atPath: scratch) }
-        }
-        var password = [UInt8](repeating: 0, count: 32)
-        password.withUnsafeMutableBytes { SystemRandom().fill($0) }
-        let credentials = Credentials(password: SecretBytes(bytes: password, protection: .guarded))
-        SecretMemory.wipe(&password)
-        let floor = KDFParameters(
-            memoryKiB: KDFParameters.minimumMemoryKiB,
-            iterations: KDFParameters.minimumIterations,
-            lanes: 1
-        )
-        let configuration = VaultConfiguration(kdf: floor)
-        return try Vault.create(at: path, credentials: credentials, configuration: configuration)
-    }
-
-    nonisolated(unsafe) private static var scratch: String?
 
     func run(credentials: CredentialOptions) throws {
         var bytes = try SecretInput.read("export", at: source)
@@ -180,9 +145,14 @@ struct ImportRunner {
             skipDuplicates: options.skipDuplicates,
             dryRun: dryRun
         )
-        VaultAccess.warnAboutLocation(of: vault)
-        let report = try Progress.run("Writing \(vault.path)") {
-            try batch.importItems(into: vault, options: importOptions)
+        let report: ImportReport
+        if let vault {
+            VaultAccess.warnAboutLocation(of: vault)
+            report = try Progress.run("Writing \(vault.path)") {
+                try batch.importItems(into: vault, options: importOptions)
+            }
+        } else {
+            report = try Progress.run("Checking \(source)") { try batch.preview(options: importOptions) }
         }
         summary.imported = report.imported
         summary.replaced = report.replaced
