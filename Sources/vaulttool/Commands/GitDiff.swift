@@ -27,19 +27,17 @@ struct GitDiff: Command {
     )
     /// The credential options without `--password-stdin`: git gives a textconv driver no input.
     static let credentialSpecs = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
-    @Group(specs: GitDiff.credentialSpecs) var givenCredentials: CredentialOptions
+    @Group(specs: GitDiff.credentialSpecs) var credentialOptions: CredentialOptions
     @Argument("file", help: "The vault file (git passes a temporary copy).") var path: String
 
-    /// The credentials given; a driver never prompts (it runs inside another program, R12-TXT-3).
-    var credentialOptions: CredentialOptions {
-        var options = givenCredentials
-        options.mayPrompt = false
-        return options
+    func validate() {
+        credentialOptions.mayPrompt = false  // a driver runs inside another program (R12-TXT-3)
     }
+
     /// Whether a credential other than the device secret was named on the command line (any of
     /// the credential options, so that one added later counts too).
     var explicitCredential: Bool {
-        givenCredentials.given.contains { $0.spec.names != CredentialOptions.deviceSecretFileOption.spec.names }
+        credentialOptions.given.contains { $0.spec.names != CredentialOptions.deviceSecretFileOption.spec.names }
     }
 
     /// Prints ``VaultTextView/text(ofFileAt:sources:credentialNamed:agent:describe:)``, which opens

@@ -69,12 +69,11 @@ struct SecretService: Command {
         if !allowExecutables.isEmpty || !disallowExecutables.isEmpty {
             return try SecretServiceAllowList.update(allow: allowExecutables, disallow: disallowExecutables)
         }
-        var options = credentialOptions
-        options.mayPrompt = false  // a bus service has no terminal
+        credentialOptions.mayPrompt = false  // a bus service has no terminal
         let sources = try CollectionSource.choosing(
             vaults.isEmpty ? [nil] : vaults.map { $0 },
             locate: Self.servedPath,
-            credentials: options.sources,
+            credentials: credentialOptions.sources,
             configuration: { try VaultAccess.configuration() }
         ) { path, error in
             // Said at start, as the sentence for credentials that do not open a vault is (§8).

@@ -239,10 +239,14 @@ enum DeclarationLog {
         DeclarationLog.note(self)
     }
 
-    /// The group's values; reading them before parsing is a programming error.
+    /// The group's values; reading them before parsing is a programming error. A command's
+    /// `validate()` may adjust them (`credentialOptions.mayPrompt = false` for a driver).
     var wrappedValue: Value {
-        guard let value else { preconditionFailure("\(Value.self) read before the command line was parsed") }
-        return value
+        get {
+            guard let value else { preconditionFailure("\(Value.self) read before the command line was parsed") }
+            return value
+        }
+        set { value = newValue }
     }
 
     func fill(from parsed: ParsedArguments) throws { value = try Value(parsed) }
