@@ -67,12 +67,7 @@ struct SetItem: Command {
         if selector.service == nil && selector.account == nil && selector.server == nil {
             throw UsageError("Name the item with '--service' or '--server', and '--account'")
         }
-        accessibility = try accessibilityName.map { name in
-            guard let value = ProtectionClass(name: name) else {
-                throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
-            }
-            return value
-        }
+        accessibility = try accessibilityName.map { try ItemSelector.parseAccessibility($0) }
     }
 
     /// The attributes named on the command line.

@@ -67,12 +67,7 @@ struct ImportRunner {
 
         init(_ parsed: ParsedArguments) throws {
             formatName = parsed[Key.from]
-            accessibility = try parsed[Key.accessibility].map { name in
-                guard let value = ProtectionClass(name: name) else {
-                    throw UsageError("Unknown accessibility '\(name)'")
-                }
-                return value
-            }
+            accessibility = try parsed[Key.accessibility].map { try ItemSelector.parseAccessibility($0, hint: "") }
             replace = parsed[Key.replace]
             dryRun = parsed[Key.dryRun]
             json = parsed[Key.json]

@@ -91,6 +91,16 @@ struct ItemSelector: OptionGroup, Sendable {
         self.query = query
     }
 
+    /// `--accessibility <class>`: a protection class by its name; `hint` follows the refusal.
+    static func parseAccessibility(_ name: String, hint: String = "; see 'vaulttool set --help'") throws
+        -> ProtectionClass
+    {
+        guard let value = ProtectionClass(name: name) else {
+            throw UsageError("Unknown accessibility '\(name)'\(hint)")
+        }
+        return value
+    }
+
     static func parseClass(_ text: String) throws -> ItemClass {
         switch text {
         case "generic", "genericPassword": return .genericPassword
