@@ -46,9 +46,6 @@ struct Export: Command {
         } else {
             Output.outBytes(text)
         }
-        if !scan.damaged.isEmpty {
-            DamageReport.warn(scan.damaged)
-            throw DamageReport.failure(scan.damaged, of: try snapshot.index.count)
-        }
+        try DamageReport.end(scan.damaged, of: snapshot)
     }
 }
