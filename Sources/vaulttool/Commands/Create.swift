@@ -1,5 +1,6 @@
 // vaulttool create: a new, empty vault.
 
+import Glibc
 import VaultIO
 
 /// `vaulttool create [--password-file <file>] [--kdf <preset>] <vault>`.
@@ -27,7 +28,12 @@ struct Create: Command {
     )
     var credentialOptions: CredentialOptions
     /// Where `--generate-key-file` writes the new key file.
-    @Option(KeyFiles.generateOption) var generatedKeyFile: String?
+    @Option(
+        "--generate-key-file",
+        valueName: "file",
+        help: "Write a new key file of 32 random bytes (mode 0600; <file> must not exist)."
+    )
+    var generatedKeyFile: String?
     @Group var kdfOptions: KDFOptions
     @Option(
         "--format",
@@ -82,7 +88,7 @@ struct Create: Command {
             if credentialOptions.hasPasswordSource {
                 credentials.password = try credentialOptions.password(confirm: true, prompt: "Password")
             }
-            credentials.keyFileDigest = try KeyFiles.generate(generatedKeyFile)
+            credentials.keyFileDigest = try KeyFileGenerator.generate(at: generatedKeyFile)
         } else {
             credentials = try credentialOptions.credentials(confirm: true)
             if let keyFile = credentials.keyFileDigest, let keyFilePath = credentialOptions.keyFile {
@@ -99,7 +105,7 @@ struct Create: Command {
                 try Vault.create(at: path, credentials: credentials, keyslots: [kind], configuration: configuration)
             }
         } catch {
-            if let generatedKeyFile { KeyFiles.discardGenerated(generatedKeyFile) }
+            if let generatedKeyFile { unlink(generatedKeyFile) }  // no key file is left that opens nothing
             throw error
         }
         VaultAccess.warnAboutLocation(of: vault)
