@@ -58,14 +58,10 @@ extension ImportBatch {
     /// - Returns: What an import into a new vault would import, replace and skip.
     /// - Throws: ``VaultIOError`` when the scratch directory or vault cannot be made.
     public func preview(options: ImportOptions = ImportOptions()) throws -> ImportReport {
-        var template = Array((Self.temporaryDirectory() + "/vault-import-preview-XXXXXX").utf8CString)
+        let parent = Self.temporaryDirectory()
+        var template = Array((parent + "/vault-import-preview-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw VaultIOError(
-                .system,
-                operation: "mkdtemp",
-                errno: Errno(rawValue: errno),
-                path: String(cString: template)
-            )
+            throw VaultIOError(.system, operation: "mkdtemp", errno: Errno(rawValue: errno), path: parent)
         }
         let directory = String(cString: made)
         defer { try? FileManager.default.removeItem(atPath: directory) }
