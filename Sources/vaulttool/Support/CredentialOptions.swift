@@ -67,7 +67,12 @@ struct CredentialOptions: OptionGroup {
     /// The sources the options name; the terminal prompt asks for a password none of them gives.
     var sources = terminal
     /// No source, and the terminal to ask on (a key's passphrase, a new secret).
-    static let terminal = CredentialSources(prompt: { try Terminal.readHidden(prompt: $0) })
+    /// A prompt that cannot read the terminal ends the command with status 1.
+    static let terminal = CredentialSources(prompt: { text in
+        do { return try CredentialSources.terminalPrompt(text) } catch let error as VaultIOError {
+            throw ToolError(error.reason)
+        }
+    })
     /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
     var identityOptionGiven = false
     /// Whether `--device-secret-file` itself was given (not only `VAULTTOOL_DEVICE_SECRET_FILE`).
