@@ -72,16 +72,9 @@ struct SetItem: Command {
 
     /// The attributes named on the command line.
     var keyAttributes: ItemAttributes {
-        var a = ItemAttributes(service: selector.service ?? "", account: selector.account ?? "")
-        a.accessGroup = selector.accessGroup ?? ""
-        a.server = selector.server ?? ""
-        a.protocol = selector.protocol ?? ""
-        a.port = selector.port ?? 0
-        a.path = selector.path ?? ""
-        a.securityDomain = selector.securityDomain ?? ""
-        a.authenticationType = selector.authenticationType ?? ""
-        a.synchronizable = synchronizable
-        return a
+        var attributes = selector.query.identity
+        attributes.synchronizable = synchronizable
+        return attributes
     }
 
     func run() throws {
