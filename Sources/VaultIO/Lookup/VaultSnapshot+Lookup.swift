@@ -84,6 +84,37 @@ extension VaultSnapshot {
         return item
     }
 
+    /// `item` and the items `query` matches that are its identity in other spellings (L-KC-15,
+    /// written by older writers; ``itemsSpelledSeveralWays()``): what to remove so that no copy is
+    /// left to answer a later lookup for it.
+    ///
+    /// ```swift
+    /// let item = try snapshot.item(matching: query, includeSecret: false)
+    /// let all = try snapshot.spellings(of: item, matching: query)
+    /// ```
+    ///
+    /// - Throws: The first ``ItemDamage`` of an item that may match; the source's read error.
+    public func spellings(of item: DecodedItem, matching query: ItemQuery) throws -> [DecodedItem] {
+        guard item.entry.itemClass == .internetPassword else { return [item] }
+        let copies = try items(matching: query).filter {
+            $0.entry.itemID != item.entry.itemID
+                && $0.attributes.hasSameIdentity(as: item.attributes, itemClass: .internetPassword)
+        }
+        return [item] + copies
+    }
+
+    /// Whether items of a `…ThisDeviceOnly` class are out of reach because the keys hold no device
+    /// secret: a lookup that found nothing may have missed one of them.
+    ///
+    /// - Throws: The index's error.
+    public var lacksDeviceSecretForItems: Bool {
+        get throws {
+            guard keys.deviceSecret == nil else { return false }
+            let index = try index
+            return (0..<index.count).contains { index.entry(at: $0).protectionClass.isDeviceBound }
+        }
+    }
+
     /// The item that answers when several items match and all are one identity written in several
     /// spellings (L-KC-15): the one in the canonical spelling, else the most recently modified;
     /// `nil` when the matches are different items.

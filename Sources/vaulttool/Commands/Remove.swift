@@ -42,12 +42,7 @@ struct Remove: Command {
             if all { return try selector.select(in: snapshot) }
             // One item, and its copies in older spellings of its key (L-KC-15), so none answers after.
             let item = try selector.single(in: snapshot, includeSecret: false)
-            guard item.entry.itemClass == .internetPassword else { return [item] }
-            let copies = try selector.select(in: snapshot).filter {
-                $0.entry.itemID != item.entry.itemID
-                    && $0.attributes.hasSameIdentity(as: item.attributes, itemClass: .internetPassword)
-            }
-            return [item] + copies
+            return try Progress.run("Reading items") { try snapshot.spellings(of: item, matching: selector.query) }
         }
         guard !items.isEmpty else { throw ToolError("no item matches", exitCode: .notFound) }
         let removed = try VaultAccess.write(vault) { txn in

@@ -129,11 +129,7 @@ struct ItemSelector: OptionGroup, Sendable {
         } catch let error as VaultIOError where error.code == .itemNotFound && error.accessGroup == nil {
             // Without the device secret the library's reason counts the ThisDeviceOnly items it
             // could not search (every one of them); how to give the secret is ours to name.
-            let index = try snapshot.index
-            let deviceBound =
-                snapshot.keys.deviceSecret == nil
-                && (0..<index.count).contains { index.entry(at: $0).protectionClass.isDeviceBound }
-            guard deviceBound else { throw error }
+            guard try snapshot.lacksDeviceSecretForItems else { throw error }
             throw ToolError(error.reason + " " + Self.deviceSecretFix, exitCode: .notFound)
         }
     }
