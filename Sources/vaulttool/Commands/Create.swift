@@ -20,11 +20,7 @@ struct Create: Command {
     // A new vault's first keyslot is a password or key file; a TPM2 keyslot is added to it later
     // (passwd --add-tpm2), so that the TPM is never the only way in (Spec/tpm2.md L-TPM-2).
     @Group(
-        specs: CredentialOptions.specs(
-            without: CredentialOptions.deviceSecretFileOption.spec,
-            CredentialOptions.tpm2Flag.spec,
-            CredentialOptions.tpm2TCTIOption.spec
-        )
+        specs: CredentialOptions.options(without: "--device-secret-file", "--tpm2", "--tpm2-tcti")
     )
     var credentialOptions: CredentialOptions
     /// Where `--generate-key-file` writes the new key file.

@@ -46,7 +46,7 @@ struct CredentialServerCommand: Command {
         completion: .files
     )
     var socketPath: String?
-    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
+    @Group(specs: CredentialOptions.options(without: "--password-stdin"))
     var credentialOptions: CredentialOptions
     /// The vault and how to open it, from `--vault` and the credential options.
     private(set) var store: VaultFileStore?

@@ -20,7 +20,7 @@ struct Export: Command {
     var output: String?
     @Flag("--include-device-only", help: "Include ThisDeviceOnly items.") var includeDeviceOnly: Bool
     @Flag("--salvage", help: "Export every readable item despite damaged ones.") var salvage: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var selector: ItemSelector
     @Group var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 

@@ -20,7 +20,7 @@ struct Get: Command {
             """
     )
     @Flag("--json", help: "Print the item and its secret as JSON.") var json: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var selector: ItemSelector
     @Option("--accessibility", valueName: "class", help: "Refuse the item unless its protection class is <class>.")
     var accessibilityName: String?
     @Group var credentialOptions: CredentialOptions

@@ -26,7 +26,7 @@ struct GitDiff: Command {
             """
     )
     /// The credential options without `--password-stdin`: git gives a textconv driver no input.
-    static let credentialSpecs = CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec)
+    static let credentialSpecs = CredentialOptions.options(without: "--password-stdin")
     @Group(specs: GitDiff.credentialSpecs) var credentialOptions: CredentialOptions
     @Argument("file", help: "The vault file (git passes a temporary copy).") var path: String
 
@@ -37,7 +37,7 @@ struct GitDiff: Command {
     /// Whether a credential other than the device secret was named on the command line (any of
     /// the credential options, so that one added later counts too).
     var explicitCredential: Bool {
-        credentialOptions.given.contains { $0.spec.names != CredentialOptions.deviceSecretFileOption.spec.names }
+        credentialOptions.given.contains { $0.spec.names[0] != "--device-secret-file" }
     }
 
     /// Prints ``VaultTextView/text(ofFileAt:sources:credentialNamed:agent:describe:)``, which opens

@@ -17,7 +17,7 @@ struct List: Command {
     )
     @Flag("--json", help: "Print machine-readable output.") var json: Bool
     @Flag("--salvage", help: "List every readable item despite damaged ones.") var salvage: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var selector: ItemSelector
     @Group var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 

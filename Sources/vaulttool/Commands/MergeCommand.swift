@@ -40,7 +40,7 @@ struct MergeCommand: Command {
         completion: .values(["ours", "theirs"])
     )
     var keepKeyName: String?
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument("vault", help: "The vault to merge into (ours).") var path: String
     @RemainingArguments("other", help: "A copy of the same vault to merge in (theirs).") var others: [String]
     private(set) var keepKey: MergeSide?

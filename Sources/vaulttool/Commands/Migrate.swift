@@ -34,7 +34,7 @@ struct Migrate: Command {
     var targetName: String?
     @Group var importOptions: ImportRunner.Options
     @Group var kdfOptions: KDFOptions
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @OptionalArgument("source", help: "With --from: the export to import.") var source: String?
     @Argument(.vault) var path: String
 

@@ -69,7 +69,7 @@ struct Passwd: Command {
     var noRekey: Bool
     @Group var rekeyFlags: RekeyFlags
     @Group var kdfOptions: KDFOptions
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     enum Action {

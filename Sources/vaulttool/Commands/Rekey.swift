@@ -24,7 +24,7 @@ struct Rekey: Command {
             """
     )
     @Group var flags: RekeyFlags
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     func run() throws {

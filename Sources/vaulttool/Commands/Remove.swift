@@ -15,8 +15,8 @@ struct Remove: Command {
         aliases: ["remove"]
     )
     @Flag("--all", help: "Remove every matching item.") var all: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group var selector: ItemSelector
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     func validate() throws {

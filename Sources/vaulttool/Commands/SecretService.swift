@@ -51,7 +51,7 @@ struct SecretService: Command {
         completion: .files
     )
     var disallowExecutables: [String]
-    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
+    @Group(specs: CredentialOptions.options(without: "--password-stdin"))
     var credentialOptions: CredentialOptions
 
     func run() throws {

@@ -25,7 +25,7 @@ struct SetItem: Command {
             secret (--device-secret-file) to read and are left out of exports.
             """
     )
-    @Group var selector: ItemSelector
+    @Group(specs: ItemSelector.options(without: "--label", "--class", "--id")) var selector: ItemSelector
     @Option(
         "--class",
         valueName: "class",
@@ -48,7 +48,7 @@ struct SetItem: Command {
     var secretFile: String?
     @Flag("--allow-empty", help: "Store an empty secret instead of refusing it.") var allowEmpty: Bool
     @Flag("--trim-newline", help: "Remove one trailing newline from the secret.") var trimNewline: Bool
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     private(set) var itemClass = ItemClass.genericPassword

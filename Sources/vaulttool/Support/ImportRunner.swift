@@ -8,35 +8,6 @@ import VaultImport
 /// The options and output of `import` and `migrate --from`: VaultImport reads the export and
 /// writes its items in one transaction; this opens (or creates) the vault and prints the report.
 struct ImportRunner {
-    /// The import options, declared once: ``specs`` lists them, `init` reads them.
-    enum Key {
-        static let from = Option(
-            "--from",
-            valueName: "format",
-            help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
-            completion: .values(ImportFormat.allCases.map(\.rawValue))
-        )
-        static let accessibility = Option(
-            "--accessibility",
-            valueName: "class",
-            help: "Accessibility of imported items (default whenUnlocked).",
-            completion: .values(ProtectionClass.allCases.map(\.description))
-        )
-        static let replace = Flag("--replace", help: "Replace items that are already in the vault.")
-        static let skipDuplicates = Flag(
-            "--skip-duplicates",
-            help: "Import the rest when some entries are duplicates (else nothing is imported)."
-        )
-        static let create = Flag("--create", help: "Create the vault first if it does not exist.")
-        static let dryRun = Flag("--dry-run", help: "Show what would happen; change nothing.")
-        static let json = Flag("--json", help: "Print the summary as JSON.")
-    }
-
-    static let specs = [
-        Key.from.spec, Key.accessibility.spec, Key.replace.spec, Key.skipDuplicates.spec, Key.create.spec,
-        Key.dryRun.spec, Key.json.spec,
-    ]
-
     /// The summary; its JSON form is documented in Spec/cli.md.
     struct Summary: Encodable {
         struct Skip: Encodable {
@@ -59,21 +30,32 @@ struct ImportRunner {
     /// The import options as given (`@Group var importOptions: ImportRunner.Options`); the runner
     /// is made from them once the source and the vault are known.
     struct Options: OptionGroup {
-        static let specs = ImportRunner.specs
-        let formatName: String?
-        let accessibility: ProtectionClass?
-        let replace, dryRun, json, skipDuplicates, create: Bool
-        let kdfOptions: KDFOptions
+        @Option(
+            "--from",
+            valueName: "format",
+            help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
+            completion: .values(ImportFormat.allCases.map(\.rawValue))
+        )
+        var formatName: String?
+        @Option(
+            "--accessibility",
+            valueName: "class",
+            help: "Accessibility of imported items (default whenUnlocked).",
+            completion: .values(ProtectionClass.allCases.map(\.description))
+        )
+        private var accessibilityName: String?
+        @Flag("--replace", help: "Replace items that are already in the vault.") var replace: Bool
+        @Flag("--skip-duplicates", help: "Import the rest when some entries are duplicates (else nothing is imported).")
+        var skipDuplicates: Bool
+        @Flag("--create", help: "Create the vault first if it does not exist.") var create: Bool
+        @Flag("--dry-run", help: "Show what would happen; change nothing.") var dryRun: Bool
+        @Flag("--json", help: "Print the summary as JSON.") var json: Bool
+        /// The KDF options for `--create`: declared by the command, where its help lists them, and read here.
+        @Group(specs: []) var kdfOptions: KDFOptions
+        private(set) var accessibility: ProtectionClass?
 
-        init(_ parsed: ParsedArguments) throws {
-            formatName = parsed[Key.from]
-            accessibility = try parsed[Key.accessibility].map { try ItemSelector.parseAccessibility($0, hint: "") }
-            replace = parsed[Key.replace]
-            dryRun = parsed[Key.dryRun]
-            json = parsed[Key.json]
-            skipDuplicates = parsed[Key.skipDuplicates]
-            create = parsed[Key.create]
-            kdfOptions = try KDFOptions(parsed)
+        mutating func validate() throws {
+            accessibility = try accessibilityName.map { try ItemSelector.parseAccessibility($0, hint: "") }
         }
 
         /// Whether an option that only an import takes was given (`migrate` without `--from`).
