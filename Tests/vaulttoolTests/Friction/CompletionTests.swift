@@ -86,10 +86,11 @@ struct CompletionTests {
     func zshComplete(_ line: String, in w: Workspace) throws -> String {
         let script = """
             zmodload zsh/zpty
-            # Reads the terminal until `mark` shows up (at most 10 s) and prints what came.
+            # Reads the terminal until `mark` shows up (at most 60 s: a loaded CI machine is slow) and
+            # prints what came.
             waitfor() {
                 local all="" chunk i
-                for i in {1..200}; do
+                for i in {1..1200}; do
                     while zpty -rt z chunk; do all+=$chunk; done
                     [[ $all == *$1* ]] && break
                     sleep 0.05
