@@ -100,9 +100,7 @@ struct GitMerge: Command {
         let target = name ?? ours
         let other = name.map { "\($0) (their side)" } ?? theirs
         let theirsSnapshot = try open(theirs)
-        let theirsRetired =
-            (try? record.recorded(vaultID: theirsSnapshot.header.vaultID))?
-            .finding(for: SeenGeneration(theirsSnapshot))?.kind == .retiredMasterKey
+        let theirsRetired = record.finding(for: theirsSnapshot)?.kind == .retiredMasterKey
         let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery(theirsRetired)) {
             try record.refuseRemovedCredentials(in: theirsSnapshot, side: "theirs")
             return try vault.merge(theirsSnapshot, base: base)
