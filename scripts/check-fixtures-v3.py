@@ -195,8 +195,14 @@ def choose_slot(file):
         raise Fail("structure", "two complete slots of one generation")
     index, slot = max(complete, key=lambda pair: pair[1]["generation"])
     other_state, other = states[1 - index]
-    note = other_state == "damaged" or (other_state == "ok" and other["generation"] > slot["generation"]
-                                        and all(i != 1 - index for i, _ in complete))
+    in_place = slot["start"] < slot["end"]
+    whole = any(i == 1 - index for i, _ in complete)
+    note = (other_state == "damaged" or (other_state == "empty" and in_place)
+            or (other_state == "ok" and ((other["generation"] > slot["generation"] and not whole)
+                                         or (in_place and not (other["end"] == slot["start"]
+                                                               and other["generation"] < slot["generation"])))))
+    # The slot an in-place commit was built on: its MAC is checked once HK is known.
+    slot["predecessor"] = other["bytes"] if in_place and not note else None
     return slot, note
 
 
@@ -669,6 +675,9 @@ def open_vault(file, credentials):
     keys = scope_keys(header, opened, credentials.get("deviceSecret"))
     if blake2b(32, keys["HK"], slot["bytes"][:480]) != slot["bytes"][480:]:
         raise Fail("headerAuthentication", "the slot MAC")
+    before = slot["predecessor"]
+    if before is not None and blake2b(32, keys["HK"], before[:480]) != before[480:]:
+        note = True  # R3-SLT-4: a slot forged without HK stands where the newest commit's was
     if keys["mk"] is not None:
         keys["names"] = group_names(header, keys["mk"])
         for domain, name in keys["names"].items():

@@ -117,10 +117,17 @@ public struct VaultSnapshot: Sendable {
             .noting(head)
     }
 
-    /// This snapshot, with what reading `head` found of the other commit slot (R3-SLT-4).
+    /// This snapshot, with what reading `head` found of the other commit slot (R3-SLT-4): the
+    /// slot of the commit an in-place commit was built on must carry a MAC under `HK`, or the
+    /// newest commit was cut off by a writer without a key that forged that slot.
     package func noting(_ head: VaultHead) -> VaultSnapshot {
         var snapshot = self
         snapshot.skippedIncompleteCommit = head.skippedIncompleteCommit
+        if let slot = head.predecessorSlot {
+            let macStart = CommitSlot.byteCount - 32
+            let mac = BLAKE2b.hash(slot[0..<macStart], key: keys.headerKey, length: 32)
+            if !Sodium.constantTimeEqual(mac, slot[macStart...]) { snapshot.skippedIncompleteCommit = true }
+        }
         return snapshot
     }
 
