@@ -249,12 +249,16 @@ public struct VaultSnapshot: Sendable {
     /// Compares lookup tags only; ``attributes(at:)`` confirms the match (R-IDX-5).
     public func position(of primaryKey: PrimaryKey) throws -> Int? {
         let index = try self.index
+        var found: Int?
         for position in index.positions(ofTag: keys.lookupTag(primaryKey)) {
             let entry = index.entry(at: position)
             let attributes = try self.attributes(at: position)
-            if PrimaryKey(itemClass: entry.itemClass, attributes: attributes) == primaryKey { return position }
+            guard PrimaryKey(itemClass: entry.itemClass, attributes: attributes) == primaryKey else { continue }
+            // R-IDX-6: two items with one primary key answer for neither.
+            if let found { throw VaultFormatError.samePrimaryKey(index.itemID(at: found), entry.itemID) }
+            found = position
         }
-        return nil
+        return found
     }
 
     /// The position of the item that `identity` names, in any spelling of its key (L-KC-15), or `nil`.
