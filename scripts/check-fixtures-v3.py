@@ -32,7 +32,6 @@ import pathlib
 import struct
 import sys
 import unicodedata
-from itertools import zip_longest
 
 import argon2.low_level
 import cryptography.exceptions
@@ -855,13 +854,20 @@ def merge_event(label, message):
     return b"\x01" + bytes(7) if event == bytes(8) else event
 
 
-def merge_histories(a, b):
-    low, high = sorted([a, b], key=lambda h: h[0])
-    out = [merge_event(b"VLT3merg", low[0] + high[0])]
-    for event in [low[0], high[0]] + [e for pair in zip_longest(low[1:], high[1:]) for e in pair if e]:
-        if event not in out and len(out) < 16:
-            out.append(event)
-    return out
+def absorb(kept, other):
+    """R3-EV-3: the kept state's history after it takes in the other's."""
+    if all(e in kept for e in other):
+        return list(kept)
+    out = [kept[0]] + ([other[0]] if other[0] not in kept else []) + list(kept[1:])
+    out += [e for e in other[1:] if e not in out]
+    return out[:16]
+
+
+def absorbing(state, other):
+    """The state, its history after taking in the other state's (R-MRG-18)."""
+    if state[0] == "live":
+        return ("live", dict(state[1], history=absorb(state[1]["history"], history_of(other))))
+    return ("deleted", state[1], absorb(state[2], history_of(other)))
 
 
 def merge(ours, theirs, merge_key):
@@ -881,24 +887,20 @@ def merge(ours, theirs, merge_key):
             continue
         ha, hb = history_of(a), history_of(b)
         if ha[0] == hb[0] or hb[0] in ha[1:]:
-            out[item_id] = a
+            out[item_id] = absorbing(a, b)
         elif ha[0] in hb[1:]:
-            out[item_id] = b
+            out[item_id] = absorbing(b, a)
+        elif a[0] == "live" and b[0] == "live":
+            won, lost = (b, a) if rank(a[1]) < rank(b[1]) else (a, b)
+            out[item_id] = absorbing(won, lost)
+            if lost[1]["class"] & 0x0F < 3:
+                copies.append((item_id, lost[1], content_hash(lost[1])))
+        elif a[0] == "deleted" and b[0] == "deleted":
+            theirs_later = b[1] > a[1] if a[1] != b[1] else ha[0] < hb[0]
+            out[item_id] = absorbing(b, a) if theirs_later else absorbing(a, b)
         else:
-            merged = merge_histories(ha, hb)
-            if a[0] == "live" and b[0] == "live":
-                won, lost = (b[1], a[1]) if rank(a[1]) < rank(b[1]) else (a[1], b[1])
-                out[item_id] = ("live", dict(won, history=merged))
-                if lost["class"] & 0x0F < 3:
-                    copies.append((item_id, lost, content_hash(lost)))
-            elif a[0] == "deleted" and b[0] == "deleted":
-                out[item_id] = ("deleted", max(a[1], b[1]), merged)
-            else:
-                live, deleted = (a, b) if a[0] == "live" else (b, a)
-                if (deleted[1], 0) < rank(live[1])[:2]:
-                    out[item_id] = ("live", dict(live[1], history=merged))
-                else:
-                    out[item_id] = ("deleted", deleted[1], merged)
+            live, deleted = (a, b) if a[0] == "live" else (b, a)
+            out[item_id] = absorbing(live, deleted) if (deleted[1], 0) < rank(live[1])[:2] else absorbing(deleted, live)
     for origin, lost, digest in copies:
         copy_id = origin[:8] + blake2b(8, merge_key, b"VLTcopy1" + origin + digest)
         if copy_id in out:
@@ -908,22 +910,23 @@ def merge(ours, theirs, merge_key):
         marker = {"tag": 0x70, "value": list(origin + lost["history"][0])}
         attributes["preserved"] = sorted([p for p in attributes["preserved"] if p["tag"] != 0x70] + [marker],
                                          key=lambda p: p["tag"])
+        event = merge_event(b"VLT3copy", copy_id + lost["history"][0])
         copy = dict(lost, id=copy_id.hex(), attributes=attributes,
-                    history=[merge_event(b"VLT3copy", copy_id + lost["history"][0])], copyOf=origin.hex())
+                    history=([event] + [e for e in lost["history"] if e != event])[:16], copyOf=origin.hex())
         out[copy_id] = ("live", copy)
     for item_id, state in list(out.items()):
         if state[0] != "live":
             continue
         shadow = item_id[:8] + bytes(x ^ y for x, y in zip(item_id[8:], b"VLTshadw"))
-        times = [s[1] for side in (ours, theirs) for key in (item_id, shadow)
-                 for s in [side.get(key)] if s and s[0] == "deleted"]
-        if not times:
+        deletions = [(s[1], s[2][0], s[2]) for side in (ours, theirs) for key in (item_id, shadow)
+                     for s in [side.get(key)] if s and s[0] == "deleted"]
+        if not deletions:
             continue
+        time, _, history = max(deletions)  # the later time, then the greater current event
         held = out.get(shadow)
-        if held and held[0] == "deleted" and held[1] >= max(times):
+        if held and held[0] == "deleted" and held[1] >= time:
             continue
-        out[shadow] = ("deleted", max(times),
-                       [merge_event(b"VLT3mdel", shadow + struct.pack("<q", max(times)))])
+        out[shadow] = ("deleted", time, history)
     return out
 
 

@@ -108,18 +108,23 @@ struct MergeModel {
         event("VLT3mdel", id.bytes + LE.bytes(UInt64(bitPattern: deletedAt), size: 8))
     }
 
-    /// R3-EV-3: the merge history of two concurrent histories.
-    static func mergeHistory(_ a: [[UInt8]], _ b: [[UInt8]]) -> [[UInt8]] {
-        let (low, high) = a[0].lexicographicallyPrecedes(b[0]) ? (a, b) : (b, a)
-        var out = [event("VLT3merg", low[0] + high[0])]
-        func add(_ event: [UInt8]) { if out.count < 16 && !out.contains(event) { out.append(event) } }
-        add(low[0])
-        add(high[0])
-        for index in 1..<max(low.count, high.count) {
-            if index < low.count { add(low[index]) }
-            if index < high.count { add(high[index]) }
+    /// R3-EV-3: `absorb(K, O)`, the history of the kept state `K` after it takes in `O`'s.
+    static func absorb(_ kept: [[UInt8]], _ other: [[UInt8]]) -> [[UInt8]] {
+        if other.allSatisfy({ kept.contains($0) }) { return kept }
+        var out = [kept[0]] + (kept.contains(other[0]) ? [] : [other[0]]) + kept.dropFirst()
+        for event in other.dropFirst() where !out.contains(event) { out.append(event) }
+        return Array(out.prefix(16))
+    }
+
+    /// The state `state` with its history after taking in `other`'s (R-MRG-18).
+    static func absorbing(_ state: State, _ other: State) -> State {
+        switch state {
+        case .live(var version):
+            version.history = absorb(version.history, other.history)
+            return .live(version)
+        case .deleted(let time, let history):
+            return .deleted(deletedAt: time, history: absorb(history, other.history))
         }
-        return out
     }
 
     /// R-MRG-5's content hash `h`.
@@ -173,7 +178,7 @@ struct MergeModel {
             protectionClass: lost.protectionClass,
             attributes: attributes,
             secret: lost.secret,
-            history: [Self.event("VLT3copy", id.bytes + lost.history[0])],
+            history: Array(([Self.event("VLT3copy", id.bytes + lost.history[0])] + lost.history).prefix(16)),
             copyOf: origin
         )
         return (id, version)
@@ -195,49 +200,53 @@ struct MergeModel {
                 continue
             }
             let (ha, hb) = (a.history, b.history)
-            if ha[0] == hb[0] {
-                out.states[id] = a  // one write (the fixtures hold no two writes with one event)
-            } else if ha.dropFirst().contains(hb[0]) {
-                out.states[id] = a
+            // The kept state takes in the other's history, whatever decided (R3-EV-3).
+            if ha[0] == hb[0] || ha.dropFirst().contains(hb[0]) {
+                out.states[id] = absorbing(a, b)  // one write (the fixtures hold no two writes with one event)
             } else if hb.dropFirst().contains(ha[0]) {
-                out.states[id] = b
+                out.states[id] = absorbing(b, a)
             } else {
-                let merged = mergeHistory(ha, hb)
                 switch (a, b) {
                 case (.live(let x), .live(let y)):
-                    var (won, lost) = isBelow(ours.rank(x), ours.rank(y)) ? (y, x) : (x, y)
-                    won.history = merged
-                    out.states[id] = .live(won)
+                    let (won, lost) = isBelow(ours.rank(x), ours.rank(y)) ? (y, x) : (x, y)
+                    out.states[id] = absorbing(.live(won), .live(lost))
                     out.conflicts.append((id, "bothChanged"))
                     if !lost.protectionClass.isDeviceBound { copies.append(ours.copy(of: id, lost)) }
-                case (.live(var version), .deleted(let deletedAt, _)), (.deleted(let deletedAt, _), .live(var version)):
+                case (.live(let version), .deleted(let deletedAt, _)), (.deleted(let deletedAt, _), .live(let version)):
                     out.conflicts.append((id, "changedAndDeleted"))
-                    if isBelow((deletedAt, 0, 0, []), ours.rank(version)) {
-                        version.history = merged
-                        out.states[id] = .live(version)
-                    } else {
-                        out.states[id] = .deleted(deletedAt: deletedAt, history: merged)
-                    }
+                    let (deletion, live) = a.history[0] == version.history[0] ? (b, a) : (a, b)
+                    out.states[id] =
+                        isBelow((deletedAt, 0, 0, []), ours.rank(version))
+                        ? absorbing(live, deletion) : absorbing(deletion, live)
                 case (.deleted(let t, _), .deleted(let u, _)):
-                    out.states[id] = .deleted(deletedAt: max(t, u), history: merged)
+                    let theirsLater = t != u ? u > t : ha[0].lexicographicallyPrecedes(hb[0])
+                    out.states[id] = theirsLater ? absorbing(b, a) : absorbing(a, b)
                 }
             }
         }
         for (id, copy) in copies where out.states[id] == nil { out.states[id] = .live(copy) }
-        // R-MRG-9: an item that ends live keeps the latest deletion either side dated of it, or of
-        // its shadow, under its shadow ID.
+        // R-MRG-9: an item that ends live keeps the latest deletion either side holds of it, or of
+        // its shadow (the later time, then the greater event), with its history, under its shadow
+        // ID.
         for (id, state) in out.states {
             guard case .live = state else { continue }
             let shadow = shadowID(id)
-            var latest: Int64?
+            var latest: (time: Int64, history: [[UInt8]])?
             for side in [ours, theirs] {
                 for key in [id, shadow] {
-                    if case .deleted(let time, _)? = side.states[key], time > (latest ?? .min) { latest = time }
+                    guard case .deleted(let time, let history)? = side.states[key] else { continue }
+                    if let held = latest,
+                        held.time > time
+                            || (held.time == time && !held.history[0].lexicographicallyPrecedes(history[0]))
+                    {
+                        continue
+                    }
+                    latest = (time, history)
                 }
             }
             guard let latest else { continue }
-            if case .deleted(let held, _)? = out.states[shadow], held >= latest { continue }
-            out.states[shadow] = .deleted(deletedAt: latest, history: [migratedDeletionEvent(shadow, latest)])
+            if case .deleted(let held, _)? = out.states[shadow], held >= latest.time { continue }
+            out.states[shadow] = .deleted(deletedAt: latest.time, history: latest.history)
         }
         return out
     }
@@ -268,6 +277,9 @@ extension FixtureCatalogV3 {
         let random = SeededRandom(seed: seedPrefix + "merge replicas")
         func edit(_ file: [UInt8], _ minutes: Int64, _ body: (inout VaultWriter) throws -> Void) throws -> [UInt8] {
             var writer = try VaultWriter(updating: try VaultSnapshot.open(file, with: .password(password)))
+            // The frozen files predate R-DEL-3's SHOULD (a shadow kept for a re-added item); they
+            // stay valid without it, and the generator must reproduce them byte for byte.
+            writer.keepsDeletionShadows = false
             try body(&writer)
             switch try writer.encodeGeneration(now: time(minutes), random: random) {
             case .whole(let bytes): return bytes
@@ -324,8 +336,8 @@ extension FixtureCatalogV3 {
             ],
             key: key,
             "both replicas edited db/alice on the base: concurrent. The later modificationDate (b's) keeps the "
-                + "ID under a merge event whose history holds both (R3-EV-3); a's version becomes one conflict copy "
-                + "with a derived ID, account suffix, marker and one-event history (R-MRG-7, R-MRG-8, R-MRG-18)"
+                + "ID with its own event, its history taking in a's (R3-EV-3); a's version becomes one conflict copy "
+                + "with a derived ID, account suffix, marker, and a derived event on top of a's history (R-MRG-7, R-MRG-8, R-MRG-18)"
         )
         try mergeCase(
             &c,
@@ -336,7 +348,7 @@ extension FixtureCatalogV3 {
             ],
             key: key,
             "a edited db/alice, b deleted it, both on the base: concurrent, listed. The edit is newer than the "
-                + "deletion, so it stays under a merge event, and the deletion's time is kept under the shadow ID "
+                + "deletion, so it stays, its history taking in the deletion's, and the deletion is kept under the shadow ID "
                 + "(R-MRG-7, R-MRG-9, R-MRG-18 step 4)"
         )
         try mergeCase(
@@ -348,7 +360,7 @@ extension FixtureCatalogV3 {
             ],
             key: key,
             "a edited db/alice, b deleted it later, both on the base: concurrent, listed; the deletion wins and "
-                + "its entry takes the merge history (R-MRG-7, R-MRG-18 step 4)"
+                + "its entry's history takes in the edit's (R-MRG-7, R-MRG-18 step 4)"
         )
         let edited = try edit(base.bytes, 20, setX("x1", 20))
         try mergeCase(

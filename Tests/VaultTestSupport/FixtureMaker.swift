@@ -57,6 +57,7 @@ final class FixtureMaker {
             keys: keys
         )
         writer.setVersion(major: 1, minor: minor)
+        writer.keepsDeletionShadows = false
     }
 
     private static func keyslot(
@@ -184,6 +185,7 @@ final class FixtureMaker {
     /// Replaces the writer (for building a second generation).
     func reopen(_ file: [UInt8], with credentials: Credentials) throws {
         writer = try VaultWriter(updating: try VaultSnapshot.open(file, with: credentials))
+        writer.keepsDeletionShadows = false
     }
 
     /// The keys records are sealed with.

@@ -196,12 +196,7 @@ struct Merger {
             }
         }
         for adoption in pending.adoptions {
-            let placement = try placement(
-                of: adoption.id,
-                from: adoption.side,
-                position: adoption.position,
-                resealing: adoption.merged != nil
-            )
+            let placement = try placement(of: adoption.id, from: adoption.side, position: adoption.position)
             let history = historyMode ? adoption.merged ?? inputs[adoption.side].histories[adoption.position] : nil
             try place(adoption.id, placement, history: history)
         }
