@@ -1,7 +1,8 @@
 // Format 3 against a holder of the base key alone who puts back an older whole state of the master
-// scope (Spec/format-v3.md §7.3) and writes, in the base scope, entries whose histories claim to
-// descend from master-scope items (security review of format 3). Both are open findings; each test
-// states what the threat model promises and records today's behaviour as a known issue.
+// scope (Spec/format-v3.md §7.2, §7.3) and writes, in the base scope, entries whose histories claim
+// to descend from master-scope items (security review of format 3). The first is accepted by
+// decision (§7.2) and undone by a merge with the newer copy; the second is an open finding, recorded
+// as a known issue.
 
 import Testing
 
@@ -91,25 +92,31 @@ struct Format3ScopeStateTests {
         return forged
     }
 
-    /// §7.3 says the owner's library reports a whole-scope regression when it has seen a higher
-    /// counter for that scope; §7.2 and threat model 3.15 say the rollback record does not keep
-    /// scope counters yet. So a holder of `BK` alone (a device keyslot) puts back the rotated-out
-    /// secret of a master-scope item, and the owner's open, read and full check accept it. This
-    /// is issue 21's finding (there by a limited recipient, for `billing`) at scope granularity.
-    @Test("a base-key holder's older master-scope state is accepted by the owner's open")
+    /// §7.2 and §7.3, by decision: a newer generation that holds an older state of one scope is not
+    /// reported (every git branch that never touched the scope gives one after a switch). So a
+    /// holder of `BK` alone (a device keyslot) can put back the rotated-out secret of a master-scope
+    /// item and drop one added since, as the holder of an older copy of the file can (threat model
+    /// 3.5), but only the master scope's whole state; a merge with a copy that holds the newer
+    /// state undoes it, silently and whole.
+    @Test("a base-key holder's older master-scope state is accepted, and a merge with the newer copy undoes it")
     func olderMasterStateIsAccepted() throws {
         let fixture = try Format3Fixture()
         let (file, api) = try Self.owned(fixture)
         let forged = try Self.forged(fixture, on: file, masterFrom: fixture.file)
         let owner = try fixture.owner(forged)
         #expect(owner.header.generation == 3)
-        _ = try owner.verify()  // passes today, and would without a scope-counter record
-        let (db, apiSecret) = (try secret(owner, fixture.secretItem), try secret(owner, api))
-        #expect(db == "s3cret" && apiSecret == nil, "today: the rotation is undone and api is gone, silently")
-        withKnownIssue("no scope counter is remembered, so the older master scope is not reported (§7.2, §7.3)") {
-            #expect(db == "rotated")
-            #expect(apiSecret == "api-secret")
-        }
+        #expect(try owner.verify() == (2, 0))
+        #expect(try secret(owner, fixture.secretItem) == "s3cret")
+        #expect(try secret(owner, api) == nil)
+
+        let merged = try VaultMerge.merge(ours: owner, theirs: try fixture.owner(file))
+        let result = try VaultSnapshot.open(
+            try merged.writer.encode(now: TestVault.now + 180_000, random: fixture.vault.random),
+            with: .password(TestVault.password)
+        )
+        #expect(try secret(result, fixture.secretItem) == "rotated")
+        #expect(try secret(result, api) == "api-secret")
+        #expect(merged.report.conflicts.isEmpty)
     }
 
     /// Threat model 3.15: "A merge with any copy holding the newer state undoes such a
