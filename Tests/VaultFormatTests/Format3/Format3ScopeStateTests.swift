@@ -152,4 +152,37 @@ struct Format3ScopeStateTests {
             #expect(apiSecret == "api-secret")
         }
     }
+
+    /// Why the finding above is still open: the owner's own move of an item out of the master
+    /// scope (`db` made `always`, which needs `MK` and `BK`, §9) leaves the same two states as the
+    /// forgery: a base-scope entry whose history descends from a master-scope version, and a master
+    /// scope with no entry of the item (the old entry is removed, not marked). Today the merge
+    /// takes the move silently; a rule that lets no base-scope state supersede a master-scope
+    /// version would turn every such move into a conflict (or, for a deletion after the move,
+    /// bring the item back), because the format records nothing that tells the two apart.
+    @Test("the owner's move of an item from the master to the base scope merges silently")
+    func ownersMoveToTheBaseScopeMergesSilently() throws {
+        let fixture = try Format3Fixture()
+        var moved = rotated(fixture.secretItem, to: "moved")
+        moved.protectionClass = .always
+        let file = try fixture.commit(on: fixture.file) { try $0.put(moved, random: fixture.vault.random) }
+            .applied(to: fixture.file)
+        let owner = try fixture.owner(file)
+        let located = try #require(
+            try owner.format3?.located(tag: owner.keys.lookupTag(fixture.secretItem.primaryKey)).first
+        )
+        #expect(located.entry.protectionClass == .always, "db now stands in the base scope")
+        #expect(try secret(fixture.base(file), fixture.secretItem) == "moved")
+
+        for (ours, theirs) in [(fixture.file, file), (file, fixture.file)] {
+            let merged = try VaultMerge.merge(ours: try fixture.owner(ours), theirs: try fixture.owner(theirs))
+            let result = try VaultSnapshot.open(
+                try merged.writer.encode(now: TestVault.now + 180_000, random: fixture.vault.random),
+                with: .password(TestVault.password)
+            )
+            #expect(try secret(result, fixture.secretItem) == "moved")
+            #expect(merged.report.conflicts.isEmpty)
+            #expect(result.itemCount == 2)
+        }
+    }
 }
