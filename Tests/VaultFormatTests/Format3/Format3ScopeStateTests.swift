@@ -1,8 +1,8 @@
 // Format 3 against a holder of the base key alone who puts back an older whole state of the master
 // scope (Spec/format-v3.md §7.2, §7.3) and writes, in the base scope, entries whose histories claim
-// to descend from master-scope items (security review of format 3). The first is accepted by
-// decision (§7.2) and undone by a merge with the newer copy; the second is an open finding, recorded
-// as a known issue.
+// to descend from master-scope items, or deletions under their shadow IDs (security review of
+// format 3). The first is accepted by decision (§7.2) and undone by a merge with the newer copy; the
+// others are one open finding, recorded as known issues.
 
 import Testing
 
@@ -150,6 +150,58 @@ struct Format3ScopeStateTests {
         #expect(apiSecret == nil && merged.report.conflicts.isEmpty, "today: api is deleted, and nothing is listed")
         withKnownIssue("a descent claimed from a scope its writer cannot write is taken (R-MRG-18)") {
             #expect(apiSecret == "api-secret")
+        }
+    }
+
+    /// The same finding without putting back any scope: a shadow ID is the item's ID XOR a
+    /// constant (R-MRG-9), so a holder of `BK` alone writes, in the base scope, a deletion entry
+    /// under the shadow ID of the owner's `api`, dated far ahead. The owner's open and full check
+    /// accept it (no entry of the item changes). When the owner's two replicas then edit `api`
+    /// concurrently, the merge finds both versions outdated by that deletion (R-MRG-9: neither
+    /// history holds its event) and `api` ends deleted instead of in a conflict.
+    @Test("a forged shadow deletion in the base scope deletes concurrent master-scope versions")
+    func forgedShadowDeletionOutdatesAMasterItem() throws {
+        let fixture = try Format3Fixture()
+        let (file, api) = try Self.owned(fixture)
+        let ours = try fixture.commit(on: file, now: TestVault.now + 120_000) {
+            try $0.put(rotated(api, to: "ours"), random: fixture.vault.random)
+        }
+        .applied(to: file)
+        let theirs = try fixture.commit(on: file, now: TestVault.now + 150_000) {
+            try $0.put(rotated(api, to: "theirs"), random: fixture.vault.random)
+        }
+        .applied(to: file)
+        let shadow = TreeEntry.deleted(
+            key: TreeKey(tag: 0, itemID: VaultMerge.shadowID(of: api.id)),
+            deletedAt: TestVault.now + 365 * 86_400_000,
+            history: EventHistory(first: EventID.random(avoiding: nil, from: fixture.vault.random))
+        )
+        let forged = try Self.forged(fixture, on: theirs, masterFrom: theirs, baseChanges: [shadow.key: shadow])
+        _ = try fixture.owner(forged).verify()
+        #expect(try secret(fixture.owner(forged), api) == "theirs", "the owner reads api as before")
+
+        let honest = try VaultMerge.merge(ours: try fixture.owner(ours), theirs: try fixture.owner(theirs))
+        let kept = try secret(
+            VaultSnapshot.open(
+                try honest.writer.encode(now: TestVault.now + 180_000, random: fixture.vault.random),
+                with: .password(TestVault.password)
+            ),
+            api
+        )
+        #expect(kept == "ours" || kept == "theirs", "without the forgery: a conflict, one version kept")
+
+        let merged = try VaultMerge.merge(ours: try fixture.owner(ours), theirs: try fixture.owner(forged))
+        let result = try VaultSnapshot.open(
+            try merged.writer.encode(now: TestVault.now + 180_000, random: fixture.vault.random),
+            with: .password(TestVault.password)
+        )
+        let apiSecret = try secret(result, api)
+        #expect(
+            apiSecret == nil && merged.report.conflicts.isEmpty,
+            "today: both versions are outdated by the forged deletion, and nothing is listed"
+        )
+        withKnownIssue("a deletion in a scope that cannot write the item's dates its versions (R-MRG-9)") {
+            #expect(apiSecret == kept)
         }
     }
 
