@@ -841,7 +841,7 @@ def replica_states(file, password):
     opened = open_vault(file, {"password": password})
     states = {bytes.fromhex(i["id"]): ("live", i) for i in opened["items"]}
     for item_id, entry in opened["deletionStates"].items():
-        states[item_id] = ("deleted", entry["deletedAt"], entry["history"])
+        states[item_id] = ("deleted", entry["deletedAt"], entry["history"], tuple(entry["scope"]))
     return states
 
 
@@ -867,7 +867,7 @@ def absorbing(state, other):
     """The state, its history after taking in the other state's (R-MRG-18)."""
     if state[0] == "live":
         return ("live", dict(state[1], history=absorb(state[1]["history"], history_of(other))))
-    return ("deleted", state[1], absorb(state[2], history_of(other)))
+    return ("deleted", state[1], absorb(state[2], history_of(other))) + state[3:]
 
 
 def merge(ours, theirs, merge_key):
@@ -918,15 +918,17 @@ def merge(ours, theirs, merge_key):
         if state[0] != "live":
             continue
         shadow = item_id[:8] + bytes(x ^ y for x, y in zip(item_id[8:], b"VLTshadw"))
+        # R-MRG-19: a shadow counts only in the master scope, where holders of MK write it.
         deletions = [(s[1], s[2][0], s[2]) for side in (ours, theirs) for key in (item_id, shadow)
-                     for s in [side.get(key)] if s and s[0] == "deleted"]
+                     for s in [side.get(key)] if s and s[0] == "deleted"
+                     and (key == item_id or s[3:] in ((), ((0, 0),)))]
         if not deletions:
             continue
         time, _, history = max(deletions)  # the later time, then the greater current event
         held = out.get(shadow)
         if held and held[0] == "deleted" and held[1] >= time:
             continue
-        out[shadow] = ("deleted", time, history)
+        out[shadow] = ("deleted", time, history, (0, 0))
     return out
 
 
