@@ -78,6 +78,7 @@ extension VaultSnapshot {
             throw VaultIOError(.itemNotFound, reason: noMatch(unavailable: scan.unavailable))
         }
         if found.count == 1 { return first }
+        try Self.checkPrimaryKeys(found)
         guard let item = Self.oneIdentity(found) else {
             throw VaultIOError(.ambiguousItem, reason: "\(found.count) items match")
         }
@@ -112,6 +113,26 @@ extension VaultSnapshot {
             guard keys.deviceSecret == nil else { return false }
             let index = try index
             return (0..<index.count).contains { index.entry(at: $0).protectionClass.isDeviceBound }
+        }
+    }
+
+    /// R-IDX-6: two matches with the same primary key (not two spellings of one identity, L-KC-15)
+    /// are damage, not a choice: the most recently modified would be whichever the writer without
+    /// the master key dated later.
+    ///
+    /// - Throws: ``ItemDamage`` (`recordCorrupt`) naming the second item.
+    static func checkPrimaryKeys(_ items: [DecodedItem]) throws {
+        var seen: [PrimaryKey: ItemID] = [:]
+        for item in items {
+            let key = PrimaryKey(itemClass: item.entry.itemClass, attributes: item.attributes)
+            if let first = seen[key] {
+                throw ItemDamage(
+                    entry: item.entry,
+                    attributes: item.attributes,
+                    error: VaultFormatError.samePrimaryKey(first, item.entry.itemID)
+                )
+            }
+            seen[key] = item.entry.itemID
         }
     }
 
