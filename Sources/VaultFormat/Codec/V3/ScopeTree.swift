@@ -98,6 +98,14 @@ package struct ScopeTree {
         return found
     }
 
+    /// The references of every node of the tree, the top first (then depth first), each node
+    /// checked.
+    package func nodeReferences(top: ChunkReference, in store: some ChunkStore) throws -> [ChunkReference] {
+        var nodes: [ChunkReference] = []
+        try forEachEntry(top: top, in: store, visiting: &nodes) { _ in }
+        return nodes
+    }
+
     /// Calls `body` with every entry of the tree in key order, as ``allEntries(top:in:)`` reads
     /// them (every node checked, keys strictly ascending across the whole tree), and appends the
     /// reference of every node read, the top first, to `nodes`.
