@@ -86,7 +86,7 @@ enum Concurrency {
         do {
             let a = try Vault(path: path, credentials: .password(password), configuration: fastConfiguration)
             let b = try Vault(path: path, credentials: .password(password), configuration: fastConfiguration)
-            let seen = try a.read { snapshot in snapshot.index.entries.first { $0.itemID == itemID("total") }!.version }
+            let seen = try a.read { snapshot in try snapshot.index.entries.first { $0.itemID == itemID("total") }!.version }
             try b.write { try $0.set(draft("total", text: "\(workers * count)")) }
             do {
                 try a.write { try $0.set(draft("total", text: "stale"), expecting: .version(seen)) }

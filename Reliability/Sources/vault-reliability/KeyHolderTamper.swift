@@ -337,7 +337,8 @@ enum KeyHolderTamper {
             read.items[decoded.entry.itemID] = item(decoded)
         }
         _ = try snapshot.verify()
-        read.indexIDs = Set((0..<snapshot.index.count).map { snapshot.index.entry(at: $0).itemID })
+        let index = try snapshot.index
+        read.indexIDs = Set((0..<index.count).map { index.entry(at: $0).itemID })
         read.unavailable = read.indexIDs.subtracting(read.items.keys)
         if reader.holdsMasterKey {
             do {

@@ -216,10 +216,10 @@ enum Tamper {
             indexLength = snapshot.header.indexLength
             keys = snapshot.keys
             slot = snapshot.openedKeyslot
-            for position in 0..<snapshot.index.count
-            where snapshot.index.entry(at: position).protectionClass.isDeviceBound {
-                let start = snapshot.recordsOffset + snapshot.index.offsets[position]
-                if keys.isOwnDeviceItem(snapshot.index.entry(at: position).itemID) {
+            let index = try snapshot.index
+            for position in 0..<index.count where index.entry(at: position).protectionClass.isDeviceBound {
+                let start = snapshot.recordsOffset + index.offsets[position]
+                if keys.isOwnDeviceItem(index.entry(at: position).itemID) {
                     ownDeviceNonces.append(start..<start + 24)
                 } else {
                     deviceNonces.append(start..<start + 24)
