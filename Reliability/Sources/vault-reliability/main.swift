@@ -52,7 +52,8 @@ case "kill-loop":
     )
 case "child-kill-loop": KillLoop.child(directory: arguments[1])
 case "power-loss": tally = PowerLoss.run(mode, shim: option("--shim") ?? "/tmp/vault_shim.so")
-case "child-power-loss": PowerLoss.child(directory: arguments[1], mode: mode)
+case "child-power-loss":
+    PowerLoss.child(directory: arguments[1], mode: mode, format: Format(rawValue: option("--format") ?? "3") ?? .v3)
 case "io-errors": tally = IOErrors.run(mode)
 case "concurrency": tally = Concurrency.run(mode)
 case "child-increment":
