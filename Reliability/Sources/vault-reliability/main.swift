@@ -26,6 +26,7 @@ let usage = """
       io-errors      4. EIO/ENOSPC/EINTR at every write, fsync, close, rename; a full tmpfs
       concurrency    5. 4 writers incrementing counters, readers, a killed lock holder
       tamper         6. every bit flip and truncation of every valid fixture
+      tamper-v3      6. every bit flip and truncation of format-3 files the library writes
       tamper-keyholder  6. format 2.0 files rewritten by a holder of BK alone or a limited recipient,
                         MAC and index recomputed, read by the owner and each limited recipient
                         (--vaulttool <path>: vaulttool verify must agree on the named variants)
@@ -61,6 +62,7 @@ case "child-increment":
 case "child-reader": Concurrency.reader(directory: arguments[1])
 case "child-hold-lock": Concurrency.holdLock(directory: arguments[1])
 case "tamper": tally = Tamper.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
+case "tamper-v3": tally = Tamper3.run(mode)
 case "tamper-keyholder": tally = KeyHolderTamper.run(mode, tool: option("--vaulttool"))
 case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "sync": tally = Sync.run(mode)
