@@ -30,6 +30,8 @@ let usage = """
       tamper-keyholder  6. format 2.0 files rewritten by a holder of BK alone or a limited recipient,
                         MAC and index recomputed, read by the owner and each limited recipient
                         (--vaulttool <path>: vaulttool verify must agree on the named variants)
+      tamper-keyholder-v3  6. format-3 files committed in place by a holder of BK alone or a limited
+                        recipient, changing scopes it cannot write; read by every reader (--vaulttool)
       hygiene        8. file modes, strings of vaults and fixtures
       sync           9. 3 replicas, random changes, git pull/rebase and conflict copies
       many-writers  11. library, vaulttool, credential-helper and agent writers at once, SIGKILLed
@@ -64,6 +66,7 @@ case "child-hold-lock": Concurrency.holdLock(directory: arguments[1])
 case "tamper": tally = Tamper.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "tamper-v3": tally = Tamper3.run(mode)
 case "tamper-keyholder": tally = KeyHolderTamper.run(mode, tool: option("--vaulttool"))
+case "tamper-keyholder-v3": tally = KeyHolderTamper3.run(mode, tool: option("--vaulttool"))
 case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "sync": tally = Sync.run(mode)
 case "child-git-merge": Sync.mergeDriver(Array(arguments.dropFirst()))
