@@ -34,6 +34,8 @@ let usage = """
                         recipient, changing scopes it cannot write; read by every reader (--vaulttool)
       hygiene        8. file modes, strings of vaults and fixtures
       sync           9. 3 replicas, random changes, git pull/rebase and conflict copies
+      sync-two-way   9. 3 replicas, two-way merges only, random orders, clocks an hour apart; causality
+                        tracked: converged, lost, stale conflict copies, revived secrets (--seed)
       many-writers  11. library, vaulttool, credential-helper and agent writers at once, SIGKILLed
                         at random (--vaulttool <path> or $VAULTTOOL; --seconds, --seed)
     """
@@ -69,6 +71,7 @@ case "tamper-keyholder": tally = KeyHolderTamper.run(mode, tool: option("--vault
 case "tamper-keyholder-v3": tally = KeyHolderTamper3.run(mode, tool: option("--vaulttool"))
 case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "sync": tally = Sync.run(mode)
+case "sync-two-way": tally = SyncTwoWay.run(mode)
 case "child-git-merge": Sync.mergeDriver(Array(arguments.dropFirst()))
 case "many-writers":
     tally = ManyWriters.run(mode, tool: option("--vaulttool"), seed: option("--seed").flatMap(UInt64.init) ?? 11)
