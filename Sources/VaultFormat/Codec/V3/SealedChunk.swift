@@ -10,11 +10,17 @@ enum SealedChunk {
         authenticating associatedData: [UInt8],
         random: some RandomSource
     ) -> [UInt8] {
-        var chunk = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        // The nonce is its own array: passing the chunk as both the nonce and the output let the
+        // optimizer hand the sealer the growing output as the nonce (a release build stopped on
+        // the nonce-size precondition at every format-3 write).
+        let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
+        var chunk = [UInt8]()
+        chunk.reserveCapacity(nonce.count + plaintext.count + XChaCha20Poly1305.tagByteCount)
+        chunk.append(contentsOf: nonce)
         XChaCha20Poly1305.seal(
             plaintext,
             using: key,
-            nonce: chunk,
+            nonce: nonce,
             authenticating: associatedData,
             appendingTo: &chunk
         )
