@@ -51,7 +51,8 @@ bench-smoke:
 	scripts/bench.sh --smoke
 
 # The vectors of Spec/ computed again with implementations that are not vault's (PyNaCl, OpenSSL
-# through python3-cryptography, argon2-cffi, hashlib; scripts/check-vectors.py says which).
+# through python3-cryptography, argon2-cffi, hashlib; scripts/check-vectors.py says which), and
+# Fixtures/v3 read by a format-3 reader written in Python (scripts/check-fixtures-v3.py).
 .PHONY: vectors
 vectors:
 	scripts/check-vectors.sh

@@ -21,7 +21,6 @@ import base64
 import hashlib
 import hmac
 import pathlib
-from itertools import zip_longest
 import re
 import struct
 import sys
@@ -373,25 +372,20 @@ check("format-v3 §19.4 LE64 of the counter", struct.pack("<Q", counter).hex(" "
 v3e = section(v3, "### 19.5 Events", "### 19.6")
 
 
-def merge_history(a, b):
-    """R3-EV-3's merge event and history, from the text of format-v3.md §8."""
-    low, high = sorted([a, b], key=lambda h: h[0])
-    m = blake2b(8, b"", b"VLT3merg" + low[0] + high[0])
-    if m == bytes(8):
-        m = b"\x01" + bytes(7)
-    out = [m]
-    for event in [low[0], high[0]] + [e for pair in zip_longest(low[1:], high[1:]) for e in pair if e]:
-        if event not in out and len(out) < 16:
-            out.append(event)
-    return out
+def absorb(kept, other):
+    """R3-EV-3's merged history (the kept entry takes in the other's), from format-v3.md §8."""
+    if all(e in kept for e in other):
+        return list(kept)
+    out = [kept[0]] + ([other[0]] if other[0] not in kept else []) + list(kept[1:])
+    out += [e for e in other[1:] if e not in out]
+    return out[:16]
 
 
 history_a = [bytes.fromhex(x) for x in ("f0e0d0c0b0a09080", "1111111111111111", "2222222222222222")]
-history_b = [bytes.fromhex(x) for x in ("0102030405060708", "3333333333333333")]
-merged = merge_history(history_a, history_b)
-check("format-v3 §19.5 merge event", merged[0], labelled(v3e, "m", "format-v3.md §19.5"))
-check("format-v3 §19.5 merge is symmetric", merge_history(history_b, history_a), merged)
-merged_text = re.search(r"merged\s*=\s*((?:[0-9a-f]{16}\s*)+)", v3e).group(1).split()
+history_b = [bytes.fromhex(x) for x in ("0102030405060708", "1111111111111111", "3333333333333333")]
+merged = absorb(history_a, history_b)
+check("format-v3 §19.5 absorbing again changes nothing", absorb(merged, history_b), merged)
+merged_text = re.search(r"absorb\(A, B\)\s*=\s*((?:[0-9a-f]{16}\s*)+)", v3e).group(1).split()
 check("format-v3 §19.5 merged history", [e.hex() for e in merged], merged_text)
 check("format-v3 §19.5 migrated version 7", struct.pack("<Q", 7), labelled(v3e, "migratedVersion7", "§19.5"))
 migrated_deletion = blake2b(8, b"", b"VLT3mdel" + seq(0x50, 0x5F) + struct.pack("<q", 1_700_000_000_000))

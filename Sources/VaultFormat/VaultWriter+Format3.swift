@@ -101,6 +101,13 @@ extension VaultWriter {
         return try format3.deletion(id)?.history
     }
 
+    /// The history item `id` has in the generation being built: the one this generation gave it,
+    /// else the previous generation's (``baseHistory(of:)``).
+    func currentHistory(of id: ItemID) throws -> EventHistory? {
+        if let history = histories[id] ?? deletedEntries[id]?.history { return history }
+        return try baseHistory(of: id)
+    }
+
     /// The history of item `id` after one more write in this generation: a fresh event on top of
     /// the previous generation's history (R3-EV-1). Writes repeated in one generation are one
     /// event.
@@ -108,6 +115,17 @@ extension VaultWriter {
         let previous = try baseHistory(of: id)
         let event = EventID.random(avoiding: previous, from: random)
         return previous?.recording(event) ?? EventHistory(first: event)
+    }
+
+    /// R-DEL-3 in format 3: an item written again over its deletion entry keeps that deletion
+    /// under its shadow ID (Spec/merge.md R-MRG-9), as a merge would, so that a later merge still
+    /// outdates a version older than the deletion that never saw it, whichever replica it meets
+    /// first. Needs the master key (shadows stand in the master scope); without it, nothing.
+    mutating func keepDeletionAsShadow(writtenOver id: ItemID) throws {
+        guard keepsDeletionShadows, keys.hasMasterKey, let format3, !freshIDs.contains(id), try baseLocated(id) == nil,
+            let deletion = try format3.deletion(id)
+        else { return }
+        try recordDeletion(of: VaultMerge.shadowID(of: id), at: deletion.deletedAt, history: deletion.history)
     }
 
     /// Records the deletion entry of the item whose entry was `entry`: in the scope and under the

@@ -15,11 +15,15 @@ extension VaultWriter {
     /// In format 3 a deletion entry is made of the record as a migration makes one (tag 0, the
     /// master scope, an event derived from the ID and the time), so that every replica that
     /// records the same deletion makes the same entry: the R-MRG-9 shadows.
-    package mutating func recordDeletion(of id: ItemID, at deletedAt: Int64) throws {
+    /// In format 3, `history` (a shadow's: the history of the deletion whose time it keeps,
+    /// R-MRG-9) replaces the derived event.
+    package mutating func recordDeletion(of id: ItemID, at deletedAt: Int64, history: EventHistory? = nil) throws {
         if header.isVersion3 {
             let held = try deletedEntries[id]?.deletedAt ?? format3?.deletion(id)?.deletedAt ?? deletions[id]
             if let held, held >= deletedAt { return }
-            try recordDeletion(Format3Deletion(migrating: deletedAt, of: id))
+            var deletion = Format3Deletion(migrating: deletedAt, of: id)
+            if let history { deletion.history = history }
+            try recordDeletion(deletion)
             return
         }
         try remove(id, now: deletedAt)

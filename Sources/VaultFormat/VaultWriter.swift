@@ -30,6 +30,9 @@ package struct VaultWriter: Sendable {
     var freshIDs: Set<ItemID> = []
     /// Whether the next generation must be written whole (a rekey or a migration).
     var rewritesWhole = false
+    /// Whether a write over a deletion entry keeps it as the item's shadow (R-DEL-3, a SHOULD).
+    /// Only the fixture generator turns it off: the frozen format-3 files predate the rule.
+    package var keepsDeletionShadows = true
     /// Base items that this generation removes or replaces.
     var dropped: Set<ItemID> = []
     /// Items sealed in this generation (added or replaced).
@@ -239,8 +242,9 @@ package struct VaultWriter: Sendable {
 
     /// Seals and stores `draft`; `replacing` is an item the caller removes right after.
     /// Format 3: seals `draft` with `history` as its history (its current event is the record's
-    /// version), as a merge places a version it decided (Spec/merge.md R-MRG-18): a concurrent
-    /// pair's winner under its merge event, or a version carried with its own history.
+    /// version), as a merge places a version it decided (Spec/merge.md R-MRG-18): the kept
+    /// version sealed again under the kept master key, with the history the merge gave it, or a
+    /// conflict copy.
     package mutating func put(_ draft: ItemDraft, history: EventHistory, random: some RandomSource = SystemRandom())
         throws
     {
@@ -272,6 +276,7 @@ package struct VaultWriter: Sendable {
             let next = try given ?? nextHistory(of: draft.id, random: random)
             history = next
             version = next.current.recordVersion
+            if given == nil { try keepDeletionAsShadow(writtenOver: draft.id) }
         }
         let sealed = try RecordCodec.seal(
             draft,

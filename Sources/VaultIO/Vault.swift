@@ -12,12 +12,16 @@ public import VaultFormat
 /// try vault.write { txn in try txn.set(draft) }
 /// ```
 ///
-/// **Reads** open the newest generation of the file and take no lock: writers
-/// never change a file in place, so a reader sees one whole generation.
+/// **Reads** open the newest generation of the file and take no lock: a writer
+/// never changes a byte that a commit reaches, so a reader sees one whole
+/// generation.
 ///
 /// **Writes** take the write lock (see ``VaultConfiguration/lockTimeout``),
 /// re-read the newest generation from disk, run the body, and commit every
-/// change at once by writing a new file and renaming it over the old one. A
+/// change at once: a format-3 vault by appending what changed and writing its
+/// other commit slot, with one `fdatasync` (Spec/format-v3.md §9.1); a full
+/// rewrite (format 3's migration, rekey and compaction, and every write of
+/// formats 1 and 2) by writing a new file and renaming it over the old one. A
 /// vault may be shared by threads (it is `Sendable`) and by processes.
 ///
 /// **Keys, not credentials.** Opening runs the keyslot's key derivation

@@ -6,14 +6,14 @@ public import VaultFormat
 /// One generation of a vault file, open for reading.
 ///
 /// The reader opens the file read-only and keeps the descriptor until it is
-/// released, serving header and record bytes with `pread`. Formats 1 and 2 are never
-/// modified in place: a writer writes a whole new file and renames it over the old one
-/// (see ``Vault/write(_:)-8yjd9``). A format-3 writer appends to the file and then writes
-/// the commit slot that is not current (Spec/format-v3.md §9.1), never touching the bytes
-/// an earlier commit reaches; so the reader takes the two slots once, at open, and measures
-/// the file's length after them (R3-WR-6): every commit those slots name is then wholly inside
-/// that length, and the generation chosen stays readable however many commits follow. An open
-/// reader keeps seeing the complete generation it opened, and a read takes no lock.
+/// released, serving header and record bytes with `pread`. Writers never change
+/// a byte that a commit reaches: they append a format-3 commit after the last
+/// one and write the other slot (Spec/format-v3.md §9.1), or write a whole new file
+/// and rename it over the old one (see ``Vault/write(_:)-8yjd9``). The reader takes
+/// a format-3 file's two slots once, at open, and measures the file's length after
+/// them (R3-WR-6): every commit those slots name is then wholly inside that length.
+/// So an open reader keeps seeing the complete generation it opened, even when a
+/// writer commits meanwhile, and a read takes no lock.
 ///
 /// The reader is a ``RecordSource``: a ``VaultSnapshot`` opened from it holds
 /// it, and the descriptor closes when the last snapshot is released.

@@ -5,6 +5,7 @@
 //        swift run vault-fixturegen Fixtures/v1.2    (format 1.2, recipients)
 //        swift run vault-fixturegen Fixtures/v2      (format 2.0, access-group recipients)
 //        swift run vault-fixturegen Fixtures/v2-damage (format 2.0, key holders' edits)
+//        swift run vault-fixturegen Fixtures/v3      (format 3.0, merges of replicas)
 // Landed fixtures are frozen; run this only to add new cases, and say why in the commit.
 
 import Foundation
@@ -23,6 +24,7 @@ do {
         case "v1.2": try FixtureCatalogV12.generate()
         case "v2": try FixtureCatalogV2.generate()
         case "v2-damage": try FixtureCatalogV2Damage.generate()
+        case "v3": try FixtureCatalogV3.generate()
         default: try FixtureCatalog.generate()
         }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

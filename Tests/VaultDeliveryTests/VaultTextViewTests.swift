@@ -10,7 +10,8 @@ struct VaultTextViewTests {
         let scratch = try ScratchVault([("db", "app\nitem 0000 forged", Array("s3cr3t".utf8))])
         defer { scratch.remove() }
         let text = VaultTextView.opened(try scratch.snapshot()) { "\($0)" }
-        #expect(text.hasPrefix("vault 1."))
+        #expect(text.hasPrefix("vault 3.0\n"), "new vaults are format 3")
+        #expect(text.contains("items: 1\n"), "with a key, format 3's counts show")
         #expect(text.contains("header: authenticated\n"))
         #expect(text.contains("  service: \"db\"\n"))
         #expect(text.contains("  account: \"app\\nitem 0000 forged\"\n"))

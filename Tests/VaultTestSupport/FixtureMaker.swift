@@ -27,9 +27,19 @@ final class FixtureMaker {
     /// The format minor version written: 0 for `Fixtures/v1`, 1 for `Fixtures/v1.1`.
     let minor: UInt16
 
-    init(seed: String, slots: [SlotSpec], deviceSecret: DeviceSecret? = nil, minor: UInt16 = 0) throws {
+    /// - Parameter seedPrefix: What the seed of every random byte starts with; by default
+    ///   `vault fixtures v1: ` or `vault fixtures v1.<minor>: `.
+    init(
+        seed: String,
+        slots: [SlotSpec],
+        deviceSecret: DeviceSecret? = nil,
+        minor: UInt16 = 0,
+        seedPrefix: String? = nil
+    ) throws {
         self.minor = minor
-        random = SeededRandom(seed: (minor == 0 ? "vault fixtures v1: " : "vault fixtures v1.\(minor): ") + seed)
+        random = SeededRandom(
+            seed: (seedPrefix ?? (minor == 0 ? "vault fixtures v1: " : "vault fixtures v1.\(minor): ")) + seed
+        )
         master = random.key()
         vaultID = random.bytes(16)
         let keys = KeyHierarchy.keys(master: master, deviceSecret: deviceSecret, vaultID: vaultID)
@@ -47,6 +57,7 @@ final class FixtureMaker {
             keys: keys
         )
         writer.setVersion(major: 1, minor: minor)
+        writer.keepsDeletionShadows = false
     }
 
     private static func keyslot(
@@ -165,7 +176,8 @@ final class FixtureMaker {
 
     /// Removes an item, leaving a deletion record.
     func remove(_ id: ItemID, at time: Int64) throws {
-        try writer.remove(id, now: time)
+        // Format 3 draws the deletion's event from `random`; earlier formats draw nothing.
+        try writer.remove(id, now: time, random: random)
         items.removeAll { $0.id == id.description }
         drafts.removeAll { $0.id == id }
     }
@@ -173,6 +185,7 @@ final class FixtureMaker {
     /// Replaces the writer (for building a second generation).
     func reopen(_ file: [UInt8], with credentials: Credentials) throws {
         writer = try VaultWriter(updating: try VaultSnapshot.open(file, with: credentials))
+        writer.keepsDeletionShadows = false
     }
 
     /// The keys records are sealed with.
@@ -228,6 +241,23 @@ final class FixtureMaker {
     /// Adds a recipient limited to `accessGroup` (format 2.0, R2-RCP-2).
     func addRecipient(_ key: RecipientKey, name: String, limitedTo accessGroup: String) throws {
         try writer.addRecipient(Recipient(key: key, name: name), limitedTo: accessGroup, random: random)
+    }
+
+    /// Raises the next generation to format 3 (Spec/format-v3.md §11): it is written whole.
+    func upgradeToVersion3() throws { try writer.upgradeToVersion3() }
+
+    /// Format 3: the next generation as a writer commits it on `file` (in place: the appended
+    /// bytes and the other slot; or a whole new file), at the fixture epoch plus `minutes`.
+    func committed(on file: [UInt8], minutes: Int64) throws -> [UInt8] {
+        switch try generation(minutes: minutes) {
+        case .whole(let bytes): return bytes
+        case .inPlace(let commit): return commit.applied(to: file)
+        }
+    }
+
+    /// Format 3: the next generation, not yet applied to a file.
+    func generation(minutes: Int64) throws -> EncodedGeneration {
+        try writer.encodeGeneration(now: FixtureCatalog.epoch + minutes * 60_000, random: random)
     }
 
     func setUnknownFields(_ fields: [VaultHeader.UnknownField]) { writer.setUnknownFields(fields) }

@@ -50,6 +50,76 @@ public struct FixtureCase: Codable, Equatable, Sendable {
     /// Who can write the file with a header MAC that holds, when it is a key holder's edit
     /// (`Fixtures/v2-damage`): `base key`, `limited recipient` or `master key`.
     public var writer: String? = nil
+
+    // Format 3 (`Fixtures/v3`): absent from the manifests of earlier folders.
+
+    /// Success: the generation of the commit the reader opens (R3-SLT-4).
+    public var generation: UInt64? = nil
+    /// Success: `true` when the reader opens the commit before a newer one that did not complete,
+    /// or beside a damaged slot, and must say so (the note of R3-SLT-4).
+    public var skippedCommit: Bool? = nil
+    /// Success: how many bytes follow the commit read (the uncommitted tail, R3-SLT-6), when not 0.
+    public var uncommittedTail: Int? = nil
+    /// Success and merge: every deletion entry of the file (or of the merge's result).
+    public var deletions: [FixtureDeletion]? = nil
+    /// Merge: the replica files, each opened with ``credentials``.
+    public var replicas: [String]? = nil
+    /// Merge: the orders to merge the replicas in, each a list of indexes into ``replicas``, merged
+    /// from the left (`merge(merge(r0, r1), r2)`: each result is ours, the next replica theirs).
+    /// Every order gives ``items`` and ``deletions``.
+    public var orders: [[Int]]? = nil
+    /// Merge of two replicas: the conflicts the merge lists, in either order (Spec/merge.md R-MRG-7).
+    public var conflicts: [FixtureConflict]? = nil
+}
+
+/// A deletion entry a format-3 case expects (Spec/format-v3.md §6.3).
+public struct FixtureDeletion: Codable, Equatable, Sendable {
+    /// The deleted item's ID, 32 hex digits.
+    public var id: String
+    /// `deletedAt`, milliseconds.
+    public var deletedAt: Int64
+    /// The history, each event 16 hex digits, the current event first (§8).
+    public var history: [String]
+    /// The entry's lookup tag, 16 hex digits (`0000000000000000` for a migrated deletion, §11);
+    /// absent in merge cases.
+    public var tag: String? = nil
+    /// The scope whose tree holds the entry, `[kind, domain]` (§2.5); absent in merge cases.
+    public var scope: [Int]? = nil
+    /// Merge: for each replica, what the merged state is to that replica's state of the ID:
+    /// `equal`, `descends` (its history holds the replica's current event) or `absent` (the replica
+    /// has no entry of the ID).
+    public var relations: [String]? = nil
+
+    /// Creates an expected deletion entry.
+    public init(
+        id: String,
+        deletedAt: Int64,
+        history: [String],
+        tag: String? = nil,
+        scope: [Int]? = nil,
+        relations: [String]? = nil
+    ) {
+        self.id = id
+        self.deletedAt = deletedAt
+        self.history = history
+        self.tag = tag
+        self.scope = scope
+        self.relations = relations
+    }
+}
+
+/// A conflict a merge lists (Spec/merge.md R-MRG-7).
+public struct FixtureConflict: Codable, Equatable, Sendable {
+    /// The item ID, 32 hex digits.
+    public var id: String
+    /// `bothChanged`, `changedAndDeleted`, `samePrimaryKey` or `unreadable`.
+    public var kind: String
+
+    /// Creates an expected conflict.
+    public init(id: String, kind: String) {
+        self.id = id
+        self.kind = kind
+    }
 }
 
 /// Credentials of a case. The device secret is hex; the key file is a file name.
@@ -88,6 +158,13 @@ public struct FixtureItem: Codable, Equatable, Sendable {
     public var secretLength: Int
     /// BLAKE2b-256 of the secret, hex.
     public var secretBLAKE2b: String
+    /// Format 3: the entry's history, each event 16 hex digits, the current event first.
+    public var history: [String]? = nil
+    /// Merge: for each replica, what the merged state is to that replica's state of the ID (as
+    /// ``FixtureDeletion/relations``).
+    public var relations: [String]? = nil
+    /// Merge: the ID of the item this one is a conflict copy of (Spec/merge.md R-MRG-8).
+    public var conflictCopyOf: String? = nil
 }
 
 /// The one JSON style fixtures use: pretty, sorted keys, so files diff well.

@@ -8,8 +8,9 @@ struct MergePending {
     var copies: [PendingCopy] = []
     /// Winning versions of conflicts: a conflict copy with their content is removed (R-MRG-8).
     var winners: [(origin: ItemID, hash: [UInt8])] = []
-    /// Live items that outlived a deletion, and its time (R-MRG-9).
-    var shadows: [(origin: ItemID, deletedAt: Int64)] = []
+    /// Live items that outlived a deletion, and the latest such deletion (R-MRG-9): its time, and
+    /// in format 3 its history.
+    var shadows: [(origin: ItemID, deletion: Format3Deletion)] = []
 }
 
 /// What ``MergeReport`` counts and lists, kept as decisions are applied.
@@ -40,20 +41,20 @@ extension Merger {
     }
 
     /// R-MRG-18: the item ends as `side` holds it without a version: its deletion entry, under the
-    /// merged history when the two states were concurrent. Two concurrent versions that a newer
-    /// deletion outdates (R-MRG-9) end in a deletion entry at that deletion's time, in the place of
-    /// ours' entry; an item no side dated a deletion of is removed without one.
+    /// merged history when the other side's state added events. Two concurrent versions that a
+    /// newer deletion outdates (R-MRG-9) end in a deletion entry at that deletion's time, in the
+    /// place of ours' entry; an item no side dated a deletion of is removed without one.
     private mutating func removeByHistory(_ decision: ItemDecision, as side: MergeSide) throws {
         let id = decision.id
         let merged = decision.mergedHistory
         let oursLive = inputs.ours.positions.position(of: id) != nil
         var deletion = inputs[side].deletionEntries[id]
-        if deletion == nil, let deletedAt = decision.deletedAt, let merged, let entry = try writer.entry(for: id) {
+        if deletion == nil, let outdating = decision.outdatedBy, let entry = try writer.entry(for: id) {
             deletion = Format3Deletion(
                 key: TreeKey(tag: entry.tag, itemID: id),
                 scope: ScopeID(protectionClass: entry.protectionClass, domain: entry.domain),
-                deletedAt: deletedAt,
-                history: merged
+                deletedAt: outdating.deletion.deletedAt,
+                history: outdating.deletion.history
             )
         }
         if var deletion {
@@ -126,7 +127,7 @@ extension Merger {
         deletedAt tomb: Int64?,
         _ merged: EventHistory? = nil
     ) throws {
-        if let tomb { pending.shadows.append((id, tomb)) }
+        if let tomb { pending.shadows.append((id, latestDeletion(of: id) ?? Format3Deletion(migrating: tomb, of: id))) }
         if side == keysFrom && merged == nil { return }  // the writer holds it already
         if merged == nil, let held = inputs[keysFrom].positions.position(of: id),
             try same(inputs[keysFrom], held, inputs[side], position),
@@ -135,6 +136,8 @@ extension Merger {
             return
         }
         pending.adoptions.append((id, side, position, merged))
+        // Ours' version with theirs' events taken in (R3-EV-3): the same record, a new history.
+        if side == .ours, merged != nil { tally.otherChanges += 1 }
         if side == keysFrom { return }
         if side == .theirs {
             if inputs.ours.positions.position(of: id) != nil { tally.updated += 1 } else { tally.added += 1 }
@@ -159,8 +162,8 @@ extension Merger {
     /// item that lost its primary key gives up its ID and is kept as a conflict copy, listed as
     /// `samePrimaryKey`.
     ///
-    /// Format 3: a version keeps its history, or takes `history` (a concurrent pair's merge event,
-    /// R-MRG-18), when it is sealed again.
+    /// Format 3: the version takes `history`, its own or the one the merge gave it (R3-EV-3); its
+    /// current event, which the record's associated data names, is the same in both.
     mutating func place(_ id: ItemID, _ placement: Placement, history: EventHistory? = nil) throws {
         if let clash = placement.clash {
             try writer.discard(clash.loser)
@@ -189,10 +192,19 @@ extension Merger {
     /// the marker attribute; skipped when that copy was deleted after the version was made.
     mutating func placeCopy(_ copy: PendingCopy) throws {
         let id = VaultMerge.copyID(of: copy.origin, hash: copy.plain.hash, key: hashKey)
-        guard keepsCopy(of: copy.plain, tomb: deletionTime(of: copy.origin)) else { return }
+        guard keepsCopy(of: copy.plain, tomb: deletionTime(of: copy.origin, unseenBy: copy.plain.history)) else {
+            return
+        }
         if try writer.entry(for: id) != nil { return }
         let time = copy.plain.draft.attributes.modificationDate
         if let deleted = inputs.both.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
+        // Format 3: a deletion of this very copy (its history holds the copy's event) is never
+        // undone, whatever the deleting machine's clock said.
+        let event = Self.copyEvent(of: id, losing: copy.plain.entry.version)
+        if historyMode, inputs.both.contains(where: { $0.deletionEntries[id]?.history.events.contains(event) == true })
+        {
+            return
+        }
         var draft = copy.plain.draft
         draft.id = id
         let suffix = " (conflict \(id.description.suffix(8)))"
@@ -208,7 +220,7 @@ extension Merger {
         draft.attributes.preserved = preserved.sorted { $0.tag < $1.tag }
         // A synchronizable item stays synchronizable; its copy is a separate item of the same class.
         if historyMode {
-            try writer.put(draft, history: Self.copyHistory(of: id, losing: copy.plain.entry.version))
+            try writer.put(draft, history: Self.copyHistory(of: id, losing: copy.plain))
         } else {
             try writer.put(draft)
         }
@@ -226,12 +238,13 @@ extension Merger {
     }
 
     /// R-MRG-9: a deletion record under the shadow ID of each live item that outlived a deletion,
-    /// at that deletion's time.
+    /// at that deletion's time; in format 3 with that deletion's history, so that a version
+    /// written after it is never outdated by it (R-MRG-18).
     mutating func recordShadows() throws {
-        for (origin, time) in pending.shadows where try writer.entry(for: origin) != nil {
+        for (origin, deletion) in pending.shadows where try writer.entry(for: origin) != nil {
             let shadow = VaultMerge.shadowID(of: origin)
-            try writer.recordDeletion(of: shadow, at: time)
-            if inputs.ours.tombs[shadow] != time { tally.otherChanges += 1 }
+            try writer.recordDeletion(of: shadow, at: deletion.deletedAt, history: deletion.history)
+            if inputs.ours.tombs[shadow] != deletion.deletedAt { tally.otherChanges += 1 }
         }
     }
 
@@ -255,7 +268,8 @@ extension Merger {
                 marker.value.count >= 16
             else { continue }
             let origin = ItemID(bytes: marker.value.prefix(16))
-            guard let deleted = deletionTime(of: origin) else { continue }
+            let seen = historyMode ? try writer.currentHistory(of: entry.itemID) : nil
+            guard let deleted = deletionTime(of: origin, unseenBy: seen) else { continue }
             if attributes.modificationDate <= deleted {
                 try writer.discard(entry.itemID)
                 tally.otherChanges += 1

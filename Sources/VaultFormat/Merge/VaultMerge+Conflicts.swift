@@ -13,7 +13,7 @@ extension Merger {
             guard let x, let y else { return try unreadable(item) }
             let versions = Sides(ours: x, theirs: y)
             let newer: MergeSide = x.rank < y.rank ? .theirs : .ours
-            return outdated(item, newest: versions[newer]) ?? bothChanged(item, versions, newer: newer)
+            return outdated(item, versions, newer: newer) ?? bothChanged(item, versions, newer: newer)
         case (let p?, nil), (nil, let p?):
             let side: MergeSide = item.states.ours.position != nil ? .ours : .theirs
             guard let deletedAt = item.deletedAt else { return unrecorded(item, live: side) }
@@ -38,7 +38,7 @@ extension Merger {
         let (won, lost) = (versions[newer], versions[newer.other])
         return item.taking(
             newer,
-            .newerVersion(won: won, lost: lost, copyKept: keepsCopy(of: lost, tomb: item.deletedAt))
+            .newerVersion(won: won, lost: lost, copyKept: keepsCopy(of: lost, tomb: deletedAt(item, unseenBy: lost)))
         )
     }
 
@@ -58,9 +58,29 @@ extension Merger {
     /// R-MRG-9: a deletion newer than both versions (kept by a shadow record when the item
     /// outlived it) deletes the item; no copy is made of an outdated version. `nil` when no
     /// deletion is that new.
-    func outdated(_ item: ItemStates, newest: Plain) -> ItemDecision? {
-        guard let deletedAt = item.deletedAt, newest.rank < MergeRank.deletion(at: deletedAt) else { return nil }
-        return item.removing(as: keysFrom, .outdated)
+    ///
+    /// Format 3: only a deletion a version has not seen (R-MRG-18) dates it. When the older
+    /// version was written after the deletion that outdates the newer one (on a slow clock), the
+    /// older one is kept, as merging with the deletion first would have kept it.
+    func outdated(_ item: ItemStates, _ versions: Sides<Plain>, newer: MergeSide) -> ItemDecision? {
+        let newest = versions[newer]
+        guard let deletedAt = deletedAt(item, unseenBy: newest), newest.rank < MergeRank.deletion(at: deletedAt)
+        else { return nil }
+        guard historyMode else { return item.removing(as: keysFrom, .outdated) }
+        let older = versions[newer.other]
+        if let olderDeletion = self.deletedAt(item, unseenBy: older), older.rank < MergeRank.deletion(at: olderDeletion)
+        {
+            var decision = item.removing(as: keysFrom, .outdated)
+            decision.outdatedBy = latestDeletion(of: item.id, unseenBy: newest.history).map { ($0, newer) }
+            return decision
+        }
+        return item.taking(newer.other, .newerThanDeletion(older, listed: false))
+    }
+
+    /// `T(X)` of R-MRG-9 as it dates `version`: in format 3, only the deletions its history has
+    /// not seen count.
+    func deletedAt(_ item: ItemStates, unseenBy version: Plain) -> Int64? {
+        historyMode ? deletionTime(of: item.id, unseenBy: version.history) : item.deletedAt
     }
 
     /// R-MRG-13: a version that cannot be read here (another device's `…ThisDeviceOnly` record)

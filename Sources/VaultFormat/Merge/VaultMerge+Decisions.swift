@@ -58,9 +58,12 @@ struct ItemDecision {
     /// Recorded under the item's ID when it ends without a version, under its shadow's when it
     /// ends live.
     let deletedAt: Int64?
-    /// R-MRG-18 (format 3): the history the merged state takes when the two sides' states were
-    /// concurrent: a merge event that descends from both (R3-EV-3).
+    /// R-MRG-18 (format 3): the history the merged state takes when it is not the kept side's: that
+    /// side's with the other side's events taken in (R3-EV-3).
     var mergedHistory: EventHistory? = nil
+    /// R-MRG-9 (format 3): the deletion that outdates two versions, and the side of the newer one,
+    /// when the item ends deleted for that reason: the deletion entry takes its time and history.
+    var outdatedBy: (deletion: Format3Deletion, newer: MergeSide)? = nil
 }
 
 /// One item as the two sides hold it, while the merge decides it.
@@ -114,12 +117,31 @@ extension Merger {
         return try conflict(item)
     }
 
-    /// The latest deletion of `id` either side records, under its own ID or its shadow (R-MRG-9).
-    func deletionTime(of id: ItemID) -> Int64? {
-        var latest: Int64? = nil
+    /// The time of the latest deletion of `id` either side records, under its own ID or its
+    /// shadow (R-MRG-9). In format 3, a deletion that `history` has seen (its current event is in
+    /// `history`) is left out: a version written after a deletion is never outdated by it,
+    /// whatever its clock says (R-MRG-18).
+    func deletionTime(of id: ItemID, unseenBy history: EventHistory? = nil) -> Int64? {
+        latestDeletion(of: id, unseenBy: history)?.deletedAt
+    }
+
+    /// The latest deletion of `id` either side records, under its own ID or its shadow, as a
+    /// deletion entry (its history, in format 3); of two at one time, the greater current event.
+    /// In format 3, deletions that `history` has seen are left out.
+    func latestDeletion(of id: ItemID, unseenBy history: EventHistory? = nil) -> Format3Deletion? {
+        var latest: Format3Deletion? = nil
         for input in inputs.both where !input.tombs.isEmpty {
-            for time in [input.tombs[id], input.tombs[VaultMerge.shadowID(of: id)]] {
-                if let time, time > (latest ?? .min) { latest = time }
+            for key in [id, VaultMerge.shadowID(of: id)] {
+                guard let time = input.tombs[key] else { continue }
+                let deletion = input.deletionEntries[key] ?? Format3Deletion(migrating: time, of: key)
+                if historyMode, let history, history.events.contains(deletion.history.current) { continue }
+                if let held = latest,
+                    held.deletedAt > time
+                        || (held.deletedAt == time && !(held.history.current < deletion.history.current))
+                {
+                    continue
+                }
+                latest = deletion
             }
         }
         return latest
@@ -183,7 +205,7 @@ extension Merger {
     ///
     /// - Throws: ``VaultMergeError`` `unreadableRecords` when it cannot be carried and the options
     ///   refuse dropping it (R-MRG-13).
-    func placement(of id: ItemID, from side: MergeSide, position: Int, resealing: Bool = false) throws -> Placement {
+    func placement(of id: ItemID, from side: MergeSide, position: Int) throws -> Placement {
         let input = inputs[side]
         let entry = input.entry(position)
         let sameKey = input.sealedUnder == inputs[keysFrom].sealedUnder
@@ -211,13 +233,18 @@ extension Merger {
                 vaultID: writer.header.vaultID,
                 keys: writer.keys
             )
-            let held = Plain(draft: draft, hash: try contentHash(draft), entry: record.entry)
+            let held = Plain(
+                draft: draft,
+                hash: try contentHash(draft),
+                entry: record.entry,
+                history: try writer.currentHistory(of: holder) ?? EventHistory(version: record.entry.version)
+            )
             guard held.rank < version.rank else {
                 return Placement(clash: Placement.Clash(loser: id, version: version, incoming: version), write: nil)
             }
             placement.clash = Placement.Clash(loser: holder, version: held, incoming: version)
         }
-        if sameKey, !resealing,
+        if sameKey,
             try writer.keyDomain(forAccessGroup: version.draft.attributes.accessGroup) == entry.domain
         {
             placement.write = .carry(SealedRecord(entry: entry, bytes: Array(try input.bytes(position))))

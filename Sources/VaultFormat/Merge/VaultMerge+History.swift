@@ -21,34 +21,64 @@ extension Merger {
     /// - a side with no record of the item gives way to the other (R-MRG-6);
     /// - two states with one current event and one content are the same state;
     /// - what is left is concurrent: the conflict rules decide (R-MRG-7, R-MRG-13, the rank of
-    ///   R-MRG-5), and the state kept takes a merge event that descends from both, so that no later
-    ///   merge sees the pair as concurrent again. A truly concurrent edit and deletion is always
-    ///   listed. The deletion times of R-MRG-9 (shadows, outdated versions and copies) apply to
-    ///   concurrent states as in a two-way merge of format 2.0, so that any order of merges gives
-    ///   the same items.
+    ///   R-MRG-5). A truly concurrent edit and deletion is always listed. The deletion times of
+    ///   R-MRG-9 (shadows, outdated versions and copies) apply to concurrent states as in a two-way
+    ///   merge of format 2.0, except a deletion that a version's history holds: a version written
+    ///   after a deletion is never outdated by it, whatever its clock said.
+    ///
+    /// Whatever decides, the state kept keeps its current event and takes in the other state's
+    /// history (``EventHistory/absorbing(_:)``), so that a later merge finds it equal to or
+    /// descending from either input: a state that replaced the kept one descends from it, and a
+    /// state the merge decided against is not decided again.
     func decideByHistory(_ id: ItemID) throws -> ItemDecision {
         let item = ItemStates(
             id: id,
             states: Sides(ours: inputs.ours.state(id), theirs: inputs.theirs.state(id)),
             deletedAt: deletionTime(of: id)
         )
+        var decision = try decideStates(item)
+        decision.mergedHistory = absorbedHistory(of: decision)
+        return decision
+    }
+
+    private func decideStates(_ item: ItemStates) throws -> ItemDecision {
         if let base, let decision = threeWay(item, base: base) { return decision }
-        guard let ours = history(of: id, on: .ours) else { return item.taking(.theirs, .unrecorded) }
-        guard let theirs = history(of: id, on: .theirs) else { return item.taking(.ours, .unrecorded) }
+        guard let ours = history(of: item.id, on: .ours) else { return item.taking(.theirs, .unrecorded) }
+        guard let theirs = history(of: item.id, on: .theirs) else { return item.taking(.ours, .unrecorded) }
         switch ours.relation(to: theirs) {
         case .descends: return item.taking(.ours, .descends)
         case .isAncestor: return item.taking(.theirs, .descends)
         case .equal:
             // One write, unless two files of an earlier format shared a generation number for two
-            // different writes (their events are `LE64(version)`): then no merge event can tell
-            // them apart, and the conflict rules decide alone, the same way every time.
+            // different writes (their events are `LE64(version)`): then no history can tell them
+            // apart, and the conflict rules decide alone, the same way every time.
             if try equal(item.states.ours, inputs.ours, item.states.theirs, inputs.theirs) {
                 return item.taking(keysFrom, .sameVersion)
             }
-            return try concurrent(item, merged: nil)
+            return try concurrent(item)
         case .concurrent:
-            return try concurrent(item, merged: EventHistory.merging(ours, theirs))
+            return try concurrent(item)
         }
+    }
+
+    /// R3-EV-3: the history of the merged state: the kept state's, with the other state's events
+    /// taken in; for two versions that a deletion outdates (R-MRG-9), that deletion's, with both
+    /// versions' taken in, the newer first. `nil` when the kept state's history is unchanged.
+    private func absorbedHistory(of decision: ItemDecision) -> EventHistory? {
+        let side = decision.outcome.side
+        let kept = history(of: decision.id, on: side)
+        var merged: EventHistory
+        var others: [EventHistory]
+        if let outdating = decision.outdatedBy {
+            merged = outdating.deletion.history
+            others = [outdating.newer, outdating.newer.other].compactMap { history(of: decision.id, on: $0) }
+        } else {
+            guard let kept else { return nil }
+            merged = kept
+            others = history(of: decision.id, on: side.other).map { [$0] } ?? []
+        }
+        for other in others { merged = merged.absorbing(other) }
+        return merged == kept ? nil : merged
     }
 
     /// R-MRG-18 with an ancestor: a side whose state is the ancestor's changed nothing, so the other
@@ -72,42 +102,45 @@ extension Merger {
         return theirs.relation(to: ancestor) == .descends ? item.taking(.theirs, .changedOnOneSide) : nil
     }
 
-    /// R-MRG-18: the decision on two concurrent states, which takes `merged` as its history.
-    private func concurrent(_ item: ItemStates, merged: EventHistory?) throws -> ItemDecision {
-        var decision: ItemDecision
+    /// R-MRG-18: the decision on two concurrent states.
+    private func concurrent(_ item: ItemStates) throws -> ItemDecision {
         switch (item.states.ours, item.states.theirs) {
         case (.live, .live):
-            decision = try conflict(item)
+            return try conflict(item)
         case (.live(let p), .tomb(let deletedAt)), (.tomb(let deletedAt), .live(let p)):
             let side: MergeSide = item.states.ours.position != nil ? .ours : .theirs
             guard let version = try plain(inputs[side], p) else { return try unreadable(item) }
-            decision =
-                MergeRank.deletion(at: deletedAt) < version.rank
+            return MergeRank.deletion(at: deletedAt) < version.rank
                 ? item.taking(side, .newerThanDeletion(version, listed: true))
                 : item.taking(side.other, .deletionNewer(than: version, listed: true))
         case (.tomb(let a), .tomb(let b)):
             // Two deletions: the later one's time, then the greater event, every time alike.
             let theirsLater = a != b ? b > a : ours(item.id) < theirs(item.id)
-            decision = item.taking(theirsLater ? .theirs : .ours, .noVersion)
+            return item.taking(theirsLater ? .theirs : .ours, .noVersion)
         default:
             return item.taking(keysFrom, .noVersion)
         }
-        decision.mergedHistory = merged
-        return decision
     }
 
     private func ours(_ id: ItemID) -> EventID { history(of: id, on: .ours)!.current }
     private func theirs(_ id: ItemID) -> EventID { history(of: id, on: .theirs)!.current }
 
-    /// The history of the conflict copy `id` of a losing version whose record version is
-    /// `version`: one event derived from both, so that every replica that makes the copy makes the
-    /// same entry (R-MRG-18).
-    static func copyHistory(of id: ItemID, losing version: UInt64) -> EventHistory {
+    /// The event of the conflict copy `id` of a losing version whose record version is `version`:
+    /// derived from both, so that every replica that makes the copy makes the same event
+    /// (R-MRG-18).
+    static func copyEvent(of id: ItemID, losing version: UInt64) -> EventID {
         var message = Array("VLT3copy".utf8) + id.bytes
         withUnsafeBytes(of: version.littleEndian) { message.append(contentsOf: $0) }
         var bytes = BLAKE2b.hash(message, length: EventHistory.eventByteCount)
         if bytes.allSatisfy({ $0 == 0 }) { bytes[0] = 1 }
-        return EventHistory(first: EventID(bytes: bytes)!)
+        return EventID(bytes: bytes)!
+    }
+
+    /// The history of the conflict copy `id` of the losing version `lost`: the copy's event on top
+    /// of the lost version's history, so that the copy keeps what that version had seen (a
+    /// deletion it was written after never outdates it, R-MRG-9).
+    static func copyHistory(of id: ItemID, losing lost: Plain) -> EventHistory {
+        lost.history.recording(copyEvent(of: id, losing: lost.entry.version))
     }
 
     /// R-MRG-18: whether `input` holds, for some item, a state that the ancestor's state of it

@@ -64,11 +64,14 @@ final class MergeInput {
     func bytes(_ position: Int) throws -> ArraySlice<UInt8> { try snapshot.recordBytes(at: position) }
 }
 
-/// A decrypted version: the draft that would seal it again and its content hash.
+/// A decrypted version: the draft that would seal it again, its content hash and its history.
 struct Plain {
     let draft: ItemDraft
     let hash: [UInt8]
     let entry: IndexEntry
+    /// Its format-3 history, or the one event of its version (what R-MRG-9 asks: which deletions
+    /// it has seen).
+    let history: EventHistory
     var rank: MergeRank {
         MergeRank(time: draft.attributes.modificationDate, live: 1, version: entry.version, hash: hash)
     }
@@ -124,7 +127,7 @@ extension Merger {
                 vaultID: input.snapshot.header.vaultID,
                 keys: input.snapshot.keys
             )
-            result = Plain(draft: draft, hash: try contentHash(draft), entry: entry)
+            result = Plain(draft: draft, hash: try contentHash(draft), entry: entry, history: input.histories[position])
         } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
             result = nil
         }

@@ -16,7 +16,10 @@
 /// Spec: Spec/merge.md (R-MRG-1 to R-MRG-17).
 public enum VaultMerge {
     /// The attribute tag of a conflict copy's marker: the origin item's ID (16 bytes) and the
-    /// version it had (8 bytes, big-endian). Readers that do not know it preserve it (R-ATT-2).
+    /// version it had, `LE64(version)` (in format 3 the losing version's current event). Readers
+    /// that do not know it preserve it (R-ATT-2).
+    ///
+    /// Spec: Spec/merge.md, R-MRG-8.
     public static let conflictMarkerTag: UInt8 = 0x70
 
     /// The merged generation, ready to encode, and what the merge decided.
@@ -193,12 +196,7 @@ struct Merger {
             }
         }
         for adoption in pending.adoptions {
-            let placement = try placement(
-                of: adoption.id,
-                from: adoption.side,
-                position: adoption.position,
-                resealing: adoption.merged != nil
-            )
+            let placement = try placement(of: adoption.id, from: adoption.side, position: adoption.position)
             let history = historyMode ? adoption.merged ?? inputs[adoption.side].histories[adoption.position] : nil
             try place(adoption.id, placement, history: history)
         }

@@ -31,7 +31,7 @@ package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible 
         }
     }
 
-    /// Byte order, as the merge event's "compared as bytes" (R3-EV-3).
+    /// Byte order: of two deletions at one time, a merge keeps the greater event (R-MRG-18).
     package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 
     package var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
@@ -90,10 +90,10 @@ package struct EventHistory: Hashable, Sendable {
     }
 
     /// The history after one more write, `event`, on top of this one: `event` first, the oldest
-    /// event dropped past 16 (R3-EV-1).
+    /// event dropped past 16 (R3-EV-1). An `event` the history already holds (a derived event a
+    /// crafted file could plant) moves to the front rather than appearing twice.
     package func recording(_ event: EventID) -> EventHistory {
-        precondition(!events.contains(event), "a new event is not already in the history")
-        return EventHistory(unchecked: Array(([event] + events).prefix(Self.maximumCount)))
+        EventHistory(unchecked: Array(([event] + events.filter { $0 != event }).prefix(Self.maximumCount)))
     }
 
     /// What this history says of `other`'s, both of one item ID (R3-EV-2).
@@ -104,30 +104,22 @@ package struct EventHistory: Hashable, Sendable {
         return .concurrent
     }
 
-    /// The history of the entry a merge keeps when `a` and `b` are concurrent: a merge event that
-    /// depends only on the two inputs, then both current events, then the rest of both histories
-    /// interleaved, the smaller current event's first, without repeats, cut to 16 (R3-EV-3).
+    /// This history after a merge that kept this state over, or beside, `other` (R3-EV-3): the
+    /// same current event (the write whose content is kept), then `other`'s current event, then
+    /// the rest of this history, then the rest of `other`'s, without repeats, cut to 16. When
+    /// `other` adds no event, this history unchanged.
     ///
-    /// The result descends from both inputs, and merging the same pair again, in either order,
-    /// gives the same history.
-    package static func merging(_ a: EventHistory, _ b: EventHistory) -> EventHistory {
-        precondition(a.current != b.current, "only two different writes are merged")
-        let (low, high) = a.current < b.current ? (a, b) : (b, a)
-        var merge = BLAKE2b.hash([Array("VLT3merg".utf8), low.current.bytes, high.current.bytes], length: 8)
-        if merge.allSatisfy({ $0 == 0 }) { merge[0] = 1 }
-        var events = [EventID(bytes: merge)!]
+    /// The kept state has seen both: a later merge with either input finds it equal to that input
+    /// or descending from it, whatever its clock says. Absorbing the same history again changes
+    /// nothing, even after a cut: `other`'s current event is never the one cut.
+    package func absorbing(_ other: EventHistory) -> EventHistory {
         var seen = Set(events)
-        func add(_ event: EventID) {
-            if events.count < maximumCount, seen.insert(event).inserted { events.append(event) }
-        }
-        add(low.current)
-        add(high.current)
-        let rest = (low.events.dropFirst(), high.events.dropFirst())
-        for index in 0..<max(rest.0.count, rest.1.count) {
-            if index < rest.0.count { add(rest.0[rest.0.startIndex + index]) }
-            if index < rest.1.count { add(rest.1[rest.1.startIndex + index]) }
-        }
-        return EventHistory(unchecked: events)
+        guard other.events.contains(where: { !seen.contains($0) }) else { return self }
+        var merged = [current]
+        if seen.insert(other.current).inserted { merged.append(other.current) }
+        merged += events.dropFirst()
+        merged += other.events.dropFirst().filter { seen.insert($0).inserted }
+        return EventHistory(unchecked: Array(merged.prefix(Self.maximumCount)))
     }
 }
 

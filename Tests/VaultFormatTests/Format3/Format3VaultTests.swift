@@ -194,10 +194,14 @@ struct Format3VaultTests {
         #expect(deletion.history.relation(to: live.history) == .descends)
         #expect(try after.index.deletions.map(\.itemID) == [fixture.secretItem.id])
         _ = try after.verify()
-        // The item comes back under its ID: the deletion entry gives way to the live one (R3-ENT-2).
+        // The item comes back under its ID: the deletion entry gives way to the live one (R3-ENT-2)
+        // and is kept as the item's shadow, with its time and history (R-DEL-3).
         let revived = try fixture.commit(on: commit.applied(to: fixture.file)) { try $0.put(fixture.secretItem) }
         let again = try fixture.owner(revived.applied(to: commit.applied(to: fixture.file)))
-        #expect(try again.format3?.contents().deletions.isEmpty == true)
+        let deletions = try #require(try again.format3?.contents().deletions)
+        #expect(deletions[fixture.secretItem.id] == nil)
+        let shadow = try #require(deletions[VaultMerge.shadowID(of: fixture.secretItem.id)])
+        #expect(shadow.deletedAt == deletion.deletedAt && shadow.history == deletion.history)
         #expect(try secret(again, fixture.secretItem) == "s3cret")
         _ = try again.verify()
     }

@@ -62,18 +62,31 @@ struct EventHistoryTests {
         #expect(long.relation(to: base) == .concurrent, "16 writes later the base event is cut off")
     }
 
-    @Test("a merge event descends from both inputs and does not depend on their order (R3-EV-3)")
-    func mergingIsSymmetricAndDescends() {
+    @Test("a kept state takes in the other's events and keeps its own current event (R3-EV-3)")
+    func absorbingKeepsTheCurrentEvent() {
         let base = EventHistory(first: event(1))
         let left = base.recording(event(2)).recording(event(4))
         let right = base.recording(event(3))
-        let merged = EventHistory.merging(left, right)
-        #expect(merged == EventHistory.merging(right, left))
-        #expect(merged.relation(to: left) == .descends)
+        let merged = left.absorbing(right)
+        #expect(merged.events == [event(4), event(3), event(2), event(1)])
+        #expect(merged.relation(to: left) == .equal, "the same write: the kept record is unchanged")
         #expect(merged.relation(to: right) == .descends)
-        #expect(merged.relation(to: base) == .descends)
-        #expect(Array(merged.events.dropFirst().prefix(2)) == [event(3), event(4)].sorted())
-        #expect(!left.events.contains(merged.current) && !right.events.contains(merged.current))
+        #expect(merged.absorbing(right) == merged && merged.absorbing(left) == merged, "taken in once")
+        #expect(left.absorbing(base) == left, "nothing new: unchanged")
+        let replaced = right.recording(event(5))
+        #expect(replaced.relation(to: right.absorbing(left)) == .descends, "a rotation of the kept write descends")
+    }
+
+    @Test("taking in a history again after a cut to 16 changes nothing")
+    func absorbingIsIdempotentAfterACut() {
+        var long = EventHistory(first: event(100))
+        for value in 101..<116 { long = long.recording(event(UInt64(value))) }
+        var other = EventHistory(first: event(1))
+        for value in 2..<6 { other = other.recording(event(UInt64(value))) }
+        let merged = long.absorbing(other)
+        #expect(merged.events.count == 16)
+        #expect(merged.current == long.current && merged.events[1] == other.current)
+        #expect(merged.absorbing(other) == merged)
     }
 
     /// Copies of one item written and merged two-way at random, against the truth: every event a
@@ -107,22 +120,22 @@ struct EventHistoryTests {
                 #expect(a.history.current == b.history.current)
             case .descends:
                 #expect(truthDescends, "a claimed descent must be real")
-                copies[j] = a
             case .isAncestor:
                 #expect(truthIsAncestor, "a claimed ancestry must be real")
-                copies[i] = b
             case .concurrent:
                 // A real descent reads as concurrent only when the cut at 16 dropped the event.
                 if truthDescends { #expect(!a.history.events.contains(b.history.current)) }
                 if truthIsAncestor { #expect(!b.history.events.contains(a.history.current)) }
-                let merged = EventHistory.merging(a.history, b.history)
-                #expect(merged == EventHistory.merging(b.history, a.history))
-                let state = State(history: merged, truth: a.truth.union(b.truth).union([merged.current]))
-                #expect(merged.relation(to: a.history) == .descends)
-                #expect(merged.relation(to: b.history) == .descends)
-                copies[i] = state
-                copies[j] = state
             }
+            // The kept state (the descendant, else the greater current event) takes in the other's.
+            let keepA = relation == .descends || (relation != .isAncestor && b.history.current < a.history.current)
+            let (kept, other) = keepA ? (a, b) : (b, a)
+            let merged = kept.history.absorbing(other.history)
+            #expect(merged.current == kept.history.current)
+            #expect(merged.relation(to: other.history) != .concurrent, "the merged state saw both")
+            let state = State(history: merged, truth: a.truth.union(b.truth))
+            copies[i] = state
+            copies[j] = state
         }
     }
 }

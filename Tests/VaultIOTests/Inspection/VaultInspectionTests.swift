@@ -11,13 +11,16 @@ struct VaultInspectionTests {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory)
             try vault.write { try $0.set(makeDraft(service: "db")) }
-            let inspection = try VaultInspection(path: vault.path)
+            var inspection = try VaultInspection(path: vault.path)
             #expect(inspection.structure.ok)
-            #expect(inspection.items == 1)
+            // Format 3 counts items in its encrypted root: a credential gives the count.
+            #expect(inspection.items == nil && inspection.sizes?.committed != nil && !inspection.authenticated)
+            #expect(try inspection.authenticate(with: vault.read { $0 }))
+            #expect(inspection.items == 1 && inspection.deletions == 0)
+            #expect(inspection.sizes?.live != nil && inspection.authenticated)
             #expect(inspection.keyslots.map(\.kind) == ["password"])
             #expect(inspection.vaultID?.count == 32)
             #expect(inspection.writable == true)
-            #expect(!inspection.authenticated)
             // The test KDF is below the floor: the keyslot is weak, and a warning says how to raise it.
             #expect(inspection.keyslots[0].weak)
             #expect(inspection.warnings.first?.hasPrefix("keyslot #0 uses weak Argon2id parameters") == true)

@@ -126,12 +126,13 @@ struct HistoryMergeTests {
         }
     }
 
-    // MARK: - Open findings of the reliability suite (RELIABILITY.md, suite 9, sync-two-way)
+    // MARK: - Found by the reliability suite (RELIABILITY.md, suite 9, sync-two-way)
 
-    /// A merge keeps the winner's content under a merge event that descends from both states. A
-    /// replica that replaced that content (b → b2) but never saw the loser (a) is concurrent with the
-    /// merged state, so R-MRG-7 ranks b2 against the merged state and keeps its content, b, as a
-    /// conflict copy: a secret this replica rotated out comes back. Found by sync-two-way.
+    /// The state a merge keeps keeps the winner's current event and takes in the loser's history
+    /// (R3-EV-3), so a replica that replaced the winner's content (b → b2) without seeing the loser
+    /// (a) descends from the merged state. When the merged state took a new merge event instead,
+    /// b2 and it were concurrent and b, rotated out, came back as a conflict copy (found by
+    /// sync-two-way).
     @Test("a merged state's content that one side replaced does not come back as a conflict copy")
     func mergedContentReplacedOnOneSide_isNotCopied() throws {
         let (base, id) = try replicaWithX()
@@ -144,17 +145,17 @@ struct HistoryMergeTests {
         try b.set(id, service: "db", secret: "b2", at: MergeClock.start + 3_000)
         let (result, _) = try merged(b, ab)
         #expect(try secret(result, id) == "b2")
-        withKnownIssue("R-MRG-18 copies the content of a merged state that the other side had replaced") {
-            let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
-            #expect(!secrets.contains("b"), "b was rotated out by b2 on the replica merged into")
-        }
+        let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+        #expect(!secrets.contains("b"), "b was rotated out by b2 on the replica merged into")
+        #expect(secrets.contains("a"), "a's conflict copy, made by the first merge, stays")
     }
 
-    /// R-MRG-18 says a descendant is never outdated by a deletion time. A replica whose clock is an
-    /// hour behind writes vC after it saw a deletion D, so vC descends from D and is dated before
-    /// it; another replica kept a concurrent vB over D and recorded D's time as a shadow (R-MRG-9).
-    /// When vB and vC meet, the shadow time outdates vC: no copy, the acknowledged write is gone.
-    /// Found by sync-two-way with clocks ±1 h apart.
+    /// A deletion dates only the versions that have not seen it (R-MRG-18). A replica whose clock
+    /// is an hour behind writes vC after it saw a deletion D, so vC descends from D and is dated
+    /// before it; another replica kept a concurrent vB over D and recorded D as a shadow (R-MRG-9).
+    /// When the shadow kept only D's time, it outdated vC when vB and vC met: no copy, and the
+    /// acknowledged write was gone (found by sync-two-way with clocks ±1 h apart). The shadow now
+    /// keeps D's history, which vC holds.
     @Test("a write made after a deletion is kept when its clock dates it before the deletion")
     func writeAfterDeletion_withSlowClock_isKept() throws {
         let (base, id) = try replicaWithX()
@@ -168,9 +169,51 @@ struct HistoryMergeTests {
         #expect(try secret(slow, id) == nil, "the deletion descends from v0: taken silently")
         try slow.set(id, service: "db", secret: "vC", at: MergeClock.start + 5_000)
         let (result, _) = try merged(slow, kept)
-        withKnownIssue("R-MRG-9's shadow time outdates a version that descends from the deletion") {
+        let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+        #expect(secrets.contains("vC"), "vC was written after the deletion: kept as the item or as a copy")
+        #expect(try secret(result, id) == "vB", "vB and vC are concurrent, and vB is newer")
+    }
+
+    /// R-MRG-9 outdates the newer of two concurrent versions by a deletion it never saw; the older
+    /// one, written after that deletion on a slow clock, is kept, as merging with the deletion
+    /// first keeps it.
+    @Test("a version written after a deletion outlives a newer version that the deletion outdates")
+    func olderVersionWrittenAfterDeletion_outlivesAnOutdatedNewerOne() throws {
+        let (base, id) = try replicaWithX()
+        var deleter = base
+        try deleter.delete(id, at: MergeClock.start + 10_000)
+        var edited = base
+        try edited.set(id, service: "db", secret: "vB", at: MergeClock.start + 8_000)
+        var (slow, _) = try merged(base, deleter)
+        try slow.set(id, service: "db", secret: "vC", at: MergeClock.start + 5_000)
+        var (withDeletion, _) = try merged(edited, deleter)
+        #expect(try secret(withDeletion, id) == nil, "vB is older than the deletion it never saw")
+        (withDeletion, _) = try merged(withDeletion, slow)
+        let (direct, _) = try merged(slow, edited)
+        let (directOther, _) = try merged(edited, slow)
+        for result in [withDeletion, direct, directOther] {
+            #expect(try secret(result, id) == "vC", "vC descends from the deletion that outdates vB")
             let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
-            #expect(secrets.contains("vC"), "vC was written after the deletion: kept as the item or as a copy")
+            #expect(!secrets.contains("vB"), "an outdated version leaves no copy")
+        }
+    }
+
+    /// A conflict copy the user deleted is not made again by a later merge of the same versions,
+    /// even when the deleting machine's clock dated the deletion before the copied version.
+    @Test("a deleted conflict copy stays deleted whatever the deleting clock said")
+    func deletedCopy_isNotMadeAgain_withASlowClock() throws {
+        let (base, id) = try replicaWithX()
+        var a = base
+        try a.set(id, service: "db", secret: "a", at: MergeClock.start + 20_000)
+        var b = base
+        try b.set(id, service: "db", secret: "b", at: MergeClock.start + 30_000)
+        var (ab, report) = try merged(a, b)
+        let copyID = try #require(report.conflicts.first?.copyID)
+        try ab.delete(copyID, at: MergeClock.start + 1_000)
+        for (ours, theirs) in [(ab, a), (a, ab), (ab, b)] {
+            let (result, _) = try merged(ours, theirs)
+            let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+            #expect(secrets == ["b"], "the copy of a stays deleted")
         }
     }
 }

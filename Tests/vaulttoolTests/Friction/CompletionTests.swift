@@ -86,10 +86,11 @@ struct CompletionTests {
     func zshComplete(_ line: String, in w: Workspace) throws -> String {
         let script = """
             zmodload zsh/zpty
-            # Reads the terminal until `mark` shows up (at most 10 s) and prints what came.
+            # Reads the terminal until `mark` shows up (at most 60 s: a loaded CI machine is slow) and
+            # prints what came.
             waitfor() {
                 local all="" chunk i
-                for i in {1..200}; do
+                for i in {1..1200}; do
                     while zpty -rt z chunk; do all+=$chunk; done
                     [[ $all == *$1* ]] && break
                     sleep 0.05
@@ -98,7 +99,15 @@ struct CompletionTests {
             }
             zpty z 'zsh -f -i'
             zpty -w z 'PS1="> "; fpath=(\(w.path) $fpath); autoload -U compinit; compinit -u -D; unsetopt beep; vaulttool() { :; }; print READY$((20+1))'
-            waitfor READY21 >/dev/null
+            # Keys typed before the line editor is back (it turns bracketed paste on, ESC [?2004h, as
+            # it starts reading a line) go to the terminal's cooked mode, where ^U erases the line
+            # and Tab never completes: wait for the editor after READY, not only for READY.
+            ready=""
+            for i in {1..1200}; do
+                while zpty -rt z chunk; do ready+=$chunk; done
+                [[ $ready == *READY21*$'\\e[?2004h'* ]] && break
+                sleep 0.05
+            done
             zpty -w -n z $'\(line)\\t'
             zpty -w -n z $'\\C-e\\C-u'
             zpty -w z 'print DONE$((40+2))'

@@ -10,9 +10,8 @@ enum SealedChunk {
         authenticating associatedData: [UInt8],
         random: some RandomSource
     ) -> [UInt8] {
-        // The nonce is its own array: passing the chunk as both the nonce and the output let the
-        // optimizer hand the sealer the growing output as the nonce (a release build stopped on
-        // the nonce-size precondition at every format-3 write).
+        // The chunk is a fresh array the nonce is copied into, never a copy of the nonce array:
+        // a release build (Swift 6.3.1) freed the nonce's storage when `var chunk = nonce` grew.
         let nonce = random.bytes(XChaCha20Poly1305.nonceByteCount)
         var chunk = [UInt8]()
         chunk.reserveCapacity(nonce.count + plaintext.count + XChaCha20Poly1305.tagByteCount)
