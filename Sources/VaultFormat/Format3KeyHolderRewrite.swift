@@ -167,7 +167,13 @@ package struct Format3KeyHolderRewrite: Sendable {
         let rootLength = UInt64(XChaCha20Poly1305.nonceByteCount + 9 + ScopeState.byteCount * states.count + 16)
         let root = Root(liveBytes: liveBytes + rootLength, scopes: states)
         let rootReference = heap.append(
-            root.sealed(keys: keys, vaultID: vaultID, generation: generation, headerHash: headerReference.hash, random: random)
+            root.sealed(
+                keys: keys,
+                vaultID: vaultID,
+                generation: generation,
+                headerHash: headerReference.hash,
+                random: random
+            )
         )
         let index = 1 - Int(slot.index)
         let newSlot = CommitSlot(
@@ -248,7 +254,10 @@ package struct Format3CommitLayout: Sendable {
         for position in 0..<2 {
             let start = position * CommitSlot.byteCount
             guard file.count >= start + CommitSlot.byteCount,
-                case .wellFormed(let slot, _) = CommitSlot.read(file[start..<start + CommitSlot.byteCount], at: position),
+                case .wellFormed(let slot, _) = CommitSlot.read(
+                    file[start..<start + CommitSlot.byteCount],
+                    at: position
+                ),
                 try slot.isComplete(
                     fileLength: UInt64(file.count),
                     hash: { BLAKE2b.hash(file[Int($0.lowerBound)..<Int($0.upperBound)], length: 32) }
@@ -259,14 +268,21 @@ package struct Format3CommitLayout: Sendable {
             header.commit = slot
             let store = try Format3Store(header: header, keys: keys, source: source)
             var chunks = [
-                Chunk(kind: .header, range: Int(slot.header.offset)..<Int(slot.header.offset) + Int(slot.header.length)),
+                Chunk(
+                    kind: .header,
+                    range: Int(slot.header.offset)..<Int(slot.header.offset) + Int(slot.header.length)
+                ),
                 Chunk(kind: .root, range: Int(slot.root.offset)..<Int(slot.root.offset) + Int(slot.root.length)),
             ]
             for state in store.root.scopes {
                 let tree = store.tree(state.scope)
                 for node in try tree.nodeReferences(top: state.tree, in: store.heap) {
                     chunks.append(
-                        Chunk(kind: .node, scope: state.scope, range: Int(node.offset)..<Int(node.offset) + Int(node.length))
+                        Chunk(
+                            kind: .node,
+                            scope: state.scope,
+                            range: Int(node.offset)..<Int(node.offset) + Int(node.length)
+                        )
                     )
                 }
                 for case .live(let entry) in try tree.allEntries(top: state.tree, in: store.heap) {

@@ -149,7 +149,9 @@ public struct Format3Layout: Sendable {
                 chunks: layout.chunks.map { chunk in
                     Chunk(
                         kind: chunk.kind.rawValue,
-                        scope: chunk.scope.map { Format3KeyHolderFile.ScopeName(kind: $0.kind, domain: $0.domain).description },
+                        scope: chunk.scope.map {
+                            Format3KeyHolderFile.ScopeName(kind: $0.kind, domain: $0.domain).description
+                        },
                         range: chunk.range
                     )
                 }
