@@ -194,8 +194,14 @@ def choose_slot(file):
         raise Fail("structure", "two complete slots of one generation")
     index, slot = max(complete, key=lambda pair: pair[1]["generation"])
     other_state, other = states[1 - index]
-    note = other_state == "damaged" or (other_state == "ok" and other["generation"] > slot["generation"]
-                                        and all(i != 1 - index for i, _ in complete))
+    in_place = slot["start"] < slot["end"]
+    whole = any(i == 1 - index for i, _ in complete)
+    note = (other_state == "damaged" or (other_state == "empty" and in_place)
+            or (other_state == "ok" and ((other["generation"] > slot["generation"] and not whole)
+                                         or (in_place and not (other["end"] == slot["start"]
+                                                               and other["generation"] < slot["generation"])))))
+    # The slot an in-place commit was built on: its MAC is checked once HK is known.
+    slot["predecessor"] = other["bytes"] if in_place and not note else None
     return slot, note
 
 
@@ -668,6 +674,9 @@ def open_vault(file, credentials):
     keys = scope_keys(header, opened, credentials.get("deviceSecret"))
     if blake2b(32, keys["HK"], slot["bytes"][:480]) != slot["bytes"][480:]:
         raise Fail("headerAuthentication", "the slot MAC")
+    before = slot["predecessor"]
+    if before is not None and blake2b(32, keys["HK"], before[:480]) != before[480:]:
+        note = True  # R3-SLT-4: a slot forged without HK stands where the newest commit's was
     if keys["mk"] is not None:
         keys["names"] = group_names(header, keys["mk"])
         for domain, name in keys["names"].items():
@@ -832,7 +841,7 @@ def replica_states(file, password):
     opened = open_vault(file, {"password": password})
     states = {bytes.fromhex(i["id"]): ("live", i) for i in opened["items"]}
     for item_id, entry in opened["deletionStates"].items():
-        states[item_id] = ("deleted", entry["deletedAt"], entry["history"])
+        states[item_id] = ("deleted", entry["deletedAt"], entry["history"], tuple(entry["scope"]))
     return states
 
 
@@ -858,7 +867,7 @@ def absorbing(state, other):
     """The state, its history after taking in the other state's (R-MRG-18)."""
     if state[0] == "live":
         return ("live", dict(state[1], history=absorb(state[1]["history"], history_of(other))))
-    return ("deleted", state[1], absorb(state[2], history_of(other)))
+    return ("deleted", state[1], absorb(state[2], history_of(other))) + state[3:]
 
 
 def merge(ours, theirs, merge_key):
@@ -909,15 +918,17 @@ def merge(ours, theirs, merge_key):
         if state[0] != "live":
             continue
         shadow = item_id[:8] + bytes(x ^ y for x, y in zip(item_id[8:], b"VLTshadw"))
+        # R-MRG-19: a shadow counts only in the master scope, where holders of MK write it.
         deletions = [(s[1], s[2][0], s[2]) for side in (ours, theirs) for key in (item_id, shadow)
-                     for s in [side.get(key)] if s and s[0] == "deleted"]
+                     for s in [side.get(key)] if s and s[0] == "deleted"
+                     and (key == item_id or s[3:] in ((), ((0, 0),)))]
         if not deletions:
             continue
         time, _, history = max(deletions)  # the later time, then the greater current event
         held = out.get(shadow)
         if held and held[0] == "deleted" and held[1] >= time:
             continue
-        out[shadow] = ("deleted", time, history)
+        out[shadow] = ("deleted", time, history, (0, 0))
     return out
 
 

@@ -29,14 +29,20 @@ extension VaultSnapshot {
     ///
     /// Compares lookup tags only, then the decrypted attributes (R-IDX-5).
     package func location(of primaryKey: PrimaryKey) throws -> ItemLocation? {
+        var found: ItemLocation?
         for location in try locations(ofTag: keys.lookupTag(primaryKey)) {
             let attributes = try openAttributes(
                 try source.read(offset: location.recordOffset, count: location.entry.recordLength),
                 entry: location.entry
             )
-            if PrimaryKey(itemClass: location.entry.itemClass, attributes: attributes) == primaryKey { return location }
+            guard PrimaryKey(itemClass: location.entry.itemClass, attributes: attributes) == primaryKey else {
+                continue
+            }
+            // R-IDX-6: two items with one primary key answer for neither.
+            if let found { throw VaultFormatError.samePrimaryKey(found.entry.itemID, location.entry.itemID) }
+            found = location
         }
-        return nil
+        return found
     }
 
     /// The item that `identity` names, in any spelling of its key (L-KC-15), as

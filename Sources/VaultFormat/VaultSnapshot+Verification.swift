@@ -43,7 +43,10 @@ extension VaultSnapshot {
         let index = try self.index
         try index.checkIdentifiers()
         var report = VerificationReport()
-        var seen = [PrimaryKey: ItemID]()
+        // R-IDX-5: both items of a primary key are reported, each naming the other: in format 3 the
+        // later one in the index may be the owner's, and an item of a scope it cannot write the
+        // forgery of a holder of `BK` alone or of a limited recipient (R-IDX-6).
+        var seen = [PrimaryKey: (entry: IndexEntry, attributes: ItemAttributes, reported: Bool)]()
         for position in 0..<index.count {
             let entry = index.entry(at: position)
             if entry.protectionClass.isDeviceBound && keys.isOwnDeviceItem(entry.itemID) { report.ownDeviceItems += 1 }
@@ -51,10 +54,24 @@ extension VaultSnapshot {
                 let item = try item(at: position, includeSecret: true)
                 let key = PrimaryKey(itemClass: entry.itemClass, attributes: item.attributes)
                 if let first = seen[key] {
-                    let error = VaultFormatError(.recordCorrupt, "it has the same primary key as item \(first)")
+                    let error = VaultFormatError(
+                        .recordCorrupt,
+                        "it has the same primary key as item \(first.entry.itemID)"
+                    )
                     report.damaged.append(ItemDamage(entry: entry, attributes: item.attributes, error: error))
+                    if !first.reported {
+                        let other = VaultFormatError(
+                            .recordCorrupt,
+                            "it has the same primary key as item \(entry.itemID)"
+                        )
+                        report.damaged.append(
+                            ItemDamage(entry: first.entry, attributes: first.attributes, error: other)
+                        )
+                        report.checked -= 1
+                        seen[key]?.reported = true
+                    }
                 } else {
-                    seen[key] = entry.itemID
+                    seen[key] = (entry, item.attributes, false)
                     report.checked += 1
                 }
             } catch let damage as ItemDamage {

@@ -117,10 +117,17 @@ public struct VaultSnapshot: Sendable {
             .noting(head)
     }
 
-    /// This snapshot, with what reading `head` found of the other commit slot (R3-SLT-4).
+    /// This snapshot, with what reading `head` found of the other commit slot (R3-SLT-4): the
+    /// slot of the commit an in-place commit was built on must carry a MAC under `HK`, or the
+    /// newest commit was cut off by a writer without a key that forged that slot.
     package func noting(_ head: VaultHead) -> VaultSnapshot {
         var snapshot = self
         snapshot.skippedIncompleteCommit = head.skippedIncompleteCommit
+        if let slot = head.predecessorSlot {
+            let macStart = CommitSlot.byteCount - 32
+            let mac = BLAKE2b.hash(slot[0..<macStart], key: keys.headerKey, length: 32)
+            if !Sodium.constantTimeEqual(mac, slot[macStart...]) { snapshot.skippedIncompleteCommit = true }
+        }
         return snapshot
     }
 
@@ -242,12 +249,16 @@ public struct VaultSnapshot: Sendable {
     /// Compares lookup tags only; ``attributes(at:)`` confirms the match (R-IDX-5).
     public func position(of primaryKey: PrimaryKey) throws -> Int? {
         let index = try self.index
+        var found: Int?
         for position in index.positions(ofTag: keys.lookupTag(primaryKey)) {
             let entry = index.entry(at: position)
             let attributes = try self.attributes(at: position)
-            if PrimaryKey(itemClass: entry.itemClass, attributes: attributes) == primaryKey { return position }
+            guard PrimaryKey(itemClass: entry.itemClass, attributes: attributes) == primaryKey else { continue }
+            // R-IDX-6: two items with one primary key answer for neither.
+            if let found { throw VaultFormatError.samePrimaryKey(index.itemID(at: found), entry.itemID) }
+            found = position
         }
-        return nil
+        return found
     }
 
     /// The position of the item that `identity` names, in any spelling of its key (L-KC-15), or `nil`.

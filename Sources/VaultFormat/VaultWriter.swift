@@ -180,7 +180,8 @@ package struct VaultWriter: Sendable {
         if let format3 {
             candidates += try format3.candidates(tag: tag).map(\.entry.itemID).filter { !dropped.contains($0) }
         }
-        for id in candidates {
+        var found: ItemID?
+        for id in candidates where id != found {
             guard let record = try self.record(for: id) else { continue }
             let attributes = try RecordCodec.openAttributes(
                 record.bytes[...],
@@ -188,9 +189,12 @@ package struct VaultWriter: Sendable {
                 vaultID: header.vaultID,
                 keys: keys
             )
-            if PrimaryKey(itemClass: record.entry.itemClass, attributes: attributes) == primaryKey { return id }
+            guard PrimaryKey(itemClass: record.entry.itemClass, attributes: attributes) == primaryKey else { continue }
+            // R-IDX-6: never write over one of two items that claim the key.
+            if let found { throw VaultFormatError.samePrimaryKey(found, id) }
+            found = id
         }
-        return nil
+        return found
     }
 
     // MARK: - Changing

@@ -83,6 +83,20 @@ public struct MigrationReport: Sendable {
     public var pendingDeviceItems = 0
 }
 
+extension VaultHeader {
+    /// The format `migrate` moves a vault of this header to when no version is named
+    /// (``MigrationOptions/formatVersion`` `nil`): from format 2.0 on, minor 0 of its own major
+    /// (a later major is only ever reached by naming it); before, format 1's newest minor.
+    ///
+    /// ```swift
+    /// let header = try VaultFileReader(path: path).header()
+    /// print("migrate moves it to \(header.defaultMigrationTarget)")
+    /// ```
+    public var defaultMigrationTarget: (major: UInt16, minor: UInt16) {
+        major >= Self.version2Major ? (major, 0) : (Self.currentMajor, max(minor, Self.newVaultMinor))
+    }
+}
+
 extension CredentialSession {
     /// Brings the vault to the current format and raises its password keyslots' key derivation.
     ///
@@ -232,9 +246,6 @@ extension CredentialSession {
             )
         }
         var plan = MigrationPlan(fromVersion: (header.major, header.minor))
-        let natural: (major: UInt16, minor: UInt16) =
-            header.major >= VaultHeader.version2Major
-            ? (header.major, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor))
         if let wanted = options.formatVersion {
             let known: [(UInt16, UInt16)] = [(1, 1), (1, 2), (2, 0), (3, 0)]
             guard known.contains(where: { $0 == (wanted.major, wanted.minor) }) else {
@@ -251,7 +262,7 @@ extension CredentialSession {
             }
             plan.toVersion = (wanted.major, wanted.minor)
         } else {
-            plan.toVersion = natural
+            plan.toVersion = header.defaultMigrationTarget
         }
         var probes = [Int: Bool]()
         var planned = header.keyslots

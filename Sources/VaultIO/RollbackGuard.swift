@@ -447,6 +447,17 @@ public struct RollbackGuard: Sendable {
         }
     }
 
+    /// What the record says of `snapshot` (an older copy that brings back a retired master key or
+    /// a removed credential), without recording anything: `nil` when the record finds nothing,
+    /// holds nothing of this vault, cannot be read, or the check is off.
+    ///
+    /// ```swift
+    /// let retired = RollbackGuard(.standard).finding(for: theirs)?.kind == .retiredMasterKey
+    /// ```
+    public func finding(for snapshot: VaultSnapshot) -> RollbackFinding? {
+        (try? recorded(vaultID: snapshot.header.vaultID))?.finding(for: SeenGeneration(snapshot))
+    }
+
     // MARK: - Checking and recording
 
     /// Compares an authenticated snapshot with the record, and raises the record when the snapshot is newer.

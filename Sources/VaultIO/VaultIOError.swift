@@ -65,6 +65,10 @@ public struct VaultIOError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The vault agent refused a request (such as a limited recipient's keys, which it does not
         /// hold) or answered in a way this version does not understand; ``reason`` says which.
         public static let agentRefused = Code("agentRefused")
+        /// An agent started by ``VaultAgent/startInBackground(command:)`` did not come to answer:
+        /// its program could not be started (``errno`` says why), exited, or did not answer within
+        /// 5 seconds. ``reason`` is the sentence that says which.
+        public static let agentNotStarted = Code("agentNotStarted")
         /// A write through a vault opened with ``VaultConfiguration/readOnly``.
         public static let readOnly = Code("readOnly")
         /// No item matches a lookup (``VaultSnapshot/item(matching:includeSecret:)``, a reference).

@@ -1,5 +1,7 @@
 // vault: writing an import's entries into a vault: duplicates, replacement, one transaction.
 
+import FoundationEssentials
+import Glibc
 public import VaultIO
 
 extension ImportBatch {
@@ -36,6 +38,56 @@ extension ImportBatch {
             }
         } catch is RollBack {}
         return report ?? ImportReport(self, options: options)
+    }
+
+    /// What ``importItems(into:options:)`` would do in a new, empty vault: a dry run for an
+    /// import that would create its vault first (`vaulttool import --create --dry-run`).
+    ///
+    /// The entries are written into a scratch vault in a new private directory (at the lowest
+    /// key-derivation cost, under a random password) whose transaction is rolled back, so that
+    /// every entry the vault would refuse is reported as an import would report it; the
+    /// directory is removed before this returns. The report is a dry run's whatever `options`
+    /// say, and nothing a caller keeps is written.
+    ///
+    /// ```swift
+    /// let report = try batch.preview(options: ImportOptions(skipDuplicates: true))
+    /// print("would import \(report.imported)")
+    /// ```
+    ///
+    /// - Parameter options: How to treat duplicates and entries without a protection class.
+    /// - Returns: What an import into a new vault would import, replace and skip.
+    /// - Throws: ``VaultIOError`` when the scratch directory or vault cannot be made.
+    public func preview(options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        let parent = Self.temporaryDirectory()
+        var template = Array((parent + "/vault-import-preview-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw VaultIOError(.system, operation: "mkdtemp", errno: Errno(rawValue: errno), path: parent)
+        }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var password = [UInt8](repeating: 0, count: 32)
+        password.withUnsafeMutableBytes { SystemRandom().fill($0) }
+        let credentials = Credentials(password: SecretBytes(bytes: password, protection: .guarded))
+        SecretMemory.wipe(&password)
+        let floor = KDFParameters(
+            memoryKiB: KDFParameters.minimumMemoryKiB,
+            iterations: KDFParameters.minimumIterations,
+            lanes: 1
+        )
+        let vault = try Vault.create(
+            at: directory + "/preview.vault",
+            credentials: credentials,
+            configuration: VaultConfiguration(kdf: floor)
+        )
+        var dryRun = options
+        dryRun.dryRun = true
+        return try importItems(into: vault, options: dryRun)
+    }
+
+    /// `$TMPDIR`, else `/tmp`.
+    private static func temporaryDirectory() -> String {
+        guard let value = getenv("TMPDIR").map({ String(cString: $0) }), !value.isEmpty else { return "/tmp" }
+        return value
     }
 
     /// Writes the entries into an open transaction, as `options` allow, and reports.

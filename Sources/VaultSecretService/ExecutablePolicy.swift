@@ -2,6 +2,7 @@
 // R-SS-28): the allow list file, and the check of a caller's running binary against it.
 
 import CSecretService
+import FoundationEssentials
 import Glibc
 import VaultIO
 
@@ -98,7 +99,8 @@ package struct AllowListError: Error, CustomStringConvertible {
 /// The policy of a running provider: the list, read again when its file changes.
 package final class ExecutablePolicy {
     package let path: String
-    private var list = ExecutableAllowList()
+    /// The list as last read.
+    package private(set) var list = ExecutableAllowList()
     private var stamp: [Int] = []
     /// Set when the file became unusable while serving: every caller is denied (logged once).
     private var broken: String?
@@ -173,4 +175,54 @@ package final class ExecutablePolicy {
 
     /// Digests of executables already read, by device, inode, size, modification and change time.
     private var digests: [[Int]: [UInt8]] = [:]
+}
+
+extension ExecutablePolicy {
+    /// `--allow-executable` and `--disallow-executable`: reads the list at `path` as a serving
+    /// provider does (refusing a file that is not this user's or not a list), allows each of
+    /// `allow` by the SHA-256 of its bytes, removes each of `disallow`, and writes the list back
+    /// atomically with mode 0600, its directory made first.
+    ///
+    /// - Parameters:
+    ///   - path: The allow list file (``ExecutableAllowList/defaultPath(environment:)``).
+    ///   - allow: Executables to allow, as named on the command line.
+    ///   - disallow: Executables to remove, as named on the command line.
+    ///   - resolve: A name as the bus reports a running program (looked up on `PATH`, links
+    ///     followed); a name to disallow that does not resolve is taken as it is.
+    /// - Returns: One line per name: `allowed <path> (sha256:<hex>)`, `disallowed <path>` or
+    ///   `not listed: <path>`.
+    /// - Throws: ``AllowListError`` for a file that cannot be used; ``VaultIOError/Code/unreadableInput``
+    ///   for an executable that cannot be read; what `resolve` throws; the file system's errors.
+    package static func update(
+        at path: String,
+        allow: [String],
+        disallow: [String],
+        resolve: (String) throws -> String
+    ) throws -> String {
+        var list = try ExecutablePolicy(path: path).list
+        var report = ""
+        for name in allow {
+            let executable = try resolve(name)
+            let fd = open(executable, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw VaultIOError(.unreadableInput, path: executable, reason: "cannot read \(executable)")
+            }
+            defer { close(fd) }
+            guard let digest = ExecutableAllowList.digest(ofFileAt: fd) else {
+                throw VaultIOError(.unreadableInput, path: executable, reason: "cannot read \(executable)")
+            }
+            list.allow(path: executable, digest: digest)
+            report += "allowed \(executable) (sha256:\(ExecutableAllowList.hex(digest)))\n"
+        }
+        for name in disallow {
+            let executable = (try? resolve(name)) ?? name
+            report += list.disallow(path: executable) ? "disallowed \(executable)\n" : "not listed: \(executable)\n"
+        }
+        try FileManager.default.createDirectory(
+            atPath: String(path[..<path.lastIndex(of: "/")!]),
+            withIntermediateDirectories: true
+        )
+        try DurableFile.write(at: path, contents: Array(list.text.utf8), mode: 0o600)
+        return report
+    }
 }

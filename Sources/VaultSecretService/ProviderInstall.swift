@@ -1,5 +1,8 @@
 // vaulttool secret-service --install: the D-Bus activation file and the systemd user unit.
 
+import FoundationEssentials
+import Glibc
+
 /// The two files `--install` writes, with every word quoted for the program that reads it.
 ///
 /// Spec: Spec/secret-service.md, §9.
@@ -44,6 +47,44 @@ package enum ProviderInstall {
                     + "Type=dbus\nBusName=org.freedesktop.secrets\nExecStart=\(unitCommand)\n"
             ),
         ]
+    }
+
+    /// `--install`: writes ``files(executable:vaults:dataHome:configHome:)`` under
+    /// `$XDG_DATA_HOME` (else `~/.local/share`) and `$XDG_CONFIG_HOME` (else `~/.config`), each
+    /// atomically with mode 0644 and its directories made first; a file that already holds its
+    /// text is left as it is.
+    ///
+    /// - Parameters:
+    ///   - executable: The provider's absolute path.
+    ///   - vaults: The vaults to serve, made absolute against the working directory.
+    ///   - environment: Where `HOME`, `XDG_DATA_HOME` and `XDG_CONFIG_HOME` are read.
+    ///   - done: Told one line per file as soon as it is done: `wrote <path>`, `replaced <path>`
+    ///     or `unchanged <path>`.
+    /// - Throws: ``Refusal`` without `HOME`, or for a command no file can carry; the file system's errors.
+    package static func install(
+        executable: String,
+        vaults: [String],
+        environment: [String: String],
+        done: (String) -> Void
+    ) throws {
+        guard let home = environment["HOME"], !home.isEmpty else { throw Refusal(message: "HOME is not set") }
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        let absolute = vaults.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+        for (path, text) in try files(executable: executable, vaults: absolute, dataHome: data, configHome: config) {
+            let old = try? String(contentsOfFile: path, encoding: .utf8)
+            if old == text {
+                done("unchanged \(path)\n")
+                continue
+            }
+            try FileManager.default.createDirectory(
+                atPath: String(path[..<path.lastIndex(of: "/")!]),
+                withIntermediateDirectories: true
+            )
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            _ = chmod(path, 0o644)
+            done("\(old == nil ? "wrote" : "replaced") \(path)\n")
+        }
     }
 
     private static func isBare(_ word: String) -> Bool {

@@ -155,6 +155,24 @@ struct RollbackTests {
         }
     }
 
+    // What git-merge asks of the other branch's file: the record's finding, and no record made.
+    @Test func finding_forASnapshot_readsTheRecordWithoutRaisingIt() throws {
+        try withTemporaryDirectory { directory in
+            let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))
+            let path = directory + "/test.vault"
+            try copyFile(path, directory + "/old.vault")
+            try vault.write { try $0.rekey(RekeyOptions(credentials: [.password(testPassword)])) }
+            let old = try VaultFileReader(path: directory + "/old.vault").open(with: .password(testPassword))
+            let current = try VaultFileReader(path: path).open(with: .password(testPassword))
+            let state = RollbackGuard(.directory(directory + "/state"))
+            #expect(state.finding(for: old)?.kind == .retiredMasterKey)
+            #expect(state.finding(for: current) == nil)
+            #expect(RollbackGuard(.disabled).finding(for: old) == nil)
+            #expect(RollbackGuard(.directory(directory + "/other")).finding(for: current) == nil)
+            #expect(access(directory + "/other", F_OK) != 0, "a look records nothing")
+        }
+    }
+
     @Test func newerFileWrittenElsewhere_raisesTheRecord() throws {
         try withTemporaryDirectory { directory in
             let vault = try makeVault(in: directory, configuration: guarded(directory + "/state"))

@@ -1,5 +1,6 @@
 // VaultImport tests: writing a batch: duplicates, replacement, groups, dry runs (Spec/cli.md 4.7).
 
+import Foundation
 import Testing
 import VaultIO
 
@@ -141,5 +142,25 @@ struct ImportPolicyTests {
         dump(entry, to: &dumped)
         #expect(!dumped.contains("pa55-s3cret"))
         #expect(entry.secretLength == 11)
+    }
+
+    @Test func preview_reportsAsADryRunIntoAnEmptyVault_andLeavesNothingBehind() throws {
+        let batch = try read(
+            .keepassCSV,
+            keepassHeader + "Root,A,u,1,https://x.example,\nRoot,B,u,2,https://x.example,\nRoot,C,v,3,,\n"
+        )
+        let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        func scratchDirectories() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: temporary).filter {
+                $0.hasPrefix("vault-import-preview-")
+            }
+        }
+        let before = try scratchDirectories()
+        let report = try batch.preview(options: ImportOptions(skipDuplicates: true))
+        #expect(report.options.dryRun, "a preview is a dry run whatever the options say")
+        #expect(report.imported == 2)
+        #expect(report.skipped == [ImportSkip(entry: "B", reason: .samePrimaryKey(as: "A"))])
+        #expect(!report.isWritten)
+        #expect(try scratchDirectories() == before, "the scratch vault is gone")
     }
 }

@@ -1,6 +1,9 @@
 // The allow list file of Spec/secret-service.md R-SS-28.
 
+import Foundation
+import Glibc
 import Testing
+import VaultIO
 
 @testable import VaultSecretService
 
@@ -38,5 +41,47 @@ import Testing
     ])
     func anythingElseMakesTheFileInvalid(_ text: String) {
         #expect(ExecutableAllowList(parsing: text) == nil)
+    }
+
+    @Test func update_allowsByDigest_disallows_andWritesAPrivateList() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("allow-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/vault/secret-service-executables"
+        let program = "/bin/sh"
+        let report = try ExecutablePolicy.update(at: path, allow: ["sh"], disallow: ["nothing-listed"]) { name in
+            name == "sh" ? program : name
+        }
+        let fd = open(program, O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let digest = try #require(ExecutableAllowList.digest(ofFileAt: fd))
+        #expect(
+            report == "allowed \(program) (sha256:\(ExecutableAllowList.hex(digest)))\nnot listed: nothing-listed\n"
+        )
+        #expect(try ExecutablePolicy(path: path).list.allows(path: program, digest: digest))
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        let removed = try ExecutablePolicy.update(at: path, allow: [], disallow: ["sh"]) { _ in program }
+        #expect(removed == "disallowed \(program)\n")
+        #expect(try ExecutablePolicy(path: path).list.entries.isEmpty)
+    }
+
+    @Test func update_ofAFileThatIsNotAList_changesNothing() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("allow-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/list"
+        try Data("not a list\n".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        #expect(throws: AllowListError.self) {
+            try ExecutablePolicy.update(at: path, allow: ["/bin/sh"], disallow: []) { $0 }
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "not a list\n")
+    }
+
+    @Test func update_ofAnExecutableThatCannotBeRead_isUnreadableInput() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("allow-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(throws: VaultIOError(.unreadableInput)) {
+            try ExecutablePolicy.update(at: directory + "/list", allow: ["/nonexistent/program"], disallow: []) { $0 }
+        }
     }
 }

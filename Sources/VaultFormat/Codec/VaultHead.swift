@@ -13,6 +13,9 @@ package struct VaultHead: Sendable {
     /// Format 3: the other slot is damaged, or holds a newer commit that did not complete (a
     /// crash, or a copy taken mid-commit): a note for the caller, not an error (R3-SLT-4).
     package let skippedIncompleteCommit: Bool
+    /// Format 3: the slot of the commit the current one was built on, whose MAC a reader checks
+    /// once it holds `HK` (R3-SLT-4; ``SlotChoice/predecessor``).
+    package var predecessorSlot: [UInt8]? = nil
 
     /// Reads the head of a file of `fileLength` bytes through `read(offset, count)`.
     ///
@@ -35,7 +38,11 @@ package struct VaultHead: Sendable {
                 throw VaultFormatError(.headerCorrupt, "the header chunk does not match its hash")
             }
         }
-        return VaultHead(bytes: choice.bytes + chunk, skippedIncompleteCommit: choice.skippedIncompleteCommit)
+        return VaultHead(
+            bytes: choice.bytes + chunk,
+            skippedIncompleteCommit: choice.skippedIncompleteCommit,
+            predecessorSlot: choice.predecessor
+        )
     }
 
     /// Reads the head of a file held in memory.

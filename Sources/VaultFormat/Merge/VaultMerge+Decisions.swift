@@ -127,13 +127,18 @@ extension Merger {
 
     /// The latest deletion of `id` either side records, under its own ID or its shadow, as a
     /// deletion entry (its history, in format 3); of two at one time, the greater current event.
-    /// In format 3, deletions that `history` has seen are left out.
+    /// In format 3, deletions that `history` has seen are left out, and so is a deletion entry
+    /// under the shadow ID outside the master scope (R-MRG-19).
     func latestDeletion(of id: ItemID, unseenBy history: EventHistory? = nil) -> Format3Deletion? {
         var latest: Format3Deletion? = nil
         for input in inputs.both where !input.tombs.isEmpty {
             for key in [id, VaultMerge.shadowID(of: id)] {
                 guard let time = input.tombs[key] else { continue }
                 let deletion = input.deletionEntries[key] ?? Format3Deletion(migrating: time, of: key)
+                // R-MRG-19: only a holder of MK writes a shadow, in the master scope; the same ID's
+                // deletion entry in another scope is a holder of BK alone's or a limited
+                // recipient's, and dates nothing of `id`.
+                if key != id, deletion.scope != .master { continue }
                 if historyMode, let history, history.events.contains(deletion.history.current) { continue }
                 if let held = latest,
                     held.deletedAt > time

@@ -62,3 +62,19 @@ package enum Padding {
         return (length + mask) & ~mask
     }
 }
+
+extension VaultFormatError {
+    /// R-IDX-6: two live items answer for one primary key, which no writer of this vault makes
+    /// (R-IDX-5). In format 3 a holder of `BK` alone or a recipient limited to one group can seal
+    /// an item with the primary key of an item of a scope it cannot write (its lookup tag confirms
+    /// the guess); a lookup that answered with either would give a reader that item's secret, or
+    /// a writer's new secret to it.
+    package static func samePrimaryKey(_ first: ItemID, _ second: ItemID) -> VaultFormatError {
+        let (low, high) = first < second ? (first, second) : (second, first)
+        return VaultFormatError(
+            .recordCorrupt,
+            "items \(low) and \(high) have the same primary key: one of them may have been written by "
+                + "someone without the vault's master key; neither answers until one is removed"
+        )
+    }
+}

@@ -119,6 +119,26 @@ public struct ItemQuery: Sendable, Hashable {
         return matches(DecodedItem(entry: damage.entry, attributes: attributes, secret: nil))
     }
 
+    /// The identifying attributes of the item this query names: each field set, empty (port 0)
+    /// for the others; the label, class and ID are not part of an item's identity. What
+    /// ``VaultTransaction/upsert(_:identity:secret:protectionClass:newItemID:skipIfSecretUnchanged:existing:describe:)``
+    /// takes to store the item a lookup with this query finds (`vaulttool set`).
+    ///
+    /// ```swift
+    /// try txn.upsert(.genericPassword, identity: ItemQuery(service: "db", account: "app").identity, secret: secret)
+    /// ```
+    public var identity: ItemAttributes {
+        var attributes = ItemAttributes(service: service ?? "", account: account ?? "")
+        attributes.accessGroup = accessGroup ?? ""
+        attributes.server = server ?? ""
+        attributes.protocol = `protocol` ?? ""
+        attributes.port = port ?? 0
+        attributes.path = path ?? ""
+        attributes.securityDomain = securityDomain ?? ""
+        attributes.authenticationType = authenticationType ?? ""
+        return attributes
+    }
+
     /// The item ID, when ``id`` is the only field set.
     public var onlyID: ItemID? {
         guard let id else { return nil }

@@ -78,10 +78,62 @@ extension VaultSnapshot {
             throw VaultIOError(.itemNotFound, reason: noMatch(unavailable: scan.unavailable))
         }
         if found.count == 1 { return first }
+        try Self.checkPrimaryKeys(found)
         guard let item = Self.oneIdentity(found) else {
             throw VaultIOError(.ambiguousItem, reason: "\(found.count) items match")
         }
         return item
+    }
+
+    /// `item` and the items `query` matches that are its identity in other spellings (L-KC-15,
+    /// written by older writers; ``itemsSpelledSeveralWays()``): what to remove so that no copy is
+    /// left to answer a later lookup for it.
+    ///
+    /// ```swift
+    /// let item = try snapshot.item(matching: query, includeSecret: false)
+    /// let all = try snapshot.spellings(of: item, matching: query)
+    /// ```
+    ///
+    /// - Throws: The first ``ItemDamage`` of an item that may match; the source's read error.
+    public func spellings(of item: DecodedItem, matching query: ItemQuery) throws -> [DecodedItem] {
+        guard item.entry.itemClass == .internetPassword else { return [item] }
+        let copies = try items(matching: query).filter {
+            $0.entry.itemID != item.entry.itemID
+                && $0.attributes.hasSameIdentity(as: item.attributes, itemClass: .internetPassword)
+        }
+        return [item] + copies
+    }
+
+    /// Whether items of a `…ThisDeviceOnly` class are out of reach because the keys hold no device
+    /// secret: a lookup that found nothing may have missed one of them.
+    ///
+    /// - Throws: The index's error.
+    public var lacksDeviceSecretForItems: Bool {
+        get throws {
+            guard keys.deviceSecret == nil else { return false }
+            let index = try index
+            return (0..<index.count).contains { index.entry(at: $0).protectionClass.isDeviceBound }
+        }
+    }
+
+    /// R-IDX-6: two matches with the same primary key (not two spellings of one identity, L-KC-15)
+    /// are damage, not a choice: the most recently modified would be whichever the writer without
+    /// the master key dated later.
+    ///
+    /// - Throws: ``ItemDamage`` (`recordCorrupt`) naming the second item.
+    static func checkPrimaryKeys(_ items: [DecodedItem]) throws {
+        var seen: [PrimaryKey: ItemID] = [:]
+        for item in items {
+            let key = PrimaryKey(itemClass: item.entry.itemClass, attributes: item.attributes)
+            if let first = seen[key] {
+                throw ItemDamage(
+                    entry: item.entry,
+                    attributes: item.attributes,
+                    error: VaultFormatError.samePrimaryKey(first, item.entry.itemID)
+                )
+            }
+            seen[key] = item.entry.itemID
+        }
     }
 
     /// The item that answers when several items match and all are one identity written in several

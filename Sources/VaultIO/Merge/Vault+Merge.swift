@@ -136,9 +136,7 @@ extension RollbackGuard {
     ///   - side: How messages name the copy (`theirs`).
     /// - Throws: ``VaultMergeError`` `notDescendant`.
     public func refuseRemovedCredentials(in snapshot: VaultSnapshot, side: String) throws {
-        guard let record = try? recorded(vaultID: snapshot.header.vaultID),
-            record.finding(for: SeenGeneration(snapshot))?.kind == .removedCredential
-        else { return }
+        guard finding(for: snapshot)?.kind == .removedCredential else { return }
         throw VaultMergeError(
             .notDescendant,
             "\(side) holds a keyslot or recipient that a write on this account removed; it is an older copy "

@@ -82,13 +82,14 @@ struct Agent: Command {
         }
     }
 
-    /// Runs this program again as `agent --foreground` in a new session, and waits until it answers.
+    /// Runs this program again as `agent --foreground` in a new session, and waits until it
+    /// answers (``VaultAgent/startInBackground(command:)``).
     ///
     /// An agent that already answers there is used when no limit was asked for, and refused
     /// when one was: it would keep its own limits (Spec/agent.md, section 2).
     private func startInBackground() throws {
         let agent = VaultAgent(socketPath: socketPath)
-        if (try? agent.status()) != nil {
+        if agent.isAnswering {
             guard !limitsGiven else {
                 throw ToolError(
                     "an agent already runs at \(socketPath) and keeps its own limits: stop it first "
@@ -99,43 +100,11 @@ struct Agent: Command {
             Output.err("vaulttool agent: an agent already runs at \(socketPath); using it\n")
             return
         }
-        try reach { try agent.prepareSocketDirectory() }
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var arguments = [executable, "agent", "--foreground", "--socket", socketPath]
-        arguments += ["--idle-timeout", String(limits.idleTimeout?.components.seconds ?? 0)]
-        arguments += ["--max-lifetime", String(limits.maximumLifetime?.components.seconds ?? 0)]
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID: outlive the terminal
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(
-                &actions,
-                descriptor,
-                "/dev/null",
-                descriptor == 0 ? O_RDONLY : O_WRONLY,
-                0
-            )
-        }
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
-        guard result == 0 else {
-            throw ToolError("cannot start the agent: \(String(cString: strerror(result)))", exitCode: .ioFailure)
-        }
-        for _ in 0..<50 {
-            if (try? VaultAgent(socketPath: socketPath).status()) != nil { return }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                throw ToolError("the agent did not start (is one already running on \(socketPath)?)")
-            }
-            usleep(100_000)
-        }
-        throw ToolError("the agent did not answer on \(socketPath) within 5 seconds")
+        var command = [try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")]
+        command += ["agent", "--foreground", "--socket", socketPath]
+        command += ["--idle-timeout", String(limits.idleTimeout?.components.seconds ?? 0)]
+        command += ["--max-lifetime", String(limits.maximumLifetime?.components.seconds ?? 0)]
+        try reach { try agent.startInBackground(command: command) }
     }
 
     /// Maps socket failures to one sentence and exit status 7.

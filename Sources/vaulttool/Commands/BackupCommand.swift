@@ -25,16 +25,11 @@ struct BackupCommand: Command {
     @OptionalArgument("destination", help: "The new file (default: <vault>.backup-<UTC time>).") var destination:
         String?
 
-    /// Whether `--device-secret-file` was given: a credential, as for `inspect`. The
-    /// environment's device secret alone is not one (it is set for everyday use).
-    private var deviceSecretNamed: Bool { credentialOptions.deviceSecretFileNamed }
-
     func run() throws {
         // A credential is optional here: without one the header and layout are still checked.
-        let given =
-            credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-            || deviceSecretNamed || credentialOptions.identityOptionGiven || credentialOptions.tpm2
-        let credentials = given ? try credentialOptions.credentials() : nil
+        // `--device-secret-file` is one, as for `inspect`; the environment's device secret alone
+        // is not (it is set for everyday use).
+        let credentials = credentialOptions.namesNoOption ? nil : try credentialOptions.credentials()
         let backup = try Progress.run("Copying \(path)") {
             try Vault.backup(of: path, to: destination, credentials: credentials)
         }

@@ -1,5 +1,6 @@
 // vaulttool create: a new, empty vault.
 
+import Glibc
 import VaultIO
 
 /// `vaulttool create [--password-file <file>] [--kdf <preset>] <vault>`.
@@ -19,15 +20,16 @@ struct Create: Command {
     // A new vault's first keyslot is a password or key file; a TPM2 keyslot is added to it later
     // (passwd --add-tpm2), so that the TPM is never the only way in (Spec/tpm2.md L-TPM-2).
     @Group(
-        specs: CredentialOptions.specs(
-            without: CredentialOptions.deviceSecretFileOption.spec,
-            CredentialOptions.tpm2Flag.spec,
-            CredentialOptions.tpm2TCTIOption.spec
-        )
+        specs: CredentialOptions.options(without: "--device-secret-file", "--tpm2", "--tpm2-tcti")
     )
     var credentialOptions: CredentialOptions
     /// Where `--generate-key-file` writes the new key file.
-    @Option(KeyFiles.generateOption) var generatedKeyFile: String?
+    @Option(
+        "--generate-key-file",
+        valueName: "file",
+        help: "Write a new key file of 32 random bytes (mode 0600; <file> must not exist)."
+    )
+    var generatedKeyFile: String?
     @Group var kdfOptions: KDFOptions
     @Option(
         "--format",
@@ -82,7 +84,7 @@ struct Create: Command {
             if credentialOptions.hasPasswordSource {
                 credentials.password = try credentialOptions.password(confirm: true, prompt: "Password")
             }
-            credentials.keyFileDigest = try KeyFiles.generate(generatedKeyFile)
+            credentials.keyFileDigest = try KeyFileGenerator.generate(at: generatedKeyFile)
         } else {
             credentials = try credentialOptions.credentials(confirm: true)
             if let keyFile = credentials.keyFileDigest, let keyFilePath = credentialOptions.keyFile {
@@ -99,7 +101,7 @@ struct Create: Command {
                 try Vault.create(at: path, credentials: credentials, keyslots: [kind], configuration: configuration)
             }
         } catch {
-            if let generatedKeyFile { KeyFiles.discardGenerated(generatedKeyFile) }
+            if let generatedKeyFile { unlink(generatedKeyFile) }  // no key file is left that opens nothing
             throw error
         }
         VaultAccess.warnAboutLocation(of: vault)

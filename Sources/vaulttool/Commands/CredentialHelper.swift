@@ -24,7 +24,7 @@ struct CredentialHelper: Command {
             """
     )
     @Option(VaultLocation.option) var vault: String?
-    @Group var givenCredentials: CredentialOptions
+    @Group var credentialOptions: CredentialOptions
     @Argument("helper", help: "git or docker.") var helperName: String
     @Argument("action", help: "git: get, store, erase. docker: get, store, erase, list, version.") var action: String
 
@@ -34,19 +34,14 @@ struct CredentialHelper: Command {
     }
 
     private(set) var helper = Helper.git
-    /// The credentials given; a helper never prompts (it runs inside another program, R12-TXT-3).
-    var credentialOptions: CredentialOptions {
-        var options = givenCredentials
-        options.mayPrompt = false
-        return options
-    }
 
     mutating func validate() throws {
         guard let helper = Helper(rawValue: helperName) else {
             throw UsageError("Unknown credential helper '\(helperName)'; use git or docker")
         }
         self.helper = helper
-        if givenCredentials.usesStdin {
+        credentialOptions.mayPrompt = false  // a helper runs inside another program (R12-TXT-3)
+        if credentialOptions.usesStdin {
             throw UsageError(
                 "Standard input carries the \(helperName) protocol; give the password with '--password-file'"
             )

@@ -77,32 +77,7 @@ struct VaultFileStore: CredentialHelperStore {
         -> [CredentialHelperItem]
     {
         if missingMeansEmpty { return [] }
-        let snapshot = try openSnapshot()
-        if let exact,
-            let position = try? snapshot.position(identifiedBy: exact, itemClass: .internetPassword),
-            let attributes = try? snapshot.attributes(at: position), filter(attributes)
-        {
-            return [
-                CredentialHelperItem(
-                    attributes: attributes,
-                    secret: withSecrets ? try snapshot.secret(at: position) : nil
-                )
-            ]
-        }
-        // Without a whole primary key, every internet password's attributes are read: in chunks on
-        // every processor, from the records section read at once.
-        let found = try withoutActuallyEscaping(filter) { filter in
-            let shared = UncheckedFilter(filter)
-            return try snapshot.scanItems(
-                into: ItemCollector.self,
-                itemClass: .internetPassword,
-                includeSecrets: withSecrets,
-                where: { shared.filter($0.attributes) }
-            ).items
-        }
-        return found.sorted { $0.attributes.modificationDate > $1.attributes.modificationDate }.map { item in
-            CredentialHelperItem(attributes: item.attributes, secret: item.secret)
-        }
+        return try openSnapshot().credentialHelperItems(withSecrets: withSecrets, exact: exact, filter)
     }
 
     @discardableResult
@@ -112,47 +87,15 @@ struct VaultFileStore: CredentialHelperStore {
             // The zero-configuration case: create the per-user vault and its device secret.
             _ = try Vault.standard(configuration: try VaultAccess.configuration())
         }
-        let vault = try openVault()
-        return try VaultAccess.write(vault) { txn in
-            let existing = try txn.item(identifiedBy: attributes, itemClass: .internetPassword)
-            var changed = false
-            if let replacing {
-                for (id, other) in try Self.internetItems(in: txn) where id != existing?.id && replacing(other) {
-                    changed = try txn.remove(id: id) || changed
-                }
-            }
-            let result = try txn.upsert(
-                .internetPassword,
-                identity: attributes,
-                secret: secret,
-                skipIfSecretUnchanged: true
-            )
-            return changed || result != .unchanged(result.id)
+        return try VaultAccess.write(try openVault()) { txn in
+            try txn.storeCredentialHelperItem(attributes, secret: secret, replacing: replacing)
         }
     }
 
     func erase(_ filter: (ItemAttributes) -> Bool, ifSecretEquals secret: SecretBytes?) throws -> Int {
         if missingMeansEmpty { return 0 }
-        let vault = try openVault()
-        return try VaultAccess.write(vault) { txn in
-            var removed = 0
-            for (id, attributes) in try Self.internetItems(in: txn) where filter(attributes) {
-                if let secret, try txn.secret(for: id) != secret { continue }
-                if try txn.remove(id: id) { removed += 1 }
-            }
-            return removed
+        return try VaultAccess.write(try openVault()) { txn in
+            try txn.eraseCredentialHelperItems(filter, ifSecretEquals: secret)
         }
     }
-
-    /// Every internet-password item the transaction's keys can open.
-    private static func internetItems(in txn: VaultTransaction) throws -> [(ItemID, ItemAttributes)] {
-        try txn.openedItems(of: .internetPassword, skippingDamage: false).map { ($0.entry.itemID, $0.attributes) }
-    }
-}
-
-/// A filter the scan's chunks only call, never keep: the credential helpers' matchers are plain
-/// closures over the request.
-private struct UncheckedFilter: @unchecked Sendable {
-    let filter: (ItemAttributes) -> Bool
-    init(_ filter: @escaping (ItemAttributes) -> Bool) { self.filter = filter }
 }

@@ -46,7 +46,7 @@ struct CredentialServerCommand: Command {
         completion: .files
     )
     var socketPath: String?
-    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
+    @Group(specs: CredentialOptions.options(without: "--password-stdin"))
     var credentialOptions: CredentialOptions
     /// The vault and how to open it, from `--vault` and the credential options.
     private(set) var store: VaultFileStore?
@@ -54,9 +54,8 @@ struct CredentialServerCommand: Command {
     mutating func validate() throws {
         guard configPath != nil else { throw UsageError("Name the config file with '--config'") }
         if let socketPath, !socketPath.hasPrefix("/") { throw UsageError("The socket must be an absolute path") }
-        var options = credentialOptions
-        options.mayPrompt = false  // a service has no terminal (R12-TXT-3)
-        store = try VaultFileStore(vault: vault, options: options)
+        credentialOptions.mayPrompt = false  // a service has no terminal (R12-TXT-3)
+        store = try VaultFileStore(vault: vault, options: credentialOptions)
     }
 
     func run() throws {

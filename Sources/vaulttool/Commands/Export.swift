@@ -20,7 +20,7 @@ struct Export: Command {
     var output: String?
     @Flag("--include-device-only", help: "Include ThisDeviceOnly items.") var includeDeviceOnly: Bool
     @Flag("--salvage", help: "Export every readable item despite damaged ones.") var salvage: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var selector: ItemSelector
     @Group var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
@@ -46,9 +46,6 @@ struct Export: Command {
         } else {
             Output.outBytes(text)
         }
-        if !scan.damaged.isEmpty {
-            DamageReport.warn(scan.damaged)
-            throw DamageReport.failure(scan.damaged, of: try snapshot.index.count)
-        }
+        try DamageReport.end(scan.damaged, of: snapshot)
     }
 }

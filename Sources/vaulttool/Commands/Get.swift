@@ -20,7 +20,7 @@ struct Get: Command {
             """
     )
     @Flag("--json", help: "Print the item and its secret as JSON.") var json: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var selector: ItemSelector
     @Option("--accessibility", valueName: "class", help: "Refuse the item unless its protection class is <class>.")
     var accessibilityName: String?
     @Group var credentialOptions: CredentialOptions
@@ -29,12 +29,7 @@ struct Get: Command {
     private(set) var expectedAccessibility: ProtectionClass?
 
     mutating func validate() throws {
-        expectedAccessibility = try accessibilityName.map { name in
-            guard let value = ProtectionClass(name: name) else {
-                throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
-            }
-            return value
-        }
+        expectedAccessibility = try accessibilityName.map { try ItemSelector.parseAccessibility($0) }
         if selector.isEmpty {
             throw UsageError("Name the item with '--service', '--account', '--server' or another attribute")
         }

@@ -1,6 +1,5 @@
 // vaulttool git-merge: git's merge driver for vault files (`vaulttool git-merge %O %A %B %P`).
 
-import FoundationEssentials
 import Glibc
 import VaultIO
 
@@ -24,8 +23,7 @@ struct GitMerge: Command {
             git-diff does; the device secret comes from VAULTTOOL_DEVICE_SECRET_FILE as usual.
             """
     )
-    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
-    var givenCredentials: CredentialOptions
+    @Group(specs: CredentialOptions.options(without: "--password-stdin")) var credentialOptions: CredentialOptions
     @Argument("ancestor", help: "The common ancestor (git's %O).") var ancestor: String
     @Argument("ours", help: "Our version (git's %A); the merge is written here.") var ours: String
     @Argument("theirs", help: "Their version (git's %B).") var theirs: String
@@ -37,19 +35,16 @@ struct GitMerge: Command {
     static let keyFileVariable = "VAULTTOOL_KEY_FILE"
 
     /// The credentials given, completed from the environment: a driver never prompts.
-    var credentialOptions: CredentialOptions {
-        var options = givenCredentials
-        options.mayPrompt = false  // it runs inside another program (R12-TXT-3)
-        let environment = ProcessInfo.processInfo.environment
-        if !options.hasPasswordSource, environment[Self.passwordFileVariable]?.isEmpty == false {
-            options.sources.password = .fileNamedByEnvironment(Self.passwordFileVariable)
+    func validate() {
+        credentialOptions.mayPrompt = false  // it runs inside another program (R12-TXT-3)
+        if !credentialOptions.hasPasswordSource, environmentValue(Self.passwordFileVariable)?.isEmpty == false {
+            credentialOptions.sources.password = .fileNamedByEnvironment(Self.passwordFileVariable)
         }
-        if options.keyFile == nil, let keyFile = environment[Self.keyFileVariable], !keyFile.isEmpty {
-            options.keyFile = keyFile
+        if credentialOptions.keyFile == nil, let keyFile = environmentValue(Self.keyFileVariable), !keyFile.isEmpty {
+            credentialOptions.keyFile = keyFile
         }
-        options.promptAlternatives =
+        credentialOptions.promptAlternatives =
             "\(Self.passwordFileVariable), \(Self.keyFileVariable), --password-file or --password-file-env"
-        return options
     }
 
     func run() throws {
@@ -105,9 +100,7 @@ struct GitMerge: Command {
         let target = name ?? ours
         let other = name.map { "\($0) (their side)" } ?? theirs
         let theirsSnapshot = try open(theirs)
-        let theirsRetired =
-            (try? record.recorded(vaultID: theirsSnapshot.header.vaultID))?
-            .finding(for: SeenGeneration(theirsSnapshot))?.kind == .retiredMasterKey
+        let theirsRetired = record.finding(for: theirsSnapshot)?.kind == .retiredMasterKey
         let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery(theirsRetired)) {
             try record.refuseRemovedCredentials(in: theirsSnapshot, side: "theirs")
             return try vault.merge(theirsSnapshot, base: base)
@@ -145,9 +138,8 @@ struct GitMerge: Command {
     /// temporary copies whose paths the agent does not know); `nil` without an agent holding it.
     private func agentKeys() throws -> VaultKeys? {
         guard VaultAgent.fromEnvironment() != nil else { return nil }
-        let reader = try VaultFileReader(path: ours)
-        let header = try VaultHeader.decode(try reader.headerBytes(), fileLength: reader.fileLength)
-        return credentialOptions.sources.agentKeys(forVaultID: header.vaultID, preferring: name ?? ours)
+        let vaultID = try VaultFileReader(path: ours).header().vaultID
+        return credentialOptions.sources.agentKeys(forVaultID: vaultID, preferring: name ?? ours)
     }
 
     /// The exact commands that settle a merge of branches with different master keys (R-MRG-11),

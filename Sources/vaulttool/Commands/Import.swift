@@ -20,7 +20,7 @@ struct Import: Command {
     @Group var importOptions: ImportRunner.Options
     @Group var credentialOptions: CredentialOptions
     /// `--accept-rollback` is declared here, in help order, and read with the credentials.
-    @Group(specs: KDFOptions.specs + RollbackOption.specs) var kdfOptions: KDFOptions
+    @Group(specs: KDFOptions.options + RollbackOption.specs) var kdfOptions: KDFOptions
     @Argument("file", help: "The export to read.") var file: String
     @Argument("vault", help: "The vault to add the items to (see --create).") var path: String
 

@@ -23,15 +23,10 @@ struct Inspect: Command {
     @Group var credentialOptions: CredentialOptions
     @Argument("path", help: "The vault file to inspect.") var path: String
 
-    /// Whether `--device-secret-file` was given: a credential (it opens device keyslots), as for
-    /// `backup`. The environment's device secret alone is not one.
-    private var deviceSecretNamed: Bool { credentialOptions.deviceSecretFileNamed }
-
-    /// Whether a credential was named on the command line (then the header MAC is checked).
-    private var credentialGiven: Bool {
-        credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil || deviceSecretNamed
-            || credentialOptions.identityOptionGiven || credentialOptions.tpm2
-    }
+    /// Whether a credential was named on the command line (then the header MAC is checked):
+    /// `--device-secret-file` counts (it opens device keyslots), as for `backup`; the
+    /// environment's device secret alone does not.
+    private var credentialGiven: Bool { !credentialOptions.namesNoOption }
 
     func run() throws {
         var report = InspectReport(inspection: try VaultInspection(path: path) { describe($0).0 })

@@ -17,7 +17,7 @@ struct List: Command {
     )
     @Flag("--json", help: "Print machine-readable output.") var json: Bool
     @Flag("--salvage", help: "List every readable item despite damaged ones.") var salvage: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
+    @Group var selector: ItemSelector
     @Group var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
@@ -39,7 +39,7 @@ struct List: Command {
         }
         let damaged = scan.damaged.map(DamageReport.record)
         Output.out(try Output.json(Report(items: records, unavailable: scan.unavailable.count, damaged: damaged)))
-        try Self.reportDamage(scan.damaged, of: snapshot)
+        try DamageReport.end(scan.damaged, of: snapshot)
     }
 
     /// `--json` without `--salvage`: item objects are written inside the scan's chunks, then
@@ -62,12 +62,6 @@ struct List: Command {
         if unavailable > 0 {
             Output.err("Note: \(unavailable) items cannot be opened with this credential or on this device.\n")
         }
-        try Self.reportDamage(scan.damaged, of: snapshot)
-    }
-
-    private static func reportDamage(_ damaged: [ItemDamage], of snapshot: VaultSnapshot) throws {
-        guard !damaged.isEmpty else { return }
-        DamageReport.warn(damaged)
-        throw DamageReport.failure(damaged, of: try snapshot.index.count)
+        try DamageReport.end(scan.damaged, of: snapshot)
     }
 }

@@ -40,7 +40,7 @@ struct MergeCommand: Command {
         completion: .values(["ours", "theirs"])
     )
     var keepKeyName: String?
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument("vault", help: "The vault to merge into (ours).") var path: String
     @RemainingArguments("other", help: "A copy of the same vault to merge in (theirs).") var others: [String]
     private(set) var keepKey: MergeSide?
@@ -63,11 +63,16 @@ struct MergeCommand: Command {
 
     func run() throws {
         let opener = try VaultAccess.opener(path, credentialOptions)
-        var files = MergeFiles(options: credentialOptions, opener: opener)
+        // The other files: with the agent's keys when they fit (copies share the master key),
+        // else with the credentials, asked for at most once.
+        var copies = VaultCopyOpener(opener, sources: credentialOptions.sources)
+        func open(_ file: String) throws -> VaultSnapshot {
+            try Progress.run("Unlocking \(file)") { try copies.open(file) }
+        }
         if let output {
-            let ours = try files.open(path)
-            let theirs = try files.open(others[0])
-            let ancestor = try base.map { try files.open($0) }
+            let ours = try open(path)
+            let theirs = try open(others[0])
+            let ancestor = try base.map { try open($0) }
             let report = try MergeOutput.translating(path, others[0]) {
                 try Vault.merge(
                     ours: ours,
@@ -83,10 +88,10 @@ struct MergeCommand: Command {
         }
         let vault = try VaultAccess.vault(path, opener, acceptRollback: credentialOptions.acceptRollback)
         VaultAccess.warnAboutLocation(of: vault)
-        let ancestor = try base.map { try files.open($0) }
+        let ancestor = try base.map { try open($0) }
         var rekeyed = false
         for other in others {
-            let theirs = try files.open(other)
+            let theirs = try open(other)
             let report = try MergeOutput.translating(path, other) {
                 try Progress.run("Merging \(other)") {
                     try vault.merge(theirs, base: ancestor, options: MergeOptions(masterKey: keepKey))
@@ -104,28 +109,6 @@ struct MergeCommand: Command {
             }
         }
         if rekeyed { VaultAccess.refreshAgent(after: vault) }
-    }
-}
-
-/// Opens the files of a merge: with the agent's keys when they fit (copies share the master
-/// key), else with the credentials, asked for at most once.
-struct MergeFiles {
-    let options: CredentialOptions
-    let opener: VaultOpening
-    private var credentials: Credentials?
-
-    init(options: CredentialOptions, opener: VaultOpening) {
-        self.options = options
-        self.opener = opener
-        if case .credentials(let given) = opener { credentials = given }
-    }
-
-    mutating func open(_ path: String) throws -> VaultSnapshot {
-        let reader = try VaultFileReader(path: path)
-        if case .agent(let keys, _) = opener, let snapshot = try? reader.open(keys: keys) { return snapshot }
-        if credentials == nil { credentials = try options.credentials() }
-        let credentials = credentials!
-        return try Progress.run("Unlocking \(path)") { try reader.open(with: credentials) }
     }
 }
 

@@ -34,7 +34,7 @@ struct Migrate: Command {
     var targetName: String?
     @Group var importOptions: ImportRunner.Options
     @Group var kdfOptions: KDFOptions
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @OptionalArgument("source", help: "With --from: the export to import.") var source: String?
     @Argument(.vault) var path: String
 
@@ -94,10 +94,7 @@ struct Migrate: Command {
         if let runner { return try runner.run(credentials: credentialOptions) }
         let header = try VaultFileReader(path: path).header()
         let from = "\(header.major).\(header.minor)"
-        let version: (major: UInt16, minor: UInt16) =
-            targetVersion
-            ?? (header.major >= 2
-                ? (header.major, 0) : (VaultHeader.currentMajor, max(header.minor, VaultHeader.newVaultMinor)))
+        let version = targetVersion ?? header.defaultMigrationTarget
         let to = "\(version.major).\(version.minor)"
         // R-HDR-3: a newer minor is read-only here; rewriting it would drop what it added.
         if !header.isWritable {

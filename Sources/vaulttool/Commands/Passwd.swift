@@ -69,7 +69,7 @@ struct Passwd: Command {
     var noRekey: Bool
     @Group var rekeyFlags: RekeyFlags
     @Group var kdfOptions: KDFOptions
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     enum Action {
@@ -174,10 +174,13 @@ struct Passwd: Command {
         let rekey = rekeys ? try rekeyFlags.options(current: credentials, tpm2: credentialOptions.tpm2Unlock) : nil
         // The new key file is read (or written) before the vault is touched.
         var newKeyFile: KeyFileDigest?
-        if case .addKeyFile(let file) = action { newKeyFile = try KeyFiles.readForNewKeyslot(file) }
+        if case .addKeyFile(let file) = action {
+            newKeyFile = try KeyFileDigest.read(fileAt: file)
+            try newKeyFile?.checkForNewKeyslot(path: file)  // R-KF-1
+        }
         var generated: String?
         if case .generateKeyFile(let file) = action {
-            newKeyFile = try KeyFiles.generate(file)
+            newKeyFile = try KeyFileGenerator.generate(at: file)
             generated = file
         }
         // The TPM first: a PIN typed for a TPM that is not there is typed for nothing.
@@ -204,7 +207,7 @@ struct Passwd: Command {
                 }
             }
         } catch {
-            if let generated { KeyFiles.discardGenerated(generated) }
+            if let generated { unlink(generated) }  // no key file is left that opens nothing
             throw error
         }
         if rekeys {

@@ -30,7 +30,7 @@ struct Recipients: Command {
     @Flag("--json", help: "ls: print machine-readable output.") var json: Bool
     @Flag("--unreadable", help: "rm: remove every recipient whose key and name do not decrypt.") var unreadable: Bool
     @Group var flags: RekeyFlags
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument("action", help: "ls, add or rm.") var action: String
     @Argument(.vault) var path: String
     private(set) var key: RecipientKey?
@@ -81,7 +81,7 @@ struct Recipients: Command {
         let credentials = try credentialOptions.credentials()
         let vault = try VaultAccess.vault(
             path,
-            credentials: credentials,
+            .credentials(credentials),
             acceptRollback: credentialOptions.acceptRollback
         )
         switch action {

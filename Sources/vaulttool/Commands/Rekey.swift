@@ -24,7 +24,7 @@ struct Rekey: Command {
             """
     )
     @Group var flags: RekeyFlags
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     func run() throws {
@@ -32,7 +32,7 @@ struct Rekey: Command {
         let options = try flags.options(current: credentials, tpm2: credentialOptions.tpm2Unlock)
         let vault = try VaultAccess.vault(
             path,
-            credentials: credentials,
+            .credentials(credentials),
             acceptRollback: credentialOptions.acceptRollback
         )
         let report = try VaultAccess.write(vault) { txn in try txn.rekey(options) }

@@ -15,8 +15,8 @@ struct Remove: Command {
         aliases: ["remove"]
     )
     @Flag("--all", help: "Remove every matching item.") var all: Bool
-    @Group(specs: ItemSelector.specs + ItemSelector.filterSpecs) var selector: ItemSelector
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group var selector: ItemSelector
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     func validate() throws {
@@ -26,11 +26,7 @@ struct Remove: Command {
     }
 
     func run() throws {
-        let vault = try VaultAccess.vault(
-            path,
-            try VaultAccess.opener(path, credentialOptions),
-            acceptRollback: credentialOptions.acceptRollback
-        )
+        let vault = try VaultAccess.vault(path, credentialOptions)
         if let id = selector.onlyID {
             // By ID alone: the index names the item, so its record is never decrypted (it may be damaged).
             try VaultAccess.write(vault) { txn in
@@ -46,12 +42,7 @@ struct Remove: Command {
             if all { return try selector.select(in: snapshot) }
             // One item, and its copies in older spellings of its key (L-KC-15), so none answers after.
             let item = try selector.single(in: snapshot, includeSecret: false)
-            guard item.entry.itemClass == .internetPassword else { return [item] }
-            let copies = try selector.select(in: snapshot).filter {
-                $0.entry.itemID != item.entry.itemID
-                    && $0.attributes.hasSameIdentity(as: item.attributes, itemClass: .internetPassword)
-            }
-            return [item] + copies
+            return try Progress.run("Reading items") { try snapshot.spellings(of: item, matching: selector.query) }
         }
         guard !items.isEmpty else { throw ToolError("no item matches", exitCode: .notFound) }
         let removed = try VaultAccess.write(vault) { txn in

@@ -51,7 +51,7 @@ struct SecretService: Command {
         completion: .files
     )
     var disallowExecutables: [String]
-    @Group(specs: CredentialOptions.specs(without: CredentialOptions.passwordStdinFlag.spec))
+    @Group(specs: CredentialOptions.options(without: "--password-stdin"))
     var credentialOptions: CredentialOptions
 
     func run() throws {
@@ -69,12 +69,11 @@ struct SecretService: Command {
         if !allowExecutables.isEmpty || !disallowExecutables.isEmpty {
             return try SecretServiceAllowList.update(allow: allowExecutables, disallow: disallowExecutables)
         }
-        var options = credentialOptions
-        options.mayPrompt = false  // a bus service has no terminal
+        credentialOptions.mayPrompt = false  // a bus service has no terminal
         let sources = try CollectionSource.choosing(
             vaults.isEmpty ? [nil] : vaults.map { $0 },
             locate: Self.servedPath,
-            credentials: options.sources,
+            credentials: credentialOptions.sources,
             configuration: { try VaultAccess.configuration() }
         ) { path, error in
             // Said at start, as the sentence for credentials that do not open a vault is (§8).
@@ -115,46 +114,23 @@ struct SecretService: Command {
     }
 }
 
-/// `--install`: the activation file and user unit of Spec/secret-service.md §9.
+/// `--install`: the activation file and user unit of Spec/secret-service.md §9
+/// (``ProviderInstall/install(executable:vaults:environment:done:)``).
 enum SecretServiceInstall {
     static func write(vaults: [String]) throws {
-        let environment = ProcessInfo.processInfo.environment
-        guard let home = environment["HOME"], !home.isEmpty else {
-            throw ToolError("HOME is not set", exitCode: .usage)
-        }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             throw ToolError("cannot find this executable's path (/proc/self/exe)", exitCode: .ioFailure)
         }
-        let files: [(path: String, text: String)]
         do {
-            files = try ProviderInstall.files(
+            let environment = ProcessInfo.processInfo.environment
+            try ProviderInstall.install(
                 executable: executable,
-                vaults: vaults.map(absolute),
-                dataHome: data,
-                configHome: config
+                vaults: vaults,
+                environment: environment,
+                done: Output.out
             )
-        } catch {
-            throw ToolError(error.message, exitCode: .usage)
+        } catch let refusal as ProviderInstall.Refusal {
+            throw ToolError(refusal.message, exitCode: .usage)
         }
-        for (path, text) in files {
-            let old = try? String(contentsOfFile: path, encoding: .utf8)
-            if old == text {
-                Output.out("unchanged \(path)\n")
-                continue
-            }
-            try FileManager.default.createDirectory(
-                atPath: String(path[..<path.lastIndex(of: "/")!]),
-                withIntermediateDirectories: true
-            )
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            _ = chmod(path, 0o644)
-            Output.out("\(old == nil ? "wrote" : "replaced") \(path)\n")
-        }
-    }
-
-    private static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 }

@@ -25,7 +25,7 @@ struct SetItem: Command {
             secret (--device-secret-file) to read and are left out of exports.
             """
     )
-    @Group var selector: ItemSelector
+    @Group(specs: ItemSelector.options(without: "--label", "--class", "--id")) var selector: ItemSelector
     @Option(
         "--class",
         valueName: "class",
@@ -48,7 +48,7 @@ struct SetItem: Command {
     var secretFile: String?
     @Flag("--allow-empty", help: "Store an empty secret instead of refusing it.") var allowEmpty: Bool
     @Flag("--trim-newline", help: "Remove one trailing newline from the secret.") var trimNewline: Bool
-    @Group(specs: CredentialOptions.specs + RollbackOption.specs) var credentialOptions: CredentialOptions
+    @Group(specs: CredentialOptions.forWriting) var credentialOptions: CredentialOptions
     @Argument(.vault) var path: String
 
     private(set) var itemClass = ItemClass.genericPassword
@@ -67,26 +67,14 @@ struct SetItem: Command {
         if selector.service == nil && selector.account == nil && selector.server == nil {
             throw UsageError("Name the item with '--service' or '--server', and '--account'")
         }
-        accessibility = try accessibilityName.map { name in
-            guard let value = ProtectionClass(name: name) else {
-                throw UsageError("Unknown accessibility '\(name)'; see 'vaulttool set --help'")
-            }
-            return value
-        }
+        accessibility = try accessibilityName.map { try ItemSelector.parseAccessibility($0) }
     }
 
     /// The attributes named on the command line.
     var keyAttributes: ItemAttributes {
-        var a = ItemAttributes(service: selector.service ?? "", account: selector.account ?? "")
-        a.accessGroup = selector.accessGroup ?? ""
-        a.server = selector.server ?? ""
-        a.protocol = selector.protocol ?? ""
-        a.port = selector.port ?? 0
-        a.path = selector.path ?? ""
-        a.securityDomain = selector.securityDomain ?? ""
-        a.authenticationType = selector.authenticationType ?? ""
-        a.synchronizable = synchronizable
-        return a
+        var attributes = selector.query.identity
+        attributes.synchronizable = synchronizable
+        return attributes
     }
 
     func run() throws {
@@ -103,11 +91,7 @@ struct SetItem: Command {
                 exitCode: .usage
             )
         }
-        let vault = try VaultAccess.vault(
-            path,
-            opener,
-            acceptRollback: credentialOptions.acceptRollback
-        )
+        let vault = try VaultAccess.vault(path, opener, acceptRollback: credentialOptions.acceptRollback)
         let key = keyAttributes
         let result = try VaultAccess.write(vault) { txn in
             try txn.upsert(

@@ -15,8 +15,8 @@ struct ParsedArguments {
 
     /// Every value given to the option `spec` declares, in order (`[""]` for a flag given).
     ///
-    /// Commands read through the typed keys of Support/OptionKeys.swift (`parsed[Self.json]`);
-    /// this is for code that walks a group's declarations.
+    /// Declarations read their values through the typed subscripts of Support/OptionKeys.swift;
+    /// this is for code that walks a group's options (``CredentialOptions/given``).
     func occurrences(of spec: OptionSpec) -> [String] { values[spec.names[0]] ?? [] }
 
     /// Parses `arguments` against the options and arguments of `command`.

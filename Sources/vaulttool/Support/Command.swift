@@ -75,19 +75,9 @@ enum Completion: Equatable {
 ///     func run() throws { … }
 /// }
 /// ```
-protocol Command {
+protocol Command: Declared {
     /// Names and help text.
     static var configuration: CommandConfiguration { get }
-    /// Options the command accepts (`--help` is added to all), from its declarations.
-    static var options: [OptionSpec] { get }
-    /// Positional arguments, in order, from its declarations.
-    static var arguments: [ArgumentSpec] { get }
-    /// An instance with every declaration unfilled.
-    init()
-    /// Fills the declarations from parsed arguments, then validates; throws ``UsageError``.
-    init(_ parsed: ParsedArguments) throws
-    /// Checks the filled values and derives the rest; throws ``UsageError`` for bad input.
-    mutating func validate() throws
     /// Does the work; throws ``ToolError`` or library errors, which `main` maps to exit codes.
     mutating func run() throws
 }

@@ -9,71 +9,55 @@ import VaultIO
 /// Spec: Spec/cli.md, "Credentials".
 @dynamicMemberLookup
 struct CredentialOptions: OptionGroup {
-    static let passwordFileOption = Option(
-        "--password-file",
-        valueName: "file",
-        help: "Read the password from a file (one trailing newline dropped)."
-    )
-    static let passwordStdinFlag = Flag(
-        "--password-stdin",
-        help: "Read the password from standard input (one trailing newline dropped)."
-    )
-    static let passwordEnvOption = Option(
-        "--password-env",
-        valueName: "name",
-        help: "The password is the value of environment variable <name>."
-    )
-    static let passwordFileEnvOption = Option(
+    // The options, in help order; validate() reads them into `sources`.
+    @Option("--password-file", valueName: "file", help: "Read the password from a file (one trailing newline dropped).")
+    private var passwordFile: String?
+    @Flag("--password-stdin", help: "Read the password from standard input (one trailing newline dropped).")
+    private var passwordStdin: Bool
+    @Option("--password-env", valueName: "name", help: "The password is the value of environment variable <name>.")
+    private var passwordVariable: String?
+    @Option(
         "--password-file-env",
         valueName: "name",
         help: "Read the password from the file named by environment variable <name>."
     )
-    static let keyFileOption = Option(
-        "--key-file",
-        valueName: "file",
-        help: "Use a key file as (part of) the credential."
-    )
-    static let deviceSecretFileOption = Option(
-        "--device-secret-file",
-        valueName: "file",
-        help: "This machine's 32-byte device secret."
-    )
-    static let identityOption = Option(
-        "--identity",
-        valueName: "file",
-        help: "An identity file (format 1.2 recipients)."
-    )
-    static let tpm2Flag = Flag(
+    private var passwordFileVariable: String?
+    @Option("--key-file", valueName: "file", help: "Use a key file as (part of) the credential.")
+    private var keyFileGiven: String?
+    @Option("--device-secret-file", valueName: "file", help: "This machine's 32-byte device secret.")
+    private var deviceSecretFileGiven: String?
+    @Option("--identity", valueName: "file", help: "An identity file (format 1.2 recipients).")
+    private var identityGiven: String?
+    @Flag(
         "--tpm2",
         help: "Unseal a TPM2 keyslot with this machine's TPM (PIN from VAULTTOOL_TPM2_PIN_FILE or a prompt)."
     )
-    static let tpm2TCTIOption = Option(
+    private var tpm2Given: Bool
+    @Option(
         "--tpm2-tcti",
         valueName: "tcti",
         help: "The TPM to use (default $VAULT_TPM2_TCTI, else device:/dev/tpmrm0)."
     )
+    private var tpm2TCTI: String?
+    /// `--accept-rollback`: declared by the commands that write (see ``RollbackOption``), read here.
+    @Flag(RollbackOption.flag, listed: false) var acceptRollback: Bool
 
-    /// The group's declarations, in help order.
-    static let specs = [
-        passwordFileOption.spec, passwordStdinFlag.spec, passwordEnvOption.spec, passwordFileEnvOption.spec,
-        keyFileOption.spec, deviceSecretFileOption.spec, identityOption.spec, tpm2Flag.spec, tpm2TCTIOption.spec,
-    ]
-
-    /// The group without `excluded`, for a command that cannot take those options.
-    static func specs(without excluded: OptionSpec...) -> [OptionSpec] {
-        specs.filter { spec in !excluded.contains { $0.names == spec.names } }
-    }
+    /// The options of a command that writes: these, then `--accept-rollback` (``RollbackOption``).
+    static var forWriting: [OptionSpec] { options + RollbackOption.specs }
 
     /// The sources the options name; the terminal prompt asks for a password none of them gives.
     var sources = terminal
     /// No source, and the terminal to ask on (a key's passphrase, a new secret).
-    static let terminal = CredentialSources(prompt: { try Terminal.readHidden(prompt: $0) })
+    /// A prompt that cannot read the terminal ends the command with status 1.
+    static let terminal = CredentialSources(prompt: { text in
+        do { return try CredentialSources.terminalPrompt(text) } catch let error as VaultIOError {
+            throw ToolError(error.reason)
+        }
+    })
     /// Whether `--identity` itself was given (not only `VAULTTOOL_IDENTITY_FILE`).
-    var identityOptionGiven = false
+    var identityOptionGiven: Bool { identityGiven != nil }
     /// Whether `--device-secret-file` itself was given (not only `VAULTTOOL_DEVICE_SECRET_FILE`).
-    var deviceSecretFileNamed = false
-    /// `--accept-rollback`: given only to commands that write (see ``RollbackOption``).
-    var acceptRollback = false
+    var deviceSecretFileNamed: Bool { deviceSecretFileGiven != nil }
     /// The credential options given on the command line, in the order of their declaration, each
     /// with its last value (`""` for a flag): what git-setup passes on to the drivers, and how
     /// git-diff tells a named credential from the environment's device secret.
@@ -86,32 +70,30 @@ struct CredentialOptions: OptionGroup {
 
     subscript<T>(dynamicMember keyPath: KeyPath<CredentialSources, T>) -> T { sources[keyPath: keyPath] }
 
+    init() {}
+
     init(_ parsed: ParsedArguments) throws {
-        given = Self.specs.compactMap { spec in parsed.occurrences(of: spec).last.map { (spec, $0) } }
-        acceptRollback = parsed[RollbackOption.flag]
+        self = try Self.filled(from: parsed)
+        given = Self.options.compactMap { spec in parsed.occurrences(of: spec).last.map { (spec, $0) } }
+        try validate()
+    }
+
+    mutating func validate() throws {
         let passwords: [CredentialSources.Password?] = [
-            parsed[Self.passwordFileOption].map { .file($0) }, parsed[Self.passwordStdinFlag] ? .standardInput : nil,
-            parsed[Self.passwordEnvOption].map { .environment($0) },
-            parsed[Self.passwordFileEnvOption].map { .fileNamedByEnvironment($0) },
+            passwordFile.map { .file($0) }, passwordStdin ? .standardInput : nil,
+            passwordVariable.map { .environment($0) }, passwordFileVariable.map { .fileNamedByEnvironment($0) },
         ]
         try Self.checkOneSource(
             passwords.map { $0 != nil },
-            names: [
-                Self.passwordFileOption.name, Self.passwordStdinFlag.name, Self.passwordEnvOption.name,
-                Self.passwordFileEnvOption.name,
-            ]
+            names: [_passwordFile.name, _passwordStdin.name, _passwordVariable.name, _passwordFileVariable.name]
         )
         sources.password = passwords.compactMap { $0 }.first
-        sources.keyFile = parsed[Self.keyFileOption]
-        sources.tpm2 = parsed[Self.tpm2Flag]
-        if let tcti = parsed[Self.tpm2TCTIOption] { sources.tpm2Device = TPM2Device(tcti: tcti) }
-        sources.deviceSecretFile =
-            parsed[Self.deviceSecretFileOption] ?? environmentValue("VAULTTOOL_DEVICE_SECRET_FILE")
-        identityOptionGiven = parsed[Self.identityOption] != nil
-        deviceSecretFileNamed = parsed[Self.deviceSecretFileOption] != nil
+        sources.keyFile = keyFileGiven
+        sources.tpm2 = tpm2Given
+        if let tpm2TCTI { sources.tpm2Device = TPM2Device(tcti: tpm2TCTI) }
+        sources.deviceSecretFile = deviceSecretFileGiven ?? environmentValue("VAULTTOOL_DEVICE_SECRET_FILE")
         sources.identityFile =
-            parsed[Self.identityOption]
-            ?? environmentValue("VAULTTOOL_IDENTITY_FILE").flatMap { $0.isEmpty ? nil : $0 }
+            identityGiven ?? environmentValue("VAULTTOOL_IDENTITY_FILE").flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Options for a second password (`passwd`'s new password): a file or an environment variable.

@@ -41,9 +41,12 @@ enum DamageReport {
         )
     }
 
-    /// Prints one `Damaged: …` line per item on stderr.
-    static func warn(_ damaged: [ItemDamage]) {
+    /// Ends a salvaging command that met damage: one `Damaged: …` line per item on stderr, then
+    /// ``failure(_:of:)``; nothing when `damaged` is empty.
+    static func end(_ damaged: [ItemDamage], of snapshot: VaultSnapshot) throws {
+        guard !damaged.isEmpty else { return }
         for damage in damaged { Output.err("Damaged: \(line(damage))\n") }
+        throw failure(damaged, of: try snapshot.index.count)
     }
 
     /// The error that ends a salvaging command that met damage (exit 4).

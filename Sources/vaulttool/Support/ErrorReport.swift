@@ -111,12 +111,6 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
             "another program is writing the vault (\(error.reason.isEmpty ? "lock timeout" : error.reason)); run again later",
             .busy
         )
-    case .conflict:
-        return (
-            "the keys held no longer open the vault: another program re-keyed or replaced it, or its header "
-                + "was altered; run the command again with the vault's credentials",
-            .busy
-        )
     case .system:
         var text = "\(error.operation.isEmpty ? "file operation" : error.operation) failed"
         if !error.path.isEmpty { text += " on '\(error.path)'" }
@@ -128,7 +122,7 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         return ("'\(error.path)' cannot be a vault: \(error.reason)", .failure)
     case .invalidDeviceSecret:
         return ("the device secret '\(error.path)' is refused: \(error.reason)", .failure)
-    case .credentialsRequired:
+    case .conflict, .credentialsRequired:
         return (
             "the keys held no longer open the vault: another program re-keyed or replaced it, or its header "
                 + "was altered; run the command again with the vault's credentials",
@@ -173,6 +167,8 @@ func describe(_ error: VaultIOError) -> (String, ExitCode) {
         )
     case .accessibilityMismatch:
         return ("\(error.reason); it was changed, possibly by someone holding only the vault's base key", .failure)
+    case .agentNotStarted:
+        return (error.reason, error.errno == nil ? .failure : .ioFailure)
     case .invalidReference:
         return ("the reference is not valid: \(error.reason) (see 'vaulttool inject --help')", .usage)
     case .tpm2WrongPIN, .tpm2LockedOut, .tpm2PolicyMismatch, .tpm2SealedElsewhere, .noTPM2Keyslot, .tpm2PINRequired:

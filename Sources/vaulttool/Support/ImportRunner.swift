@@ -8,35 +8,6 @@ import VaultImport
 /// The options and output of `import` and `migrate --from`: VaultImport reads the export and
 /// writes its items in one transaction; this opens (or creates) the vault and prints the report.
 struct ImportRunner {
-    /// The import options, declared once: ``specs`` lists them, `init` reads them.
-    enum Key {
-        static let from = Option(
-            "--from",
-            valueName: "format",
-            help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
-            completion: .values(ImportFormat.allCases.map(\.rawValue))
-        )
-        static let accessibility = Option(
-            "--accessibility",
-            valueName: "class",
-            help: "Accessibility of imported items (default whenUnlocked).",
-            completion: .values(ProtectionClass.allCases.map(\.description))
-        )
-        static let replace = Flag("--replace", help: "Replace items that are already in the vault.")
-        static let skipDuplicates = Flag(
-            "--skip-duplicates",
-            help: "Import the rest when some entries are duplicates (else nothing is imported)."
-        )
-        static let create = Flag("--create", help: "Create the vault first if it does not exist.")
-        static let dryRun = Flag("--dry-run", help: "Show what would happen; change nothing.")
-        static let json = Flag("--json", help: "Print the summary as JSON.")
-    }
-
-    static let specs = [
-        Key.from.spec, Key.accessibility.spec, Key.replace.spec, Key.skipDuplicates.spec, Key.create.spec,
-        Key.dryRun.spec, Key.json.spec,
-    ]
-
     /// The summary; its JSON form is documented in Spec/cli.md.
     struct Summary: Encodable {
         struct Skip: Encodable {
@@ -59,26 +30,32 @@ struct ImportRunner {
     /// The import options as given (`@Group var importOptions: ImportRunner.Options`); the runner
     /// is made from them once the source and the vault are known.
     struct Options: OptionGroup {
-        static let specs = ImportRunner.specs
-        let formatName: String?
-        let accessibility: ProtectionClass?
-        let replace, dryRun, json, skipDuplicates, create: Bool
-        let kdfOptions: KDFOptions
+        @Option(
+            "--from",
+            valueName: "format",
+            help: "keepassxc-xml, keepassxc-csv, bitwarden-json, json or csv.",
+            completion: .values(ImportFormat.allCases.map(\.rawValue))
+        )
+        var formatName: String?
+        @Option(
+            "--accessibility",
+            valueName: "class",
+            help: "Accessibility of imported items (default whenUnlocked).",
+            completion: .values(ProtectionClass.allCases.map(\.description))
+        )
+        private var accessibilityName: String?
+        @Flag("--replace", help: "Replace items that are already in the vault.") var replace: Bool
+        @Flag("--skip-duplicates", help: "Import the rest when some entries are duplicates (else nothing is imported).")
+        var skipDuplicates: Bool
+        @Flag("--create", help: "Create the vault first if it does not exist.") var create: Bool
+        @Flag("--dry-run", help: "Show what would happen; change nothing.") var dryRun: Bool
+        @Flag("--json", help: "Print the summary as JSON.") var json: Bool
+        /// The KDF options for `--create`: declared by the command, where its help lists them, and read here.
+        @Group(specs: []) var kdfOptions: KDFOptions
+        private(set) var accessibility: ProtectionClass?
 
-        init(_ parsed: ParsedArguments) throws {
-            formatName = parsed[Key.from]
-            accessibility = try parsed[Key.accessibility].map { name in
-                guard let value = ProtectionClass(name: name) else {
-                    throw UsageError("Unknown accessibility '\(name)'")
-                }
-                return value
-            }
-            replace = parsed[Key.replace]
-            dryRun = parsed[Key.dryRun]
-            json = parsed[Key.json]
-            skipDuplicates = parsed[Key.skipDuplicates]
-            create = parsed[Key.create]
-            kdfOptions = try KDFOptions(parsed)
+        mutating func validate() throws {
+            accessibility = try accessibilityName.map { try ItemSelector.parseAccessibility($0, hint: "") }
         }
 
         /// Whether an option that only an import takes was given (`migrate` without `--from`).
@@ -106,17 +83,10 @@ struct ImportRunner {
         }
     }
 
-    /// The vault to import into: opened, or created first with `--create` (a dry run creates
-    /// nothing and reads into an empty vault).
-    private func openVault(_ credentials: CredentialOptions, _ summary: inout Summary) throws -> Vault {
-        let exists = FileManager.default.fileExists(atPath: vaultPath)
-        if exists {
-            return try VaultAccess.vault(
-                vaultPath,
-                try VaultAccess.opener(vaultPath, credentials),
-                acceptRollback: credentials.acceptRollback
-            )
-        }
+    /// The vault to import into: opened, or created first with `--create`; `nil` for a dry run
+    /// of `--create`, which creates nothing (``ImportBatch/preview(options:)``).
+    private func openVault(_ credentials: CredentialOptions, _ summary: inout Summary) throws -> Vault? {
+        if FileManager.default.fileExists(atPath: vaultPath) { return try VaultAccess.vault(vaultPath, credentials) }
         guard options.create else {
             throw ToolError(
                 "there is no vault at '\(vaultPath)'; create it with 'vaulttool create', or give '--create'",
@@ -124,7 +94,7 @@ struct ImportRunner {
             )
         }
         summary.created = true
-        if options.dryRun { return try Self.scratchVault() }
+        if options.dryRun { return nil }
         let (vault, line) = try Create.create(
             at: vaultPath,
             credentialOptions: credentials,
@@ -133,34 +103,6 @@ struct ImportRunner {
         if !options.json { Output.out(line) }
         return vault
     }
-
-    /// An empty vault in a fresh private directory, for a dry run of `--create`; its
-    /// directory is removed when the process exits. It never holds a secret: a dry run
-    /// rolls its transaction back.
-    private static func scratchVault() throws -> Vault {
-        var template = Array((temporaryDirectory() + "/vaulttool-dry-run-XXXXXX").utf8CString)
-        guard let directory = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ToolError("cannot create a temporary directory for the dry run", exitCode: .ioFailure)
-        }
-        let path = String(cString: directory) + "/dry-run.vault"
-        scratch = String(cString: directory)
-        atexit {
-            if let scratch = ImportRunner.scratch { try? FileManager.default.removeItem(atPath: scratch) }
-        }
-        var password = [UInt8](repeating: 0, count: 32)
-        password.withUnsafeMutableBytes { SystemRandom().fill($0) }
-        let credentials = Credentials(password: SecretBytes(bytes: password, protection: .guarded))
-        SecretMemory.wipe(&password)
-        let floor = KDFParameters(
-            memoryKiB: KDFParameters.minimumMemoryKiB,
-            iterations: KDFParameters.minimumIterations,
-            lanes: 1
-        )
-        let configuration = VaultConfiguration(kdf: floor)
-        return try Vault.create(at: path, credentials: credentials, configuration: configuration)
-    }
-
-    nonisolated(unsafe) private static var scratch: String?
 
     func run(credentials: CredentialOptions) throws {
         var bytes = try SecretInput.read("export", at: source)
@@ -180,9 +122,14 @@ struct ImportRunner {
             skipDuplicates: options.skipDuplicates,
             dryRun: dryRun
         )
-        VaultAccess.warnAboutLocation(of: vault)
-        let report = try Progress.run("Writing \(vault.path)") {
-            try batch.importItems(into: vault, options: importOptions)
+        let report: ImportReport
+        if let vault {
+            VaultAccess.warnAboutLocation(of: vault)
+            report = try Progress.run("Writing \(vault.path)") {
+                try batch.importItems(into: vault, options: importOptions)
+            }
+        } else {
+            report = try Progress.run("Checking \(source)") { try batch.preview(options: importOptions) }
         }
         summary.imported = report.imported
         summary.replaced = report.replaced

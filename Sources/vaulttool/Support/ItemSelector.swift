@@ -10,85 +10,74 @@ import VaultIO
 /// Spec: Spec/cli.md, "Selecting items".
 @dynamicMemberLookup
 struct ItemSelector: OptionGroup, Sendable {
-    /// The options, declared once: ``specs`` and ``filterSpecs`` list them, `init(_:)` reads them.
-    enum Key {
-        static let service = Option("--service", valueName: "service", help: "The service (generic passwords).")
-        static let account = Option("--account", valueName: "account", help: "The account.")
-        static let accessGroup = Option("--access-group", valueName: "group", help: "The access group.")
-        static let server = Option(
-            "--server",
-            valueName: "server",
-            help: "The server (internet passwords; compared without case)."
-        )
-        static let `protocol` = Option("--protocol", valueName: "protocol", help: "The protocol, such as https.")
-        static let port = Option("--port", valueName: "port", help: "The port (0: none).")
-        static let path = Option("--path", valueName: "path", help: "The path on the server.")
-        static let securityDomain = Option("--security-domain", valueName: "domain", help: "The security domain.")
-        static let authenticationType = Option(
-            "--authentication-type",
-            valueName: "type",
-            help: "The authentication type."
-        )
-        static let label = Option("--label", valueName: "label", help: "The label.")
-        static let itemClass = Option(
-            "--class",
-            valueName: "class",
-            help: "generic or internet.",
-            completion: .values(["generic", "internet"])
-        )
-        static let id = Option("--id", valueName: "id", help: "The item ID (32 hex digits).")
-    }
-
-    static let specs = [
-        Key.service, Key.account, Key.accessGroup, Key.server, Key.protocol, Key.port, Key.path, Key.securityDomain,
-        Key.authenticationType,
-    ].map(\.spec)
-    /// Options only filters take.
-    static let filterSpecs = [Key.label, Key.itemClass, Key.id].map(\.spec)
+    // The options, in help order; validate() reads them into `query`. `set` declares the first
+    // nine only: it names one item by its identity (``ItemQuery/identity``), and its own `--label`
+    // and `--class`, read here too, are no part of an identity.
+    @Option("--service", valueName: "service", help: "The service (generic passwords).") private var service: String?
+    @Option("--account", valueName: "account", help: "The account.") private var account: String?
+    @Option("--access-group", valueName: "group", help: "The access group.") private var accessGroup: String?
+    @Option("--server", valueName: "server", help: "The server (internet passwords; compared without case).")
+    private var server: String?
+    @Option("--protocol", valueName: "protocol", help: "The protocol, such as https.") private var scheme: String?
+    @Option("--port", valueName: "port", help: "The port (0: none).") private var port: String?
+    @Option("--path", valueName: "path", help: "The path on the server.") private var path: String?
+    @Option("--security-domain", valueName: "domain", help: "The security domain.") private var securityDomain: String?
+    @Option("--authentication-type", valueName: "type", help: "The authentication type.")
+    private var authenticationType: String?
+    @Option("--label", valueName: "label", help: "The label.") private var label: String?
+    @Option("--class", valueName: "class", help: "generic or internet.", completion: .values(["generic", "internet"]))
+    private var itemClass: String?
+    @Option("--id", valueName: "id", help: "The item ID (32 hex digits).") private var id: String?
 
     /// The attributes given, in the canonical spelling (L-KC-15); VaultIO selects with them.
-    var query: ItemQuery
+    private(set) var query = ItemQuery()
 
     /// Reads a field of the query (`selector.service`).
     subscript<T>(dynamicMember keyPath: KeyPath<ItemQuery, T>) -> T { query[keyPath: keyPath] }
 
     /// Selects every item.
-    static let all = ItemSelector(query: ItemQuery())
+    static let all = ItemSelector()
 
-    private init(query: ItemQuery) { self.query = query }
-
-    init(_ parsed: ParsedArguments) throws {
-        var query = ItemQuery(
-            service: parsed[Key.service],
-            account: parsed[Key.account],
-            accessGroup: parsed[Key.accessGroup],
-            server: parsed[Key.server],
-            protocol: parsed[Key.protocol],
-            path: parsed[Key.path],
-            securityDomain: parsed[Key.securityDomain],
-            authenticationType: parsed[Key.authenticationType],
-            label: parsed[Key.label]
+    mutating func validate() throws {
+        query = ItemQuery(
+            service: service,
+            account: account,
+            accessGroup: accessGroup,
+            server: server,
+            protocol: scheme,
+            path: path,
+            securityDomain: securityDomain,
+            authenticationType: authenticationType,
+            label: label
         )
-        if let text = parsed[Key.port] {
-            guard let value = UInt16(text) else {
+        if let port {
+            guard let value = UInt16(port) else {
                 throw UsageError("'--port' needs a number from 0 (no port) to 65535")
             }
             query.port = value
         }
-        let given = query.server
         query = query.canonicalized()
-        if let given, let server = query.server {
-            if server.isEmpty { throw UsageError("'--server' names no host") }
-            if given.contains("://") && server.contains(":") && !server.hasPrefix("[") {
+        if let server, let canonical = query.server {
+            if canonical.isEmpty { throw UsageError("'--server' names no host") }
+            if server.contains("://") && canonical.contains(":") && !canonical.hasPrefix("[") {
                 throw UsageError("the port in '--server' is not a number from 1 to 65535")
             }
         }
-        if let text = parsed[Key.itemClass] { query.itemClass = try Self.parseClass(text) }
-        if let text = parsed[Key.id] {
-            guard let value = ItemID(hex: text) else { throw UsageError("'--id' needs 32 hexadecimal digits") }
+        if let itemClass { query.itemClass = try Self.parseClass(itemClass) }
+        if let id {
+            guard let value = ItemID(hex: id) else { throw UsageError("'--id' needs 32 hexadecimal digits") }
             query.id = value
         }
-        self.query = query
+    }
+
+    /// `--accessibility <class>`: a protection class by its name; `hint` follows the refusal.
+    static func parseAccessibility(_ name: String, hint: String = "; see 'vaulttool set --help'") throws
+        -> ProtectionClass
+    {
+        guard let value = ProtectionClass(name: name) else {
+            throw UsageError("Unknown accessibility '\(name)'\(hint)")
+        }
+        return value
     }
 
     static func parseClass(_ text: String) throws -> ItemClass {
@@ -119,11 +108,7 @@ struct ItemSelector: OptionGroup, Sendable {
         } catch let error as VaultIOError where error.code == .itemNotFound && error.accessGroup == nil {
             // Without the device secret the library's reason counts the ThisDeviceOnly items it
             // could not search (every one of them); how to give the secret is ours to name.
-            let index = try snapshot.index
-            let deviceBound =
-                snapshot.keys.deviceSecret == nil
-                && (0..<index.count).contains { index.entry(at: $0).protectionClass.isDeviceBound }
-            guard deviceBound else { throw error }
+            guard try snapshot.lacksDeviceSecretForItems else { throw error }
             throw ToolError(error.reason + " " + Self.deviceSecretFix, exitCode: .notFound)
         }
     }

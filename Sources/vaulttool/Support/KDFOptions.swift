@@ -8,39 +8,41 @@ import VaultIO
 ///
 /// Spec: Spec/cli.md, "Key-derivation options".
 struct KDFOptions: OptionGroup {
-    static let presetOption = Option(
+    @Option(
         "--kdf",
         valueName: "preset",
         help: "interactive (default), moderate or sensitive.",
         completion: .values(KDFParameters.presets.map(\.name))
     )
-    static let memoryOption = Option("--kdf-memory", valueName: "KiB", help: "Argon2id memory in KiB (at least 19456).")
-    static let iterationsOption = Option("--kdf-iterations", valueName: "n", help: "Argon2id passes (2 to 16).")
-    static let lanesOption = Option("--kdf-lanes", valueName: "n", help: "Argon2id lanes (1 to 8).")
-    static let targetOption = Option(
+    private var presetName: String?
+    @Option("--kdf-memory", valueName: "KiB", help: "Argon2id memory in KiB (at least 19456).")
+    private var memoryText: String?
+    @Option("--kdf-iterations", valueName: "n", help: "Argon2id passes (2 to 16).") private var iterationsText: String?
+    @Option("--kdf-lanes", valueName: "n", help: "Argon2id lanes (1 to 8).") private var lanesText: String?
+    @Option(
         "--kdf-target-ms",
         valueName: "ms",
         help: "Raise passes until one unlock takes about <ms> here (measured)."
     )
-    static let specs = [presetOption, memoryOption, iterationsOption, lanesOption, targetOption].map(\.spec)
+    private var targetText: String?
 
-    var preset: KDFParameters?
-    var memory: UInt32?
-    var iterations: UInt32?
-    var lanes: UInt32?
-    var targetMilliseconds: Int?
+    private(set) var preset: KDFParameters?
+    private(set) var memory: UInt32?
+    private(set) var iterations: UInt32?
+    private(set) var lanes: UInt32?
+    private(set) var targetMilliseconds: Int?
 
-    init(_ parsed: ParsedArguments) throws {
-        if let name = parsed[Self.presetOption] {
+    mutating func validate() throws {
+        if let name = presetName {
             guard let match = KDFParameters.presets.first(where: { $0.name == name }) else {
                 throw UsageError("'--kdf' is interactive, moderate or sensitive, not '\(name)'")
             }
             preset = match.parameters
         }
-        memory = try Self.number(parsed, Self.memoryOption)
-        iterations = try Self.number(parsed, Self.iterationsOption)
-        lanes = try Self.number(parsed, Self.lanesOption)
-        if let text = parsed[Self.targetOption] {
+        memory = try Self.number(_memoryText)
+        iterations = try Self.number(_iterationsText)
+        lanes = try Self.number(_lanesText)
+        if let text = targetText {
             guard let value = Int(text), (1...60_000).contains(value) else {
                 throw UsageError("'--kdf-target-ms' needs a number of milliseconds from 1 to 60000")
             }
@@ -48,8 +50,8 @@ struct KDFOptions: OptionGroup {
         }
     }
 
-    private static func number(_ parsed: ParsedArguments, _ option: Option) throws -> UInt32? {
-        guard let text = parsed[option] else { return nil }
+    private static func number(_ option: Option) throws -> UInt32? {
+        guard let text = option.wrappedValue else { return nil }
         guard let value = UInt32(text), value > 0 else { throw UsageError("'\(option.name)' needs a positive number") }
         return value
     }

@@ -2,21 +2,44 @@
 
 import Synchronization
 
-/// A command's options and arguments are its properties: each `@Flag`, `@Option`,
-/// `@RepeatedOption`, `@Argument`, `@OptionalArgument`, `@RemainingArguments` and `@Group`
-/// property is at once the declaration that help, completions and the parser read (in the
-/// order the properties are written) and the storage of the value parsed for it, as
-/// swift-argument-parser's property wrappers are. See ``Command``.
-extension Command {
+/// A type whose stored properties are its declarations: a command, or a group of options several
+/// commands share. Each `@Flag`, `@Option`, `@RepeatedOption`, `@Argument`, `@OptionalArgument`,
+/// `@RemainingArguments` and `@Group` property is at once the declaration that help, completions
+/// and the parser read (in the order the properties are written) and the storage of the value
+/// parsed for it, as swift-argument-parser's property wrappers are. See ``Command``.
+protocol Declared {
+    /// Options declared, from the properties (`--help` is added to every command's).
+    static var options: [OptionSpec] { get }
+    /// Positional arguments, in order, from the properties.
+    static var arguments: [ArgumentSpec] { get }
+    /// An instance with every declaration unfilled.
+    init()
+    /// Fills the declarations from parsed arguments, then validates; throws ``UsageError``.
+    init(_ parsed: ParsedArguments) throws
+    /// Checks the filled values and derives the rest; throws ``UsageError`` for bad input.
+    mutating func validate() throws
+}
+
+extension Declared {
     static var options: [OptionSpec] { declared().declarations.flatMap(\.optionSpecs) }
     static var arguments: [ArgumentSpec] { declared().declarations.compactMap(\.argumentSpec) }
 
+    /// The options declared, without those named `excluded` (a command that cannot take them).
+    static func options(without excluded: String...) -> [OptionSpec] {
+        options.filter { !excluded.contains($0.names[0]) }
+    }
+
     init(_ parsed: ParsedArguments) throws {
-        let (command, declarations) = Self.declared()
-        self = command
-        // The declarations are the wrappers `self` holds (classes), so filling them fills `self`.
-        for declaration in declarations { try declaration.fill(from: parsed) }
+        self = try Self.filled(from: parsed)
         try validate()
+    }
+
+    /// A new instance with every declaration filled from `parsed`, not yet validated.
+    static func filled(from parsed: ParsedArguments) throws -> Self {
+        let (value, declarations) = declared()
+        // The declarations are the wrappers the value holds (classes), so filling them fills it.
+        for declaration in declarations { try declaration.fill(from: parsed) }
+        return value
     }
 
     mutating func validate() throws {}
@@ -28,13 +51,9 @@ extension Command {
 }
 
 /// A set of options that several commands share (`@Group var credentials: CredentialOptions`),
-/// declared once in the group's type, as swift-argument-parser's `@OptionGroup`.
-protocol OptionGroup {
-    /// The group's options, in help order.
-    static var specs: [OptionSpec] { get }
-    /// Reads the group's values.
-    init(_ parsed: ParsedArguments) throws
-}
+/// declared once as the group's properties and included with `@Group`, as swift-argument-parser's
+/// `@OptionGroup`.
+protocol OptionGroup: Declared {}
 
 /// One property's declaration, noted in ``DeclarationLog`` when it is created.
 protocol Declaration: AnyObject, Sendable {
@@ -97,20 +116,32 @@ enum DeclarationLog {
 // place through ``DeclarationLog``. Each is filled once, before `validate()`, and only read after:
 // `@unchecked Sendable` holds.
 
-/// A flag (`--json`); `true` when given. Also a key: `parsed[Self.json]` for a `static let`.
+/// A flag (`--json`); `true` when given. A `static let` one is a template that declarations
+/// share (``RollbackOption/flag``).
 @propertyWrapper final class Flag: Declaration, @unchecked Sendable {
     let spec: OptionSpec
+    /// Whether the flag is among its owner's declared options; one that is not is read when a
+    /// command declares it (`--accept-rollback`, through `@Group(specs:)`).
+    private let listed: Bool
     private(set) var wrappedValue = false
 
     /// - Parameter shortName: Another spelling, such as `-n`.
     init(_ name: String, shortName: String? = nil, help: String) {
         spec = OptionSpec(names: [name] + (shortName.map { [$0] } ?? []), valueName: nil, help: help)
+        listed = true
+        DeclarationLog.note(self)
+    }
+
+    /// A property that reads the shared flag `other`, declared by its owner only when `listed`.
+    init(_ other: Flag, listed: Bool) {
+        spec = other.spec
+        self.listed = listed
         DeclarationLog.note(self)
     }
 
     /// The long name (`--json`), for messages.
     var name: String { spec.names[0] }
-    var optionSpecs: [OptionSpec] { [spec] }
+    var optionSpecs: [OptionSpec] { listed ? [spec] : [] }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
@@ -229,20 +260,29 @@ enum DeclarationLog {
 }
 
 /// A shared group of options (`@Group var credentials: CredentialOptions`), read by the group's
-/// own initialiser; `specs` overrides the group's options (a selector with its filters).
+/// own initialiser; `specs` overrides the options the command declares (a group without some, or
+/// with `--accept-rollback`). The group reads its values by name, so an option left out reads as
+/// not given.
 @propertyWrapper final class Group<Value: OptionGroup>: Declaration, @unchecked Sendable {
-    let optionSpecs: [OptionSpec]
+    /// Evaluated once the command's declarations are collected: the group's own are collected then.
+    private let specs: () -> [OptionSpec]
     private var value: Value?
 
-    init(specs: [OptionSpec] = Value.specs) {
-        optionSpecs = specs
+    init(specs: @escaping @autoclosure () -> [OptionSpec] = Value.options) {
+        self.specs = specs
         DeclarationLog.note(self)
     }
 
-    /// The group's values; reading them before parsing is a programming error.
+    var optionSpecs: [OptionSpec] { specs() }
+
+    /// The group's values; reading them before parsing is a programming error. A command's
+    /// `validate()` may adjust them (`credentialOptions.mayPrompt = false` for a driver).
     var wrappedValue: Value {
-        guard let value else { preconditionFailure("\(Value.self) read before the command line was parsed") }
-        return value
+        get {
+            guard let value else { preconditionFailure("\(Value.self) read before the command line was parsed") }
+            return value
+        }
+        set { value = newValue }
     }
 
     func fill(from parsed: ParsedArguments) throws { value = try Value(parsed) }
@@ -251,9 +291,6 @@ enum DeclarationLog {
 // MARK: - Reading parsed values
 
 extension ParsedArguments {
-    /// Whether the option declared by `spec` was given (for code that walks a group's specs).
-    func isGiven(_ spec: OptionSpec) -> Bool { !occurrences(of: spec).isEmpty }
-
     /// Whether the flag was given.
     subscript(_ key: Flag) -> Bool { !occurrences(of: key.spec).isEmpty }
 

@@ -16,12 +16,6 @@ func environmentValue(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }
 
-/// `$TMPDIR`, else `/tmp`.
-func temporaryDirectory() -> String {
-    guard let value = environmentValue("TMPDIR"), !value.isEmpty else { return "/tmp" }
-    return value
-}
-
 /// `text` cut or padded with spaces to exactly `width` characters, as `padding(toLength:)`.
 func padded(_ text: String, _ width: Int) -> String {
     text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)

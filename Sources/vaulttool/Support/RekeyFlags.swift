@@ -6,30 +6,19 @@ import VaultIO
 ///
 /// Spec: Spec/cli.md, "rekey".
 struct RekeyFlags: OptionGroup {
-    static let keepPasswordFile = RepeatedOption(
+    @RepeatedOption(
         "--keep-password-file",
         valueName: "file",
         help: "Also keep the keyslots this password opens (for example a recovery password)."
     )
-    static let dropKeyslotsFlag = Flag(
-        "--drop-keyslots",
-        help: "Remove the keyslots that no credential given opens, instead of refusing."
-    )
-    static let dropForeignFlag = Flag(
+    var keepPasswordFiles: [String]
+    @Flag("--drop-keyslots", help: "Remove the keyslots that no credential given opens, instead of refusing.")
+    var dropKeyslots: Bool
+    @Flag(
         "--drop-foreign",
         help: "Delete other devices' ThisDeviceOnly items, which cannot be sealed again, instead of refusing."
     )
-    static let specs = [keepPasswordFile.spec, dropKeyslotsFlag.spec, dropForeignFlag.spec]
-
-    var keepPasswordFiles: [String]
-    var dropKeyslots: Bool
     var dropForeign: Bool
-
-    init(_ parsed: ParsedArguments) {
-        keepPasswordFiles = parsed[Self.keepPasswordFile]
-        dropKeyslots = parsed[Self.dropKeyslotsFlag]
-        dropForeign = parsed[Self.dropForeignFlag]
-    }
 
     /// Whether any of these options was given (they only make sense with a rekey).
     var isGiven: Bool { !keepPasswordFiles.isEmpty || dropKeyslots || dropForeign }

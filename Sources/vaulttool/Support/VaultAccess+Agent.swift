@@ -11,6 +11,12 @@ extension VaultAccess {
         try options.sources.opening(path) { note($0, path) }
     }
 
+    /// Opens `path` for writing with the agent's keys or the credentials the options supply
+    /// (``opener(_:_:)``), accepting a rolled-back file when `--accept-rollback` was given.
+    static func vault(_ path: String, _ options: CredentialOptions) throws -> Vault {
+        try vault(path, try opener(path, options), acceptRollback: options.acceptRollback)
+    }
+
     /// The agent's keys for `path` when it holds them (``CredentialSources/agentOpening(_:agent:fallback:)``).
     static func agentOpener(_ path: String, _ options: CredentialOptions) -> VaultOpening? {
         options.sources.agentOpening(path) { note($0, path) }

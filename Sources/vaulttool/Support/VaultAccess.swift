@@ -52,13 +52,9 @@ enum VaultAccess {
         }
     }
 
-    /// Opens `path` for writing. A rolled-back file opens (with a warning), but writes to it fail
-    /// with ``VaultIOError/Code/rolledBack`` unless `acceptRollback`.
-    static func vault(_ path: String, credentials: Credentials, acceptRollback: Bool = false) throws -> Vault {
-        try vault(path, .credentials(credentials), acceptRollback: acceptRollback)
-    }
-
-    /// Opens `path` for writing with the agent's keys or with credentials.
+    /// Opens `path` for writing with the agent's keys or with credentials. A rolled-back file
+    /// opens (with a warning), but writes to it fail with ``VaultIOError/Code/rolledBack`` unless
+    /// `acceptRollback`.
     static func vault(_ path: String, _ opener: VaultOpening, acceptRollback: Bool = false) throws -> Vault {
         var configuration = try configuration()
         configuration.rollbackPolicy = acceptRollback ? .accept : .allowReads

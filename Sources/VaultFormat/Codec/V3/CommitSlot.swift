@@ -151,8 +151,13 @@ package struct SlotChoice: Hashable, Sendable {
     /// The 512 bytes, for the MAC check once a key is known (R3-SLT-5).
     package var bytes: [UInt8]
     /// Whether the other slot is damaged, or holds a newer commit that did not complete (a crash or
-    /// a copy taken mid-commit): a note for the caller, not an error.
+    /// a copy taken mid-commit), or the current commit is in place and the other slot does not hold
+    /// the commit it was built on (the newest commit cut off): a note for the caller, not an error.
     package var skippedIncompleteCommit: Bool
+    /// The other slot's 512 bytes when the current commit is in place and that slot, checked
+    /// without a key, holds the commit it was built on. Its MAC is checked once `HK` is known
+    /// (R3-SLT-4): a writer without `HK` can forge every other field of a slot.
+    package var predecessor: [UInt8]? = nil
 
     /// Chooses the current slot of a format-3 file (R3-SLT-1, R3-SLT-4).
     ///
@@ -210,18 +215,31 @@ package struct SlotChoice: Hashable, Sendable {
             throw VaultFormatError(.structure, "both commit slots hold generation \(current.slot.generation)")
         }
         let otherIndex = 1 - current.index
+        // An in-place commit was built on the commit of the other slot (§9.1), which no writer
+        // overwrites before it writes the next one: that slot empty, or holding a slot that does
+        // not end where the current commit starts or is not of a lower generation, means the newest
+        // commit was cut off by hand (512 bytes zeroed, or replaced by another vault's slot), which
+        // is noted as a torn commit is (R3-SLT-4). Its commit need not be complete: a damaged byte
+        // in an older commit is one item's damage, not a cut.
+        let inPlace = current.slot.commitStart < current.slot.committedLength
         let skipped: Bool
+        var predecessor: [UInt8]?
         switch found[otherIndex] {
-        case .empty: skipped = false
+        case .empty: skipped = inPlace
         case .damaged: skipped = true
-        case .wellFormed(let other, _):
-            skipped = other.generation > current.slot.generation && !complete.contains { $0.index == otherIndex }
+        case .wellFormed(let other, let bytes):
+            let whole = complete.contains { $0.index == otherIndex }
+            let builtOn =
+                other.committedLength == current.slot.commitStart && other.generation < current.slot.generation
+            skipped = other.generation > current.slot.generation && !whole || inPlace && !builtOn
+            if inPlace && !skipped { predecessor = bytes }
         }
         return SlotChoice(
             index: current.index,
             slot: current.slot,
             bytes: current.bytes,
-            skippedIncompleteCommit: skipped
+            skippedIncompleteCommit: skipped,
+            predecessor: predecessor
         )
     }
 }
