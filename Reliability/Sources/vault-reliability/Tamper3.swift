@@ -23,7 +23,7 @@ import _VaultHooks
 /// |---|---|
 /// | current slot, bytes 0-479 | the previous commit with the note, or (slot 0's magic, major, length: R3-SLT-1) a typed error; headerCorrupt without a previous commit |
 /// | current slot's MAC | headerAuthentication (R3-SLT-5: no fallback once a key is held) |
-/// | other slot (the previous commit's, or empty) | the current commit with the note (a damaged slot), its MAC bytes the current commit |
+/// | other slot (the previous commit's, or empty) | the current commit with the note (a damaged slot; its MAC bytes too, R3-SLT-4) |
 /// | the current commit's appended bytes | the previous commit with the note (R3-SLT-3) |
 /// | header chunk, root, nodes, records of older commits | headerCorrupt, indexCorrupt, indexCorrupt, recordCorrupt |
 /// | waste, uncommitted tail | the current commit (R3-SLT-6) |
@@ -81,7 +81,8 @@ enum Tamper3 {
             let previous = subject.layouts.count > 1 ? subject.layouts[1] : nil
             print(
                 "  \(subject.name): \(subject.bytes.count) bytes, current commit generation \(layout.generation) in slot \(layout.slotIndex)"
-                    + (previous.map { ", previous generation \($0.generation) in slot \($0.slotIndex)" } ?? ", no previous commit")
+                    + (previous.map { ", previous generation \($0.generation) in slot \($0.slotIndex)" }
+                        ?? ", no previous commit")
                     + ", appended \(layout.appended.count) bytes, \(layout.chunks.count) chunks"
             )
             var counts: [Region: [String: Int]] = [:]
@@ -167,7 +168,9 @@ enum Tamper3 {
         if offset < 1024 {
             let inCurrent = offset / 512 == current.slotIndex
             let mac = offset % 512 >= 480
-            let otherEmpty = subject.layouts.count == 1 && subject.bytes[(1 - current.slotIndex) * 512..<(2 - current.slotIndex) * 512].allSatisfy { $0 == 0 }
+            let otherEmpty =
+                subject.layouts.count == 1
+                && subject.bytes[(1 - current.slotIndex) * 512..<(2 - current.slotIndex) * 512].allSatisfy { $0 == 0 }
             if inCurrent { return mac ? .mac : .slot }
             return mac && !otherEmpty ? .otherMAC : .otherSlot
         }
@@ -186,7 +189,9 @@ enum Tamper3 {
         case .mac: return ["headerAuthentication"]
         // Slot 0 alone decides whether the file is format 3 (R3-SLT-1).
         case .otherSlot: return detection.union(["current+note"])
-        case .otherMAC: return ["current"]
+        // A reader with HK checks the other slot's MAC when the current commit is in place, and
+        // notes a mismatch (R3-SLT-4): the newest commit may have been cut off.
+        case .otherMAC: return ["current+note"]
         case .appended: return ["previous+note"]
         case .header: return ["headerCorrupt"]
         case .root, .node: return ["indexCorrupt"]
