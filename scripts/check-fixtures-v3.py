@@ -900,7 +900,12 @@ def merge(ours, theirs, merge_key):
             out[item_id] = absorbing(b, a) if theirs_later else absorbing(a, b)
         else:
             live, deleted = (a, b) if a[0] == "live" else (b, a)
-            out[item_id] = absorbing(live, deleted) if (deleted[1], 0) < rank(live[1])[:2] else absorbing(deleted, live)
+            shadow = item_id[:8] + bytes(x ^ y for x, y in zip(item_id[8:], b"VLTshadw"))
+            kept = (ours if a[0] == "live" else theirs).get(shadow)
+            # R-MRG-20: the live side keeps this very deletion as the item's (master-scope) shadow.
+            seen = kept and kept[0] == "deleted" and kept[3:] in ((), ((0, 0),)) and deleted[2][0] in kept[2]
+            newer = seen or (deleted[1], 0) < rank(live[1])[:2]
+            out[item_id] = absorbing(live, deleted) if newer else absorbing(deleted, live)
     for origin, lost, digest in copies:
         copy_id = origin[:8] + blake2b(8, merge_key, b"VLTcopy1" + origin + digest)
         if copy_id in out:

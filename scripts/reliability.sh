@@ -5,8 +5,9 @@
 #   --quick   CI sizes, debug build (default)
 #   --full    the published sizes, release build
 #   suites    any of: crash-points kill-loop power-loss io-errors concurrency tamper hygiene sync git-flows
-#             many-writers fuzz (tamper includes tamper-keyholder, which also runs alone)
-#             (default: all)
+#             many-writers fuzz (tamper includes tamper-v3, tamper-keyholder and tamper-keyholder-v3, and sync
+#             includes sync-two-way; each also runs alone) (default: all)
+#             The suites that write run format 1.1 and format 3 (RELIABILITY.md).
 # Environment: RELIABILITY_SCRATCH (SwiftPM scratch path, default /tmp/rel-build),
 #   FUZZ_SECONDS (seconds per fuzz target; default 10 with --quick, 600 with --full),
 #   VAULTTOOL (the vaulttool binary for the hygiene, tamper and many-writers suites; these otherwise
@@ -24,7 +25,7 @@ for argument in "$@"; do
     --full) mode=full ;;
     --no-fuzz) fuzz=no ;;
     -h | --help)
-        sed -n 2,15p "$0"
+        sed -n 2,16p "$0"
         exit 0
         ;;
     *) suites+=("$argument") ;;
@@ -83,20 +84,24 @@ run() {  # suite name, then the command
     local t0=$(date +%s)
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
-    local line
-    line="$(grep -E '^RESULT ' "$log" | tail -1)"
-    [ -n "$line" ] || line="RESULT $name FAIL (no result line, exit $rc)"
-    [ "$rc" -eq 0 ] || { status=1; [[ "$line" == *FAIL* ]] || line="$line (exit $rc)"; }
-    results+=("$line [$(($(date +%s) - t0)) s]")
+    # A suite that runs both formats prints a RESULT line for each.
+    local lines=()
+    mapfile -t lines < <(grep -E '^RESULT ' "$log")
+    [ "${#lines[@]}" -gt 0 ] || lines=("RESULT $name FAIL (no result line, exit $rc)")
+    local last=$((${#lines[@]} - 1))
+    [ "$rc" -eq 0 ] || { status=1; [[ "${lines[$last]}" == *FAIL* ]] || lines[$last]="${lines[$last]} (exit $rc)"; }
+    lines[$last]="${lines[$last]} [$(($(date +%s) - t0)) s]"
+    results+=("${lines[@]}")
     rm -f "$log"
 }
 flag="--$mode"
-# Key holders without MK rewriting format 2.0 files (RELIABILITY.md, suite 6), also read by vaulttool.
-run_keyholder() {
+# Key holders without MK rewriting format 2.0 files, and committing in place in format-3 files
+# (RELIABILITY.md, suite 6), also read by vaulttool.
+run_keyholder() {  # suite name: tamper-keyholder or tamper-keyholder-v3
     if tool="$(vaulttool_path)"; then
-        run tamper-keyholder "$bin" tamper-keyholder "$flag" --vaulttool "$tool"
+        run "$1" "$bin" "$1" "$flag" --vaulttool "$tool"
     else
-        results+=("RESULT tamper-keyholder FAIL (no vaulttool: the build failed)")
+        results+=("RESULT $1 FAIL (no vaulttool: the build failed)")
         status=1
     fi
 }
@@ -113,10 +118,19 @@ for suite in "${suites[@]}"; do
         run tamper-v1.1 "$bin" tamper "$flag" --fixtures Fixtures/v1.1
         run tamper-v1.2 "$bin" tamper "$flag" --fixtures Fixtures/v1.2
         run tamper-v2 "$bin" tamper "$flag" --fixtures Fixtures/v2
-        run_keyholder
+        run tamper-v3 "$bin" tamper-v3 "$flag"
+        run_keyholder tamper-keyholder
+        run_keyholder tamper-keyholder-v3
         ;;
-    tamper-keyholder) run_keyholder ;;
-    git-flows) run git-flows scripts/reliability-git.sh "$flag" ;;
+    tamper-keyholder | tamper-keyholder-v3) run_keyholder "$suite" ;;
+    sync)
+        run sync "$bin" sync "$flag"
+        run sync-two-way "$bin" sync-two-way "$flag"
+        ;;
+    git-flows)
+        run git-flows scripts/reliability-git.sh "$flag"
+        run git-flows-v1.1 scripts/reliability-git.sh "$flag" --format 1.1
+        ;;
     many-writers)
         if tool="$(vaulttool_path)"; then
             run many-writers "$bin" many-writers "$flag" --vaulttool "$tool"

@@ -6,7 +6,8 @@
 //   VAULT_SHIM_LOG  the log file to append records to
 //
 // Recorded, after the real call succeeded: open/openat (of the directory or a file in it),
-// write (with the bytes written and the file offset), fsync/fdatasync, close, rename/renameat/
+// write and pwrite/pwrite64 (with the bytes written and the file offset; format 3 commits in place
+// with pwrite), fsync/fdatasync, close, rename/renameat/
 // renameat2 (with flags), unlink/unlinkat, linkat, ftruncate. Plus `vault_shim_mark(value)`,
 // which a program under the shim calls (found with dlsym) to note that a commit was acknowledged.
 //
@@ -55,6 +56,8 @@ REAL(int, open64, const char *, int, ...)
 REAL(int, openat, int, const char *, int, ...)
 REAL(int, openat64, int, const char *, int, ...)
 REAL(ssize_t, write, int, const void *, size_t)
+REAL(ssize_t, pwrite, int, const void *, size_t, off_t)
+REAL(ssize_t, pwrite64, int, const void *, size_t, off_t)
 REAL(int, fsync, int)
 REAL(int, fdatasync, int)
 REAL(int, close, int)
@@ -184,6 +187,31 @@ ssize_t write(int fd, const void *buffer, size_t count) {
     if (n > 0) emit(OP_WRITE, fd, offset, 0, 0, names[fd], NULL, buffer, (size_t)n);
     pthread_mutex_unlock(&mutex);
     errno = saved;
+    return n;
+}
+
+static ssize_t after_pwrite(int fd, const void *buffer, ssize_t n, off_t offset) {
+    int saved = errno;
+    if (n > 0) emit(OP_WRITE, fd, offset, 0, 0, names[fd], NULL, buffer, (size_t)n);
+    errno = saved;
+    return n;
+}
+
+ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) {
+    load_pwrite();
+    if (!is_watched(fd)) return real_pwrite(fd, buffer, count, offset);
+    pthread_mutex_lock(&mutex);
+    ssize_t n = after_pwrite(fd, buffer, real_pwrite(fd, buffer, count, offset), offset);
+    pthread_mutex_unlock(&mutex);
+    return n;
+}
+
+ssize_t pwrite64(int fd, const void *buffer, size_t count, off_t offset) {
+    load_pwrite64();
+    if (!is_watched(fd)) return real_pwrite64(fd, buffer, count, offset);
+    pthread_mutex_lock(&mutex);
+    ssize_t n = after_pwrite(fd, buffer, real_pwrite64(fd, buffer, count, offset), offset);
+    pthread_mutex_unlock(&mutex);
     return n;
 }
 

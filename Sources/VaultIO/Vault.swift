@@ -364,8 +364,13 @@ public final class Vault: Sendable {
     public static func currentTime() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000 + clockSkew
     }
+
+    /// Milliseconds that ``currentTime()`` adds for the current task: 0, except where the
+    /// reliability suite plays a machine whose clock is wrong (`_VaultHooks.Clock`). Every time a
+    /// write records (deletion times, scope counters, merges) comes from ``currentTime()``.
+    @TaskLocal package static var clockSkew: Int64 = 0
 
     /// Runs `body` under the write lock; every write of a `Vault` (a transaction, a merge, a
     /// migration) goes through here, so that a read-only configuration stops them all (L-RO-1).

@@ -9,8 +9,9 @@ import _VaultHooks
 
 /// Suite 8, library part (scripts/reliability-hygiene.sh checks the vaulttool process).
 ///
-/// - With umask 000, the vault, its lock file, the temporary file of a commit (seen at its
-///   first write through `Syscalls.observe`) and a created device-secret file are mode 0600.
+/// - With umask 000, the vault, its lock file, the temporary file of a whole-file commit (a
+///   format-3 rekey; seen at its first write through `Syscalls.observe`) and a created
+///   device-secret file are mode 0600.
 /// - No service, account, other text attribute, secret or password (4 bytes or longer, the
 ///   `strings` default) occurs anywhere in the bytes of any fixture or of a freshly written
 ///   vault (a raw substring search, stricter than `strings`).
@@ -43,6 +44,10 @@ enum Hygiene {
                     }
                 }
             }) {
+                // A format-3 commit writes in place; a rekey writes the whole file through a
+                // temporary file (Spec/format-v3.md R3-WR-5), whose mode is checked. The item is
+                // written after it, in place, so that the plaintext search reads that commit.
+                try vault.write { txn in _ = try txn.rekey(RekeyOptions(credentials: [.password(password)])) }
                 try vault.write { txn in
                     var attributes = ItemAttributes(service: service, account: account)
                     attributes.label = "hygiene-label-51aa"

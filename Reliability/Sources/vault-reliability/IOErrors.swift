@@ -24,24 +24,70 @@ import _VaultHooks
 ///   `close` is not retried (documented in `Syscalls.retryingOnInterrupt`) and fails the commit.
 /// Then a real full disk: a 2 MiB tmpfs mounted for the test and filled up.
 enum IOErrors {
-    static let calls: [Syscall] = [.write, .fsync, .close, .rename, .unlink]
     static let errnos: [(CInt, String)] = [(EIO, "EIO"), (ENOSPC, "ENOSPC"), (EINTR, "EINTR")]
+
+    /// The calls broken in a commit of `format`: those its durability rests on, and the closes and
+    /// unlinks around it.
+    static func calls(_ format: Format) -> [Syscall] {
+        format == .v3 ? [.truncate, .pwriteVault, .datasync, .close, .unlink] : [.write, .fsync, .close, .rename, .unlink]
+    }
 
     static func commit(_ txn: inout VaultTransaction) throws {
         try txn.set(draft("new", secret: fillerSecret(100 * 1024, seed: 9)))
     }
 
+    /// Counts over every format and setup.
+    struct Counts {
+        var cases = 0, falseSuccesses = 0, changedOnFailure = 0, tempLeft = 0, eintrRetried = 0, failures = 0
+        var successes = 0, oldGenerationLeft = 0
+    }
+
     static func run(_ mode: Mode) -> Tally {
         let tally = Tally()
+        var counts = Counts()
+        var figures: [(String, Any)] = []
+        for format in selectedFormats {
+            for torn in format == .v3 ? [false, true] : [false] {
+                let before = counts.cases
+                run(format, torn: torn, tally: tally, counts: &counts)
+                figures.append(("\(format == .v3 ? "v3" : "v1_1")\(torn ? "_torn" : "")_cases", counts.cases - before))
+            }
+        }
+        print(
+            "  cases \(counts.cases): failed \(counts.failures), succeeded \(counts.successes) (EINTR retried \(counts.eintrRetried)); false successes \(counts.falseSuccesses), vault changed after a reported failure \(counts.changedOnFailure), temporary files left \(counts.tempLeft) (plus \(counts.oldGenerationLeft) old generations left by a failed unlink after the commit, removed by the next writer as documented)"
+        )
+        var disks: [String] = []
+        for format in selectedFormats { disks.append("\(format.rawValue):\(fullDisk(format, tally))") }
+        figures += [
+            ("cases", counts.cases), ("false_successes", counts.falseSuccesses),
+            ("changed_on_failure", counts.changedOnFailure), ("temp_left", counts.tempLeft),
+            ("eintr_retried", counts.eintrRetried), ("full_disk", disks.joined(separator: ",")),
+        ]
+        print(
+            "RESULT io-errors \(tally.failures.isEmpty ? "PASS" : "FAIL") "
+                + figures.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        )
+        return tally
+    }
+
+    /// One format's cases; `torn`: the vault starts with a commit torn by a power cut (format 3),
+    /// so that the commit first cuts its tail (`truncate`).
+    static func run(_ format: Format, torn: Bool, tally: Tally, counts: inout Counts) {
         let setup = makeTemporaryDirectory("io-setup")
         defer { removeTree(setup) }
         let items = (0..<4).map { ("item-\($0)", fillerSecret(3000, seed: UInt64($0))) }
-        guard (try? makeVault(in: setup, items: items)) != nil, let oldState = try? openState(setup + "/" + vaultName)
+        guard (try? makeVault(in: setup, items: items, format: format)) != nil,
+            (try? torn ? tearCommit(setup + "/" + vaultName) : ()) != nil,
+            let oldState = try? openState(setup + "/" + vaultName)
         else {
             tally.fail("io errors: setup failed")
-            return tally
+            return
         }
         let oldBytes = readBytes(setup + "/" + vaultName)!
+        // What a failed commit must leave: for format 3 the old commit (everything up to its end;
+        // a failed commit cuts the tail it appended, and a torn commit's tail may go with it).
+        let kept = oldBytes.count - oldState.tail
+        let setupName = "\(format.label)\(torn ? ", onto a torn commit" : "")"
 
         // The dry run: which calls one commit makes, in order.
         let trace = Mutex<[Syscall]>([])
@@ -62,25 +108,24 @@ enum IOErrors {
             newState = try openState(dry + "/" + vaultName)
         } catch {
             tally.fail("io errors: dry run failed: \(error)")
-            return tally
+            return
         }
         removeTree(dry)
         let steps = trace.withLock { $0 }
-        print("I/O errors: one commit makes \(steps.count) calls: \(steps.map(\.rawValue).joined(separator: " "))")
-
-        var oldGenerationLeft = 0
-        var cases = 0, falseSuccesses = 0, changedOnFailure = 0, tempLeft = 0, eintrRetried = 0, failures = 0
-        var successes = 0
+        print("I/O errors, \(setupName): one commit makes \(steps.count) calls: \(steps.map(\.rawValue).joined(separator: " "))")
+        if format == .v3 && !(steps.contains(.pwriteVault) && steps.contains(.datasync) && steps.contains(.truncate) == torn) {
+            tally.fail("io errors: the format-3 commit did not take the in-place path it was meant to")
+        }
         print("  step (n-th call of that kind in the commit)   errno=once/persistent")
-        for call in calls {
+        for call in calls(format) {
             let occurrences = steps.indices.filter { steps[$0] == call }
             for (n, position) in occurrences.enumerated() {
-                let label = describe(call, n, position: position, in: steps)
+                let label = describe(call, n, position: position, in: steps, format: format)
                 var rows: [String] = []
                 for (errnoValue, errnoName) in errnos {
                     var cells: [String] = []
                     for persistent in [false, true] {
-                        cases += 1
+                        counts.cases += 1
                         let work = makeTemporaryDirectory("io-run")
                         defer { removeTree(work) }
                         copyDirectory(setup, to: work)
@@ -101,13 +146,14 @@ enum IOErrors {
                         } catch {
                             thrown = error
                         }
-                        let what = "\(label.name), \(errnoName) \(persistent ? "persistent" : "once")"
-                        let retried = errnoValue == EINTR && (call == .write || call == .rename)
+                        let what = "\(setupName): \(label.name), \(errnoName) \(persistent ? "persistent" : "once")"
+                        // Retried on EINTR: the calls safe to repeat (Syscalls.retryingOnInterrupt).
+                        let retried = errnoValue == EINTR && [.write, .rename, .pwriteVault, .truncate].contains(call)
                         if !temporaryFiles(in: work).isEmpty {
                             if call == .unlink && thrown == nil {
                                 // Documented: the old generation, renamed to a temporary name, stays when its
                                 // unlink fails after the commit; the next writer removes it under the lock.
-                                oldGenerationLeft += 1
+                                counts.oldGenerationLeft += 1
                                 let vault = try? Vault(
                                     path: path,
                                     credentials: .password(password),
@@ -119,15 +165,21 @@ enum IOErrors {
                                     "io errors: \(what): the next writer did not remove the old generation"
                                 )
                             } else {
-                                tempLeft += 1
+                                counts.tempLeft += 1
                                 tally.fail("io errors: \(what): temporary file left: \(temporaryFiles(in: work))")
                             }
                         }
                         if let thrown {
-                            failures += 1
+                            counts.failures += 1
                             cells.append("fails")
-                            if readBytes(path) != oldBytes {
-                                changedOnFailure += 1
+                            let bytes = readBytes(path) ?? []
+                            let unchanged =
+                                format == .v3
+                                ? bytes.count >= kept && bytes.prefix(kept) == oldBytes.prefix(kept)
+                                    && (try? openState(path)) == oldState
+                                : bytes == oldBytes
+                            if !unchanged {
+                                counts.changedOnFailure += 1
                                 tally.fail("io errors: \(what): write threw \(thrown) but the vault changed")
                             }
                             if retried {
@@ -141,24 +193,30 @@ enum IOErrors {
                                     configuration: fastConfiguration
                                 )
                                 try vault.write { try commit(&$0) }
+                                let next = try openState(path)
+                                tally.check(
+                                    next.sameContent(as: newState) && !next.note && next.tail == 0,
+                                    "io errors: \(what): after the next write the vault is \(next)"
+                                )
                             } catch {
                                 tally.fail("io errors: \(what): the next write failed: \(error)")
                             }
                         } else {
-                            successes += 1
-                            if retried { eintrRetried += 1 }
+                            counts.successes += 1
+                            if retried { counts.eintrRetried += 1 }
                             cells.append(retried ? "retried" : "succeeds")
                             if label.critical && !retried {
-                                falseSuccesses += 1
+                                counts.falseSuccesses += 1
                                 tally.fail(
                                     "io errors: \(what): write reported success although a durability step failed"
                                 )
                             }
                             let after = try? openState(path)
                             if !(after?.generation == oldState.generation + 1
-                                && after?.sameContent(as: newState) == true)
+                                && after?.sameContent(as: newState) == true && after?.note == false
+                                && after?.tail == 0)
                             {
-                                tally.fail("io errors: \(what): success but the vault does not hold the new state")
+                                tally.fail("io errors: \(what): success but the vault is \(after.map(\.description) ?? "unreadable")")
                             }
                         }
                     }
@@ -169,25 +227,23 @@ enum IOErrors {
                 )
             }
         }
-        print(
-            "  cases \(cases): failed \(failures), succeeded \(successes) (EINTR retried \(eintrRetried)); false successes \(falseSuccesses), vault changed after a reported failure \(changedOnFailure), temporary files left \(tempLeft) (plus \(oldGenerationLeft) old generations left by a failed unlink after the commit, removed by the next writer as documented)"
-        )
-        let disk = fullDisk(tally)
-        printResult(
-            "io-errors",
-            tally,
-            [
-                "cases": cases, "false_successes": falseSuccesses, "changed_on_failure": changedOnFailure,
-                "temp_left": tempLeft, "eintr_retried": eintrRetried, "full_disk": disk,
-            ]
-        )
-        return tally
     }
 
     /// Names the n-th occurrence of `call` in a commit's trace, and says whether durability depends on it.
-    static func describe(_ call: Syscall, _ n: Int, position: Int, in steps: [Syscall]) -> (
+    static func describe(_ call: Syscall, _ n: Int, position: Int, in steps: [Syscall], format: Format) -> (
         name: String, critical: Bool
     ) {
+        if format == .v3 {
+            let sync = steps.firstIndex(of: .datasync) ?? steps.count
+            switch call {
+            case .truncate: return ("truncate the torn commit's tail", true)
+            case .pwriteVault: return (n == 0 ? "pwrite: append the commit" : "pwrite: the other slot", true)
+            case .datasync: return ("fdatasync", true)
+            case .close: return ("close #\(n + 1) (\(position > sync ? "after" : "before") the commit)", false)
+            case .unlink: return ("unlink #\(n + 1) (lock file, after the commit)", false)
+            default: return ("\(call) #\(n + 1)", false)
+            }
+        }
         switch call {
         case .write: return ("write #\(n + 1) (temporary file)", true)
         case .fsync: return (n == 0 ? "fsync temporary file" : "fsync directory", true)
@@ -201,7 +257,7 @@ enum IOErrors {
             let names = ["close directory (after commit)", "close vault reader", "close lock file"]
             if let k = after.firstIndex(of: position), after.count == names.count { return (names[k], false) }
             return ("close #\(n + 1)", false)
-        case .unlink: return ("unlink old generation (after commit)", false)
+        case .unlink: return (n == 0 ? "unlink old generation (after commit)" : "unlink #\(n + 1) (lock file)", false)
         default: return ("\(call) #\(n + 1)", false)
         }
     }
@@ -209,7 +265,7 @@ enum IOErrors {
     /// A real full disk: mounts a 2 MiB tmpfs, fills it, attempts a write.
     ///
     /// - Returns: `"ok"`, `"skipped"` (mount not permitted) or `"failed"`.
-    static func fullDisk(_ tally: Tally) -> String {
+    static func fullDisk(_ format: Format, _ tally: Tally) -> String {
         let mountPoint = makeTemporaryDirectory("tmpfs")
         defer { rmdir(mountPoint) }
         let mount = Child.spawn(
@@ -230,7 +286,7 @@ enum IOErrors {
         }
         let path = mountPoint + "/" + vaultName
         do {
-            try makeVault(in: mountPoint, items: [("item-0", Array("kept".utf8))])
+            try makeVault(in: mountPoint, items: [("item-0", Array("kept".utf8))], format: format)
             let before = readBytes(path)!
             // Fill the file system.
             let filler = open(mountPoint + "/filler", O_WRONLY | O_CREAT, 0o600)
@@ -255,7 +311,7 @@ enum IOErrors {
                 tally.check(unchanged, "full disk: the vault changed")
                 tally.check(clean, "full disk: a temporary file was left")
                 print(
-                    "  full disk: 2 MiB tmpfs filled (\(filled / 1024) KiB filler, then \(String(cString: strerror(fillErrno)))); write of 256 KiB failed with '\(error)'; vault unchanged: \(unchanged); temporary file left: \(!clean)"
+                    "  full disk (\(format.label)): 2 MiB tmpfs filled (\(filled / 1024) KiB filler, then \(String(cString: strerror(fillErrno)))); write of 256 KiB failed with '\(error)'; vault unchanged: \(unchanged); temporary file left: \(!clean)"
                 )
                 if unchanged && clean { outcome = "ok" }
             }
@@ -267,7 +323,7 @@ enum IOErrors {
                 after.items["big"] != nil && after.items["item-0"] != nil,
                 "full disk: write after freeing space lost data"
             )
-            print("  full disk: after removing the filler the same write commits: \(after)")
+            print("  full disk (\(format.label)): after removing the filler the same write commits: \(after)")
             return outcome
         } catch {
             tally.fail("full disk: unexpected error \(error)")

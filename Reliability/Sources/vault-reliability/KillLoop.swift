@@ -17,6 +17,14 @@ import _VaultHooks
 enum KillLoop {
     static func run(_ mode: Mode, kills requested: Int?, seed: UInt64) -> Tally {
         let tally = Tally()
+        for format in selectedFormats { run(mode, format: format, kills: requested, seed: seed, tally: tally) }
+        return tally
+    }
+
+    /// One format's kills. A format-3 commit killed after its append leaves an uncommitted tail
+    /// (counted with the temporary files as "inside a commit"); a kill never leaves the note
+    /// (R3-SLT-4): the page cache keeps what the killed process wrote.
+    static func run(_ mode: Mode, format: Format, kills requested: Int?, seed: UInt64, tally: Tally) {
         let kills = requested ?? (mode == .full ? 2000 : 60)
         let directory = makeTemporaryDirectory("kill")
         defer { removeTree(directory) }
@@ -25,16 +33,18 @@ enum KillLoop {
             try makeVault(
                 in: directory,
                 items: [("counter", Array("generation=2".utf8))]
-                    + (0..<64).map { ("item-\($0)", fillerSecret(512, seed: UInt64($0))) }
+                    + (0..<64).map { ("item-\($0)", fillerSecret(512, seed: UInt64($0))) },
+                format: format
             )
         } catch {
             tally.fail("kill loop: setup failed: \(error)")
-            return tally
+            return
         }
         var random = SeededRandom(seed: seed)
         var lastAcked: UInt64 = 0
-        var corrupt = 0, regressions = 0, diedInCommit = 0, totalAcks = 0
-        print("Kill loop: \(kills) SIGKILLs of a committing child")
+        var corrupt = 0, regressions = 0, diedInCommit = 0, totalAcks = 0, notes = 0, rewrites = 0
+        var inode = fileInode(path)
+        print("Kill loop, \(format.label): \(kills) SIGKILLs of a committing child")
         for kill in 1...kills {
             let child = Child.spawn(["child-kill-loop", directory])
             // Wait for "ready", then a random moment.
@@ -65,14 +75,23 @@ enum KillLoop {
                 }
             }
             close(child.output)
-            if !temporaryFiles(in: directory).isEmpty { diedInCommit += 1 }
+            var inCommit = !temporaryFiles(in: directory).isEmpty
+            if format == .v3 && fileInode(path) != inode {
+                inode = fileInode(path)
+                rewrites += 1  // a format-3 compaction (a whole-file write) since the last kill
+            }
             do {
                 let vault = try Vault(path: path, credentials: .password(password), configuration: fastConfiguration)
-                let (generation, counter) = try vault.read { snapshot -> (UInt64, String?) in
-                    _ = try snapshot.verify()
-                    guard let position = try snapshot.position(of: primaryKey("counter")) else { return (0, nil) }
+                let (generation, counter, state) = try vault.read { snapshot -> (UInt64, String?, VaultState) in
+                    let state = try vault_reliability.state(of: snapshot)
+                    guard let position = try snapshot.position(of: primaryKey("counter")) else { return (0, nil, state) }
                     let secret = String(decoding: try snapshot.secret(at: position).copyBytes(), as: UTF8.self)
-                    return (snapshot.header.generation, secret)
+                    return (snapshot.header.generation, secret, state)
+                }
+                if state.tail > 0 { inCommit = true }
+                if state.note {
+                    notes += 1
+                    tally.fail("kill loop (\(format.label)): kill \(kill): a killed commit left the note (R3-SLT-4)")
                 }
                 if counter != "generation=\(generation)" {
                     corrupt += 1
@@ -88,20 +107,27 @@ enum KillLoop {
                 corrupt += 1
                 tally.fail("kill loop: kill \(kill): vault does not open: \(error)")
             }
+            if inCommit { diedInCommit += 1 }
             if kill % 250 == 0 { print("  \(kill) kills, last acknowledged generation \(lastAcked)") }
         }
         print(
-            "  kills \(kills), acknowledged commits \(totalAcks), last acknowledged generation \(lastAcked), killed inside a commit (temporary file left) \(diedInCommit)"
+            "  kills \(kills), acknowledged commits \(totalAcks), last acknowledged generation \(lastAcked), killed inside a commit (temporary file or uncommitted tail left) \(diedInCommit)"
+                + (format == .v3 ? ", compactions seen \(rewrites)" : "")
         )
         printResult(
-            "kill-loop",
+            format == .v3 ? "kill-loop-v3" : "kill-loop",
             tally,
             [
                 "kills": kills, "acknowledged": totalAcks, "last_generation": lastAcked,
-                "killed_mid_commit": diedInCommit, "corrupt": corrupt, "below_acknowledged": regressions,
+                "killed_mid_commit": diedInCommit, "compactions": rewrites, "corrupt": corrupt,
+                "below_acknowledged": regressions, "notes": notes,
             ]
         )
-        return tally
+    }
+
+    static func fileInode(_ path: String) -> UInt64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : 0
     }
 
     /// The child: commit forever, acknowledging each generation on stdout.

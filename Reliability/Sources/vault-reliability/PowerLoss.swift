@@ -35,37 +35,52 @@ import _VaultHooks
 enum PowerLoss {
     static func run(_ mode: Mode, shim: String) -> Tally {
         let tally = Tally()
+        for format in selectedFormats { run(mode, format: format, shim: shim, tally: tally) }
+        return tally
+    }
+
+    /// Records one run of `format`'s commits and replays it, with the two self-test mutants.
+    static func run(_ mode: Mode, format: Format, shim: String, tally: Tally) {
         let directory = makeTemporaryDirectory("power")
         let log = makeTemporaryDirectory("power-log") + "/ops.log"
         defer {
             removeTree(directory)
-            removeTree((log as NSString).deletingLastPathComponent)
+            removeTree(String(log[..<log.lastIndex(of: "/")!]))
         }
         do {
-            try makeVault(in: directory, items: (0..<8).map { ("item-\($0)", fillerSecret(2000, seed: UInt64($0))) })
+            try makeVault(
+                in: directory,
+                items: (0..<8).map { ("item-\($0)", fillerSecret(2000, seed: UInt64($0))) },
+                format: format
+            )
         } catch {
             tally.fail("power loss: setup failed: \(error)")
-            return tally
+            return
         }
         var initial: [String: [UInt8]] = [:]
         for name in names(in: directory) { initial[name] = readBytes(directory + "/" + name) }
         let child = Child.spawn(
-            ["child-power-loss", directory, mode == .full ? "--full" : "--quick"],
+            ["child-power-loss", directory, mode == .full ? "--full" : "--quick", "--format", format.rawValue],
             environment: ["LD_PRELOAD": shim, "VAULT_SHIM_DIR": directory, "VAULT_SHIM_LOG": log]
         )
         let output = child.readAll()
         let status = child.wait()
         guard status == 0, output.contains("done") else {
             tally.fail("power loss: recording child failed (status \(status)): \(output)")
-            return tally
+            return
         }
         guard let logBytes = readBytes(log), let ops = parse(logBytes) else {
             tally.fail("power loss: the shim wrote no readable log (is LD_PRELOAD working?)")
-            return tally
+            return
         }
-        let result = replay(mode, ops: ops, initial: initial, tally: tally)
-        // Self-test: the same run without the file fsyncs, or without the directory fsyncs,
-        // must be caught (corrupt, or an acknowledged commit lost).
+        let suite = format == .v3 ? "power-loss-v3" : "power-loss"
+        if format == .v3 && !ops.contains(where: { if case .rename = $0 { true } else { false } }) {
+            tally.fail("power loss: the format-3 recording holds no compaction (no whole-file write)")
+        }
+        print("Power loss, \(format.label):")
+        let result = replay(mode, ops: ops, initial: initial, tally: tally, label: suite)
+        // Self-test: the same run without the file fsyncs (fdatasync included), or without the
+        // directory fsyncs, must be caught (corrupt, or an acknowledged commit lost).
         for mutant in ["file", "directory"] {
             let quiet = Tally()
             quiet.quiet = true
@@ -79,15 +94,14 @@ enum PowerLoss {
                 return true
             }
             print("  self-test: the same run without \(mutant) fsyncs:")
-            _ = replay(mode, ops: mutated, initial: initial, tally: quiet, label: "power-loss-without-\(mutant)-fsync")
-            result.check(!quiet.failures.isEmpty, "power loss: removing the \(mutant) fsyncs went unnoticed")
+            _ = replay(mode, ops: mutated, initial: initial, tally: quiet, label: "\(suite)-without-\(mutant)-fsync")
+            result.check(!quiet.failures.isEmpty, "power loss (\(format.label)): removing the \(mutant) fsyncs went unnoticed")
         }
-        return result
     }
 
     // MARK: - The recorded child
 
-    static func child(directory: String, mode: Mode) -> Never {
+    static func child(directory: String, mode: Mode, format: Format) -> Never {
         guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "vault_shim_mark") else {
             emitLine("error: vault_shim_mark not found: run under the shim")
             exit(70)
@@ -95,21 +109,39 @@ enum PowerLoss {
         typealias Mark = @convention(c) (Int64) -> Void
         let mark = unsafeBitCast(symbol, to: Mark.self)
         var random = SeededRandom(seed: 3)
-        let commits = mode == .full ? 60 : 14
+        // Format 3 commits in place until the waste passes both the live bytes and 1 MiB (R3-WR-3):
+        // larger secrets, and commits go on until the run holds compactions (whole-file writes, a
+        // new inode under the vault's name) too.
+        let commits = format == .v3 ? (mode == .full ? 120 : 40) : (mode == .full ? 60 : 14)
+        let compactions = format == .v3 ? (mode == .full ? 3 : 1) : 0
+        let sizes = format == .v3 ? [16, 700, 5000, 40000, 250_000] : [16, 700, 5000, 40000]
+        func inode() -> UInt64 {
+            var info = stat()
+            return stat(directory + "/" + vaultName, &info) == 0 ? UInt64(info.st_ino) : 0
+        }
         do {
             let vault = try Vault(
                 path: directory + "/" + vaultName,
                 credentials: .password(password),
                 configuration: fastConfiguration
             )
-            for n in 0..<commits {
+            var seen = (inode: inode(), compactions: 0)
+            var n = 0
+            // After the last compaction wanted, a quarter of the commits more, so that crash points
+            // fall after it too.
+            var after = 0
+            while n < 4 * commits && (n < commits || seen.compactions < compactions || after < commits / 4) {
+                defer {
+                    n += 1
+                    if seen.compactions >= compactions { after += 1 }
+                }
                 let generation = try Syscalls.limitWrites(toAtMost: 8192) {
                     try vault.write { txn -> UInt64 in
                         let target = "item-\(random.next() % 12)"
                         switch random.next() % 4 {
                         case 0: try txn.remove(id: itemID(target))
                         default:
-                            let size = [16, 700, 5000, 40000][Int(random.next() % 4)]
+                            let size = sizes[Int(random.next() % UInt64(sizes.count))]
                             try txn.set(draft(target, secret: fillerSecret(size, seed: UInt64(n))))
                         }
                         try txn.set(draft("counter", text: "generation=\(txn.generation)"))
@@ -117,6 +149,7 @@ enum PowerLoss {
                     }
                 }
                 mark(Int64(generation))
+                if inode() != seen.inode { seen = (inode(), seen.compactions + 1) }
             }
             emitLine("done")
             exit(0)
@@ -193,10 +226,16 @@ enum PowerLoss {
 
     // MARK: - The file-system model
 
+    /// A change to a file's data or size not yet made durable.
+    enum Pending {
+        case write(offset: Int, bytes: [UInt8])
+        case truncate(Int)
+    }
+
     final class Inode {
         var durable: [UInt8]
         var current: [UInt8]
-        var pending: [(offset: Int, bytes: [UInt8])] = []
+        var pending: [Pending] = []
         init(_ bytes: [UInt8]) {
             durable = bytes
             current = bytes
@@ -241,10 +280,11 @@ enum PowerLoss {
             case .write(let fd, let offset, let bytes):
                 guard let inode = descriptors[fd] ?? nil else { return }
                 Self.put(bytes, at: offset, into: &inodes[inode].current)
-                inodes[inode].pending.append((offset, bytes))
+                inodes[inode].pending.append(.write(offset: offset, bytes: bytes))
             case .truncate(let fd, let length):
                 guard let inode = descriptors[fd] ?? nil else { return }
-                inodes[inode].current = Array(inodes[inode].current.prefix(length))
+                Self.truncate(&inodes[inode].current, to: length)
+                inodes[inode].pending.append(.truncate(length))
             case .fsync(let fd):
                 guard let entry = descriptors[fd] else { return }
                 if let inode = entry {
@@ -281,6 +321,14 @@ enum PowerLoss {
             }
         }
 
+        static func truncate(_ file: inout [UInt8], to length: Int) {
+            if file.count > length {
+                file.removeSubrange(length...)
+            } else {
+                file.append(contentsOf: [UInt8](repeating: 0, count: length - file.count))
+            }
+        }
+
         static func put(_ bytes: [UInt8], at offset: Int, into file: inout [UInt8]) {
             if file.count < offset + bytes.count {
                 file.append(contentsOf: [UInt8](repeating: 0, count: offset + bytes.count - file.count))
@@ -310,7 +358,17 @@ enum PowerLoss {
             for (name, index) in surviving {
                 let inode = inodes[index]
                 var bytes = inode.durable
-                for write in inode.pending {
+                for change in inode.pending {
+                    guard case .write(let offset, let data) = change else {
+                        // A size change not yet made durable: kept or lost as a whole.
+                        if case .truncate(let length) = change,
+                            variant == 0 || (variant > 1 && random.next() % 2 == 0)
+                        {
+                            Self.truncate(&bytes, to: length)
+                        }
+                        continue
+                    }
+                    let write = (offset: offset, bytes: data)
                     var start = write.offset
                     let end = write.offset + write.bytes.count
                     while start < end {
@@ -339,6 +397,15 @@ enum PowerLoss {
 
     // MARK: - Replay
 
+    /// The state of a vault file held in memory (written to `scratch` to be opened); `nil` when it
+    /// does not open.
+    static func state(of bytes: [UInt8], scratch: String) -> VaultState? {
+        let directory = makeTemporaryDirectory("power-state")
+        defer { removeTree(directory) }
+        writeBytes(bytes, to: directory + "/" + vaultName)
+        return try? openState(directory + "/" + vaultName)
+    }
+
     static func replay(
         _ mode: Mode,
         ops: [Op],
@@ -346,7 +413,7 @@ enum PowerLoss {
         tally: Tally,
         label suite: String = "power-loss"
     ) -> Tally {
-        // Pass 1: the vault's bytes at each acknowledgement.
+        // Pass 1: the vault's bytes and state at each acknowledgement.
         var model = Model(initial)
         var generations: [[UInt8]] = [initial[vaultName]!]
         var counts: [String: Int] = [:]
@@ -355,21 +422,31 @@ enum PowerLoss {
             counts[op.name, default: 0] += 1
             if case .mark = op { generations.append(model.inodes[model.names[vaultName]!].current) }
         }
+        let scratch = makeTemporaryDirectory("power-replay")
+        defer { removeTree(scratch) }
+        let states = generations.map { state(of: $0, scratch: scratch) }
+        if let bad = states.firstIndex(where: { $0 == nil }) {
+            tally.fail("power loss: acknowledged generation \(bad) of the recording does not open")
+            return tally
+        }
         let wanted = mode == .full ? 500 : 60
         let points = Set((0..<wanted).map { $0 * ops.count / wanted })
         let variants = 10
-        print("Power loss: \(ops.count) recorded operations, \(generations.count - 1) acknowledged commits")
+        // Format 3 writes the vault in place; a rename of a temporary file over it is a whole-file
+        // write (creation, compaction).
+        let renames = ops.filter { if case .rename = $0 { true } else { false } }.count
+        print("  \(ops.count) recorded operations, \(generations.count - 1) acknowledged commits (\(renames) of them renamed a new file in)")
         print(
             "  operations: " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         )
         // Pass 2: crash at each chosen point.
         model = Model(initial)
         var acknowledged = 0
-        var outcomes = (old: 0, new: 0, corrupt: 0, lost: 0, tempLeft: 0)
+        var outcomes = (old: 0, new: 0, corrupt: 0, lost: 0, tempLeft: 0, exact: 0, notes: 0, tails: 0)
         var cases = 0
-        let scratch = makeTemporaryDirectory("power-replay")
-        defer { removeTree(scratch) }
         for (index, op) in ops.enumerated() {
+            // A self-test mutant is caught at its first failure; the rest of its replay adds nothing.
+            if tally.quiet && !tally.failures.isEmpty { break }
             if points.contains(index) {
                 for variant in 0..<variants {
                     cases += 1
@@ -385,36 +462,53 @@ enum PowerLoss {
                         tally.fail("power loss: \(label): no vault file survived")
                         continue
                     }
+                    // The file is the last acknowledged generation or the one being committed: byte for
+                    // byte (a whole-file write), or, read from scratch, in state (an in-place commit
+                    // leaves an uncommitted tail, or a newer slot without its bytes, R3-SLT-4).
                     let old = generations[acknowledged]
                     let next = acknowledged + 1 < generations.count ? generations[acknowledged + 1] : nil
-                    if vault == old {
+                    let read = try? openState(directory + "/" + vaultName)
+                    let isOld = vault == old || read == states[acknowledged]
+                    let isNew = next != nil && (vault == next || read == states[acknowledged + 1])
+                    if vault == old || vault == next { outcomes.exact += 1 }
+                    if let read, read.note { outcomes.notes += 1 }
+                    if let read, read.tail > 0 { outcomes.tails += 1 }
+                    if isOld {
                         outcomes.old += 1
-                    } else if vault == next {
+                    } else if isNew {
                         outcomes.new += 1
-                    } else if generations[..<acknowledged].contains(vault) {
+                    } else if let read, states[..<acknowledged].contains(where: { $0 == read }) {
                         outcomes.lost += 1
-                        tally.fail("power loss: \(label): an acknowledged commit was lost")
+                        tally.fail("power loss: \(label): an acknowledged commit was lost (\(read))")
                     } else {
                         outcomes.corrupt += 1
-                        tally.fail("power loss: \(label): the vault is neither the old nor the new generation")
+                        tally.fail(
+                            "power loss: \(label): the vault is neither the old nor the new generation (\(read.map(\.description) ?? "does not open"))"
+                        )
                     }
                     if !temporaryFiles(in: directory).isEmpty { outcomes.tempLeft += 1 }
+                    // The next writer commits a real change on top, removes any temporary file and
+                    // cuts any tail; the result verifies without a note.
+                    guard let read, !tally.quiet else { continue }
                     do {
-                        _ = try openState(directory + "/" + vaultName)
                         let reopened = try Vault(
                             path: directory + "/" + vaultName,
                             credentials: .password(password),
                             configuration: fastConfiguration
                         )
-                        try reopened.write { _ in }
+                        try reopened.write { try $0.set(draft("next", text: "after the power cut")) }
+                        let after = try openState(directory + "/" + vaultName)
+                        var items = after.items
+                        items["next"] = nil
+                        var before = read.items
+                        before["next"] = nil
                         tally.check(
-                            temporaryFiles(in: directory).isEmpty,
-                            "power loss: \(label): temp file not removed"
+                            items == before && after.items["next"] != nil && !after.note && after.tail == 0
+                                && temporaryFiles(in: directory).isEmpty,
+                            "power loss: \(label): after the next write the vault is \(after), temporary files \(temporaryFiles(in: directory))"
                         )
                     } catch {
-                        if vault == old || vault == next {
-                            tally.fail("power loss: \(label): a complete generation failed to open: \(error)")
-                        }
+                        tally.fail("power loss: \(label): the next write failed: \(error)")
                     }
                 }
             }
@@ -422,15 +516,16 @@ enum PowerLoss {
             if case .mark = op { acknowledged += 1 }
         }
         print(
-            "  crash points \(points.count) x \(variants) variants = \(cases): old \(outcomes.old), new \(outcomes.new), corrupt \(outcomes.corrupt), lost \(outcomes.lost); temp files left \(outcomes.tempLeft) (all removed by the next writer)"
+            "  crash points \(points.count) x \(variants) variants = \(cases): old \(outcomes.old), new \(outcomes.new), corrupt \(outcomes.corrupt), lost \(outcomes.lost); byte for byte a generation \(outcomes.exact); read with the note (a newer slot skipped) \(outcomes.notes); with an uncommitted tail \(outcomes.tails); temp files left \(outcomes.tempLeft) (all removed by the next writer)"
         )
         printResult(
             suite,
             tally,
             [
-                "operations": ops.count, "commits": generations.count - 1, "crash_points": points.count,
-                "variants": variants, "cases": cases, "old": outcomes.old, "new": outcomes.new,
-                "corrupt": outcomes.corrupt, "lost": outcomes.lost,
+                "operations": ops.count, "commits": generations.count - 1, "whole_file_commits": renames,
+                "crash_points": points.count, "variants": variants, "cases": cases, "old": outcomes.old,
+                "new": outcomes.new, "corrupt": outcomes.corrupt, "lost": outcomes.lost, "notes": outcomes.notes,
+                "tails": outcomes.tails,
             ]
         )
         return tally

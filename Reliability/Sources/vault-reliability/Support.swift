@@ -13,6 +13,30 @@ let vaultName = "test.vault"
 /// Fast Argon2id (64 KiB, 1 pass): the suites open vaults thousands of times.
 let fastConfiguration = VaultConfiguration.insecureForTesting(lockTimeout: .seconds(30))
 
+/// The format a suite's vaults are created in. The suites that write run both, one after the other
+/// (`--format 1.1` or `--format 3` runs one).
+enum Format: String, CaseIterable, Sendable {
+    /// Format 1.1: every commit writes a whole new file and renames it over the vault.
+    case whole = "1.1"
+    /// Format 3 (Spec/format-v3.md): a commit appends what changed, writes the other slot and calls
+    /// `fdatasync` (§9.1); creation, rekey, migration and compaction write the whole file (§9.2).
+    case v3 = "3"
+
+    /// The fast test configuration, creating vaults of this format.
+    var configuration: VaultConfiguration {
+        var configuration = fastConfiguration
+        configuration.newVaultFormat = self == .v3 ? .version3 : .version1_1
+        return configuration
+    }
+
+    var label: String { "format \(rawValue)" }
+}
+
+/// The formats to run: `--format 1.1` or `--format 3` for one, both by default.
+var selectedFormats: [Format] {
+    option("--format").map { name in Format(rawValue: name).map { [$0] } ?? [] } ?? Format.allCases
+}
+
 /// Whether the suite runs its full size (`--full`) or the CI size (`--quick`).
 enum Mode: String, Sendable {
     case quick, full
@@ -132,14 +156,26 @@ func fnv(_ bytes: some Sequence<UInt8>, _ start: UInt64 = 0xcbf2_9ce4_8422_2325)
 }
 
 /// What a vault holds, independent of nonces: every item's ID, service, account and secret digest.
+///
+/// Two states are equal when their generations and items are; ``note`` and ``tail`` describe the
+/// file, not the vault, and do not count.
 struct VaultState: Equatable, CustomStringConvertible {
     var generation: UInt64
     var items: [String: String]  // service -> "id/account/length/fnv(secret)"
+    /// Format 3: the reader skipped a damaged slot or a newer commit that did not complete
+    /// (`VaultSnapshot.skippedIncompleteCommit`, R3-SLT-4).
+    var note = false
+    /// Format 3: the bytes after the current commit (R3-SLT-6); 0 for other formats.
+    var tail = 0
 
-    var description: String { "generation \(generation), \(items.count) items" }
+    var description: String {
+        "generation \(generation), \(items.count) items" + (note ? ", note" : "") + (tail > 0 ? ", tail \(tail)" : "")
+    }
 
     /// Everything but the generation.
     func sameContent(as other: VaultState) -> Bool { items == other.items }
+
+    static func == (a: VaultState, b: VaultState) -> Bool { a.generation == b.generation && a.items == b.items }
 }
 
 /// Reads every item and secret of a snapshot, and verifies it (records, padding, primary keys).
@@ -151,7 +187,20 @@ func state(of snapshot: VaultSnapshot) throws -> VaultState {
         items[item.attributes.service] =
             "\(item.entry.itemID)/\(item.attributes.account)/\(secret.count)/\(fnv(secret))"
     }
-    return VaultState(generation: snapshot.header.generation, items: items)
+    let tail = snapshot.header.committedLength.map { committed in (fileLength(of: snapshot.source) ?? committed) - committed } ?? 0
+    return VaultState(
+        generation: snapshot.header.generation,
+        items: items,
+        note: snapshot.skippedIncompleteCommit,
+        tail: tail
+    )
+}
+
+/// The length of the file a snapshot reads, when the source knows it.
+func fileLength(of source: any RecordSource) -> Int? {
+    if let reader = source as? VaultFileReader { return reader.fileLength }
+    if let file = source as? InMemoryFile { return file.bytes.count }
+    return nil
 }
 
 /// Opens the vault at `path` from scratch (password, KDF) and reads its whole state.
@@ -162,11 +211,11 @@ func openState(_ path: String) throws -> VaultState {
 
 /// Creates `directory/test.vault` holding `items` (name, secret) and returns the vault.
 @discardableResult
-func makeVault(in directory: String, items: [(String, [UInt8])]) throws -> Vault {
+func makeVault(in directory: String, items: [(String, [UInt8])], format: Format = .v3) throws -> Vault {
     let vault = try Vault.create(
         at: directory + "/" + vaultName,
         credentials: .password(password),
-        configuration: fastConfiguration
+        configuration: format.configuration
     )
     if !items.isEmpty {
         try vault.write { txn in

@@ -17,15 +17,25 @@ enum Sync {
         let secret: String?  // nil: a deletion
     }
 
+    /// Runs the scenario for each format: both in `--full` (format 1.1 for comparison, the
+    /// scenario of the format-2.0 era), format 3 alone in `--quick` unless `--format` names one.
     static func run(_ mode: Mode) -> Tally {
         let tally = Tally()
+        let formats = mode == .quick && option("--format") == nil ? [Format.v3] : selectedFormats
+        for format in formats { run(mode, format: format, tally: tally) }
+        return tally
+    }
+
+    static func run(_ mode: Mode, format: Format, tally: Tally) {
+        let suite = format == .v3 ? "sync-v3" : "sync"
+        let failuresBefore = tally.failures.count
         let operationsPerReplica = mode == .full ? 1000 : 80
         let directory = makeTemporaryDirectory("sync")
         defer { removeTree(directory) }
         var random = SeededRandom(seed: UInt64(option("--seed") ?? "") ?? 0x5EED_0010)
         var stats = (gitSyncs: 0, rebases: 0, syncthing: 0, conflicts: 0)
         do {
-            let replicas = try setUp(directory)
+            let replicas = try setUp(directory, format: format)
             var vaults = try replicas.map {
                 try Vault(
                     path: $0 + "/" + vaultName,
@@ -87,12 +97,12 @@ enum Sync {
                     }
                 )
             }
-            tally.check(contents[0] == contents[1] && contents[1] == contents[2], "the replicas did not converge")
+            tally.check(contents[0] == contents[1] && contents[1] == contents[2], "sync (\(format.label)): the replicas did not converge")
             var corrupt = 0
             for vault in vaults {
                 do { _ = try vault.read { try $0.verify() } } catch { corrupt += 1 }
             }
-            tally.check(corrupt == 0, "\(corrupt) replicas do not verify")
+            tally.check(corrupt == 0, "sync (\(format.label)): \(corrupt) replicas do not verify")
             // Lost: a version some replica acknowledged, that no later change of the same item
             // (on any replica) replaced, and that the converged vault does not hold (as the item
             // or as a conflict copy).
@@ -105,22 +115,21 @@ enum Sync {
                 if log.contains(where: { $0.name == ack.name && $0.time > ack.time }) { continue }
                 if !held.contains("\(ack.name)=\(secret)") {
                     lost += 1
-                    tally.fail("replica \(ack.replica) lost \(ack.name) = \(secret)")
+                    tally.fail("sync (\(format.label)): replica \(ack.replica) lost \(ack.name) = \(secret)")
                 }
             }
             let copies = finals[0].filter { $0.attributes.account.contains(" (conflict ") }.count
-            let verdict = tally.failures.isEmpty ? "PASS" : "FAIL"
+            let verdict = tally.failures.count == failuresBefore ? "PASS" : "FAIL"
             print(
-                "RESULT sync \(verdict) replicas=3 operations=\(log.count) git_syncs=\(stats.gitSyncs) "
+                "RESULT \(suite) \(verdict) format=\(format.rawValue) replicas=3 operations=\(log.count) git_syncs=\(stats.gitSyncs) "
                     + "rebases=\(stats.rebases) syncthing_merges=\(stats.syncthing) items=\(finals[0].count) "
                     + "conflict_copies=\(copies) converged=\(contents[0] == contents[1] && contents[1] == contents[2]) "
                     + "lost=\(lost) corrupt=\(corrupt)"
             )
         } catch {
-            tally.fail("sync: \(error)")
-            print("RESULT sync FAIL \(error)")
+            tally.fail("sync (\(format.label)): \(error)")
+            print("RESULT \(suite) FAIL \(error)")
         }
-        return tally
     }
 
     /// The driver git runs: `vault-reliability child-git-merge %O %A %B`.
@@ -138,7 +147,7 @@ enum Sync {
     }
 
     /// A bare origin and three clones, each with the driver configured; the vault in the first.
-    static func setUp(_ directory: String) throws -> [String] {
+    static func setUp(_ directory: String, format: Format) throws -> [String] {
         let origin = directory + "/origin.git"
         try git(["init", "-q", "--bare", "-b", "main", origin], in: directory)
         let replicas = (0..<3).map { directory + "/r\($0)" }
@@ -146,7 +155,7 @@ enum Sync {
         try configure(replicas[0])
         writeBytes(Array("*.vault merge=vault -diff\n".utf8), to: replicas[0] + "/.gitattributes")
         writeBytes(Array("*.lock\n*.sync-conflict-*\n".utf8), to: replicas[0] + "/.gitignore")
-        try makeVault(in: replicas[0], items: [])
+        try makeVault(in: replicas[0], items: [], format: format)
         try git(["add", "-A"], in: replicas[0])
         try git(["commit", "-q", "-m", "vault"], in: replicas[0])
         try git(["push", "-q", "origin", "HEAD:main"], in: replicas[0])

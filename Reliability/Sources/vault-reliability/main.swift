@@ -26,11 +26,16 @@ let usage = """
       io-errors      4. EIO/ENOSPC/EINTR at every write, fsync, close, rename; a full tmpfs
       concurrency    5. 4 writers incrementing counters, readers, a killed lock holder
       tamper         6. every bit flip and truncation of every valid fixture
+      tamper-v3      6. every bit flip and truncation of format-3 files the library writes
       tamper-keyholder  6. format 2.0 files rewritten by a holder of BK alone or a limited recipient,
                         MAC and index recomputed, read by the owner and each limited recipient
                         (--vaulttool <path>: vaulttool verify must agree on the named variants)
+      tamper-keyholder-v3  6. format-3 files committed in place by a holder of BK alone or a limited
+                        recipient, changing scopes it cannot write; read by every reader (--vaulttool)
       hygiene        8. file modes, strings of vaults and fixtures
       sync           9. 3 replicas, random changes, git pull/rebase and conflict copies
+      sync-two-way   9. 3 replicas, two-way merges only, random orders, clocks an hour apart; causality
+                        tracked: converged, lost, stale conflict copies, revived secrets (--seed)
       many-writers  11. library, vaulttool, credential-helper and agent writers at once, SIGKILLed
                         at random (--vaulttool <path> or $VAULTTOOL; --seconds, --seed)
     """
@@ -52,7 +57,8 @@ case "kill-loop":
     )
 case "child-kill-loop": KillLoop.child(directory: arguments[1])
 case "power-loss": tally = PowerLoss.run(mode, shim: option("--shim") ?? "/tmp/vault_shim.so")
-case "child-power-loss": PowerLoss.child(directory: arguments[1], mode: mode)
+case "child-power-loss":
+    PowerLoss.child(directory: arguments[1], mode: mode, format: Format(rawValue: option("--format") ?? "3") ?? .v3)
 case "io-errors": tally = IOErrors.run(mode)
 case "concurrency": tally = Concurrency.run(mode)
 case "child-increment":
@@ -60,9 +66,12 @@ case "child-increment":
 case "child-reader": Concurrency.reader(directory: arguments[1])
 case "child-hold-lock": Concurrency.holdLock(directory: arguments[1])
 case "tamper": tally = Tamper.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
+case "tamper-v3": tally = Tamper3.run(mode)
 case "tamper-keyholder": tally = KeyHolderTamper.run(mode, tool: option("--vaulttool"))
+case "tamper-keyholder-v3": tally = KeyHolderTamper3.run(mode, tool: option("--vaulttool"))
 case "hygiene": tally = Hygiene.run(mode, fixtures: option("--fixtures") ?? "Fixtures/v1")
 case "sync": tally = Sync.run(mode)
+case "sync-two-way": tally = SyncTwoWay.run(mode)
 case "child-git-merge": Sync.mergeDriver(Array(arguments.dropFirst()))
 case "many-writers":
     tally = ManyWriters.run(mode, tool: option("--vaulttool"), seed: option("--seed").flatMap(UInt64.init) ?? 11)

@@ -11,6 +11,8 @@ struct MergePending {
     /// Live items that outlived a deletion, and the latest such deletion (R-MRG-9): its time, and
     /// in format 3 its history.
     var shadows: [(origin: ItemID, deletion: Format3Deletion)] = []
+    /// The side each conflict copy placed by this merge was read from (R-MRG-20).
+    var copySides: [ItemID: MergeSide] = [:]
 }
 
 /// What ``MergeReport`` counts and lists, kept as decisions are applied.
@@ -192,9 +194,13 @@ extension Merger {
     /// the marker attribute; skipped when that copy was deleted after the version was made.
     mutating func placeCopy(_ copy: PendingCopy) throws {
         let id = VaultMerge.copyID(of: copy.origin, hash: copy.plain.hash, key: hashKey)
-        guard keepsCopy(of: copy.plain, tomb: deletionTime(of: copy.origin, unseenBy: copy.plain.history)) else {
-            return
-        }
+        let keepers = copy.plain.side.map { [$0] } ?? []
+        guard
+            keepsCopy(
+                of: copy.plain,
+                tomb: deletionTime(of: copy.origin, unseenBy: copy.plain.history, keptBy: keepers)
+            )
+        else { return }
         if try writer.entry(for: id) != nil { return }
         let time = copy.plain.draft.attributes.modificationDate
         if let deleted = inputs.both.compactMap({ $0.tombs[id] }).max(), deleted >= time { return }
@@ -220,6 +226,7 @@ extension Merger {
         draft.attributes.preserved = preserved.sorted { $0.tag < $1.tag }
         // A synchronizable item stays synchronizable; its copy is a separate item of the same class.
         if historyMode {
+            pending.copySides[id] = copy.plain.side
             try writer.put(draft, history: Self.copyHistory(of: id, losing: copy.plain))
         } else {
             try writer.put(draft)
@@ -269,7 +276,10 @@ extension Merger {
             else { continue }
             let origin = ItemID(bytes: marker.value.prefix(16))
             let seen = historyMode ? try writer.currentHistory(of: entry.itemID) : nil
-            guard let deleted = deletionTime(of: origin, unseenBy: seen) else { continue }
+            // R-MRG-20: a side that holds the copy and keeps the deletion has dated it already.
+            var keepers = [MergeSide.ours, .theirs].filter { inputs[$0].positions.position(of: entry.itemID) != nil }
+            if let side = pending.copySides[entry.itemID] { keepers.append(side) }
+            guard let deleted = deletionTime(of: origin, unseenBy: seen, keptBy: keepers) else { continue }
             if attributes.modificationDate <= deleted {
                 try writer.discard(entry.itemID)
                 tally.otherChanges += 1

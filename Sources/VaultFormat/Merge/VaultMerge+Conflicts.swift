@@ -71,7 +71,11 @@ extension Merger {
         if let olderDeletion = self.deletedAt(item, unseenBy: older), older.rank < MergeRank.deletion(at: olderDeletion)
         {
             var decision = item.removing(as: keysFrom, .outdated)
-            decision.outdatedBy = latestDeletion(of: item.id, unseenBy: newest.history).map { ($0, newer) }
+            decision.outdatedBy = latestDeletion(
+                of: item.id,
+                unseenBy: newest.history,
+                keptBy: newest.side.map { [$0] } ?? []
+            ).map { ($0, newer) }
             return decision
         }
         return item.taking(newer.other, .newerThanDeletion(older, listed: false))
@@ -80,7 +84,9 @@ extension Merger {
     /// `T(X)` of R-MRG-9 as it dates `version`: in format 3, only the deletions its history has
     /// not seen count.
     func deletedAt(_ item: ItemStates, unseenBy version: Plain) -> Int64? {
-        historyMode ? deletionTime(of: item.id, unseenBy: version.history) : item.deletedAt
+        historyMode
+            ? deletionTime(of: item.id, unseenBy: version.history, keptBy: version.side.map { [$0] } ?? [])
+            : item.deletedAt
     }
 
     /// R-MRG-13: a version that cannot be read here (another device's `…ThisDeviceOnly` record)

@@ -120,16 +120,36 @@ extension Merger {
     /// The time of the latest deletion of `id` either side records, under its own ID or its
     /// shadow (R-MRG-9). In format 3, a deletion that `history` has seen (its current event is in
     /// `history`) is left out: a version written after a deletion is never outdated by it,
-    /// whatever its clock says (R-MRG-18).
-    func deletionTime(of id: ItemID, unseenBy history: EventHistory? = nil) -> Int64? {
-        latestDeletion(of: id, unseenBy: history)?.deletedAt
+    /// whatever its clock says (R-MRG-18); so is a deletion that a side in `keepers` keeps itself
+    /// (R-MRG-20).
+    func deletionTime(of id: ItemID, unseenBy history: EventHistory? = nil, keptBy keepers: [MergeSide] = []) -> Int64?
+    {
+        latestDeletion(of: id, unseenBy: history, keptBy: keepers)?.deletedAt
+    }
+
+    /// R-MRG-20: whether `side` keeps `deletion` of `id` itself: a deletion entry of `id`, or its
+    /// shadow in the master scope, whose history holds the deletion's current event. That side's
+    /// own versions of `id` (and copies of them) were written over that deletion or outlived it
+    /// in an earlier merge, so it never dates them again, even once their 16-event histories
+    /// have dropped its event (R3-EV-1).
+    func keeps(_ side: MergeSide, _ deletion: Format3Deletion, of id: ItemID) -> Bool {
+        let input = inputs[side]
+        if input.deletionEntries[id]?.history.events.contains(deletion.history.current) == true { return true }
+        guard let shadow = input.deletionEntries[VaultMerge.shadowID(of: id)], shadow.scope == .master else {
+            return false
+        }
+        return shadow.history.events.contains(deletion.history.current)
     }
 
     /// The latest deletion of `id` either side records, under its own ID or its shadow, as a
     /// deletion entry (its history, in format 3); of two at one time, the greater current event.
     /// In format 3, deletions that `history` has seen are left out, and so is a deletion entry
     /// under the shadow ID outside the master scope (R-MRG-19).
-    func latestDeletion(of id: ItemID, unseenBy history: EventHistory? = nil) -> Format3Deletion? {
+    func latestDeletion(
+        of id: ItemID,
+        unseenBy history: EventHistory? = nil,
+        keptBy keepers: [MergeSide] = []
+    ) -> Format3Deletion? {
         var latest: Format3Deletion? = nil
         for input in inputs.both where !input.tombs.isEmpty {
             for key in [id, VaultMerge.shadowID(of: id)] {
@@ -140,6 +160,7 @@ extension Merger {
                 // recipient's, and dates nothing of `id`.
                 if key != id, deletion.scope != .master { continue }
                 if historyMode, let history, history.events.contains(deletion.history.current) { continue }
+                if historyMode, keepers.contains(where: { keeps($0, deletion, of: id) }) { continue }
                 if let held = latest,
                     held.deletedAt > time
                         || (held.deletedAt == time && !(held.history.current < deletion.history.current))

@@ -109,6 +109,12 @@ extension Merger {
             return try conflict(item)
         case (.live(let p), .tomb(let deletedAt)), (.tomb(let deletedAt), .live(let p)):
             let side: MergeSide = item.states.ours.position != nil ? .ours : .theirs
+            // R-MRG-20: the version's side keeps this very deletion as the item's shadow: the
+            // version was written over it (R-DEL-3) or outlived it in an earlier merge, however
+            // many writes have since pushed its event out of the version's history.
+            if let deletion = inputs[side.other].deletionEntries[item.id], keeps(side, deletion, of: item.id) {
+                return item.taking(side, .descends)
+            }
             guard let version = try plain(inputs[side], p) else { return try unreadable(item) }
             return MergeRank.deletion(at: deletedAt) < version.rank
                 ? item.taking(side, .newerThanDeletion(version, listed: true))

@@ -35,9 +35,12 @@ final class MergeInput {
     let histories: [EventHistory]
     /// The deletion entries: a format-3 file's, or its deletion records as a migration makes them.
     let deletionEntries: [ItemID: Format3Deletion]
+    /// Which side of the merge this input is; `nil` for the ancestor.
+    let side: MergeSide?
     var cache: [Int: Plain?] = [:]
 
-    init(_ snapshot: VaultSnapshot, sealedUnder: MergeSide?) throws {
+    init(_ snapshot: VaultSnapshot, side: MergeSide?, sealedUnder: MergeSide?) throws {
+        self.side = side
         self.snapshot = try snapshot.withRecordsLoaded()
         index = try snapshot.index
         positions = try index.positionsByID()
@@ -72,6 +75,8 @@ struct Plain {
     /// Its format-3 history, or the one event of its version (what R-MRG-9 asks: which deletions
     /// it has seen).
     let history: EventHistory
+    /// The side it was read from; `nil` for a version the merged file already holds.
+    var side: MergeSide? = nil
     var rank: MergeRank {
         MergeRank(time: draft.attributes.modificationDate, live: 1, version: entry.version, hash: hash)
     }
@@ -127,7 +132,13 @@ extension Merger {
                 vaultID: input.snapshot.header.vaultID,
                 keys: input.snapshot.keys
             )
-            result = Plain(draft: draft, hash: try contentHash(draft), entry: entry, history: input.histories[position])
+            result = Plain(
+                draft: draft,
+                hash: try contentHash(draft),
+                entry: entry,
+                history: input.histories[position],
+                side: input.side
+            )
         } catch let error as VaultFormatError where error.code == .foreignDevice || error.code == .keyUnavailable {
             result = nil
         }

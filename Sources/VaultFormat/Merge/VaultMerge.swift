@@ -102,13 +102,14 @@ struct Merger {
         }
         let sameKeys = oursMaster == theirsMaster
         inputs = Sides(
-            ours: try MergeInput(ours, sealedUnder: .ours),
-            theirs: try MergeInput(theirs, sealedUnder: sameKeys ? .ours : .theirs)
+            ours: try MergeInput(ours, side: .ours, sealedUnder: .ours),
+            theirs: try MergeInput(theirs, side: .theirs, sealedUnder: sameKeys ? .ours : .theirs)
         )
         let baseInput = try base.map {
             let master = $0.keys.master!.secret
             return try MergeInput(
                 $0,
+                side: nil,
                 sealedUnder: master == oursMaster ? .ours : (master == theirsMaster ? .theirs : nil)
             )
         }
