@@ -56,7 +56,7 @@ extension ImportBatch {
     ///
     /// - Parameter options: How to treat duplicates and entries without a protection class.
     /// - Returns: What an import into a new vault would import, replace and skip.
-    /// - Throws: ``VaultIOError`` when the scratch directory or vault cannot be made.
+    /// - Throws: `VaultIOError` when the scratch directory or vault cannot be made.
     public func preview(options: ImportOptions = ImportOptions()) throws -> ImportReport {
         let parent = Self.temporaryDirectory()
         var template = Array((parent + "/vault-import-preview-XXXXXX").utf8CString)

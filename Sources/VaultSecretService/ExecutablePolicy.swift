@@ -191,7 +191,7 @@ extension ExecutablePolicy {
     ///     followed); a name to disallow that does not resolve is taken as it is.
     /// - Returns: One line per name: `allowed <path> (sha256:<hex>)`, `disallowed <path>` or
     ///   `not listed: <path>`.
-    /// - Throws: ``AllowListError`` for a file that cannot be used; ``VaultIOError/Code/unreadableInput``
+    /// - Throws: ``AllowListError`` for a file that cannot be used; `VaultIOError.Code.unreadableInput`
     ///   for an executable that cannot be read; what `resolve` throws; the file system's errors.
     package static func update(
         at path: String,

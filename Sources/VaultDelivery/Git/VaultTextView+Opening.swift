@@ -28,7 +28,7 @@ extension VaultTextView {
     ///   - agent: The agent to ask for keys; `nil` asks none.
     ///   - describe: Words an error (a wrong credential, a damaged item or header).
     /// - Returns: The view, ending in a newline.
-    /// - Throws: ``VaultIOError`` when the file cannot be read at all.
+    /// - Throws: `VaultIOError` when the file cannot be read at all.
     public static func text(
         ofFileAt path: String,
         sources: CredentialSources,
