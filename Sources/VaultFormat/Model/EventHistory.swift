@@ -4,20 +4,30 @@
 ///
 /// Spec: Spec/format-v3.md, §8 (design draft).
 package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 8 bytes read as a big-endian integer: no allocation per event, and integer order is
+    /// the bytes' order (a history is compared and searched on every entry a scan decodes).
+    package let bigEndianValue: UInt64
+
     /// The 8 bytes, in file order.
-    package let bytes: [UInt8]
+    package var bytes: [UInt8] { withUnsafeBytes(of: bigEndianValue.bigEndian) { Array($0) } }
+
+    /// An ID from its 8 bytes read as a big-endian integer; `nil` for zero (R3-EV-4).
+    package init?(bigEndianValue: UInt64) {
+        guard bigEndianValue != 0 else { return nil }
+        self.bigEndianValue = bigEndianValue
+    }
 
     /// An ID from its 8 bytes; `nil` when they are not 8 or all zero (R3-EV-4).
     package init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == EventHistory.eventByteCount, bytes.contains(where: { $0 != 0 }) else { return nil }
-        self.bytes = Array(bytes)
+        guard bytes.count == EventHistory.eventByteCount else { return nil }
+        self.init(bigEndianValue: bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
     /// The event of an entry migrated from an earlier format: `LE64(version)`, the bytes that the
     /// record's associated data already names (Spec/format-v3.md §11).
     package init(migratedVersion version: UInt64) {
         precondition(version != 0, "a migrated entry's version is at least 1")
-        bytes = withUnsafeBytes(of: version.littleEndian) { Array($0) }
+        bigEndianValue = version.byteSwapped
     }
 
     /// A fresh random ID that is not in `history` (R3-EV-1).
@@ -32,7 +42,7 @@ package struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// Byte order: of two deletions at one time, a merge keeps the greater event (R-MRG-18).
-    package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.bigEndianValue < rhs.bigEndianValue }
 
     package var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
 }
@@ -132,7 +142,7 @@ extension EventHistory {
     /// Appends `n` and the events (Spec/format-v3.md §8).
     package func encode(into writer: inout ByteWriter) {
         writer.u8(UInt8(events.count))
-        for event in events { writer.append(event.bytes) }
+        for event in events { writer.u64BigEndian(event.bigEndianValue) }
     }
 
     /// Reads a history, checked as R3-EV-4 says; a fault is `indexCorrupt`.
@@ -144,7 +154,7 @@ extension EventHistory {
         var events: [EventID] = []
         events.reserveCapacity(count)
         for _ in 0..<count {
-            guard let event = EventID(bytes: try reader.read(eventByteCount, "an event ID")) else {
+            guard let event = EventID(bigEndianValue: try reader.u64BigEndian("an event ID")) else {
                 throw VaultFormatError(.indexCorrupt, "an entry's history holds an event ID of zeros")
             }
             events.append(event)
