@@ -1,0 +1,78 @@
+// vault: outside review (atk2) of R-MRG-20: a deletion an input keeps itself no longer removes that
+// input's older conflict copies (Spec/merge.md R-MRG-9 against R-MRG-20).
+
+import Testing
+import VaultFormat
+import VaultIO
+
+@Suite("atk2: R-MRG-20 and the conflict copies a deletion should remove")
+struct KeptDeletionAttackTests {
+    /// Two replicas edit X concurrently (v1 at +1 s, v2 at +2 s); their merge keeps v2 as X and v1
+    /// as the conflict copy C. On that merged replica the user then deletes X at +5 s (D). C's time
+    /// (+1 s) is before D's and C's history (copy event on top of v1's) does not hold D's event, so
+    /// R-MRG-9 (format 3: "a copy is outdated ... by the deletions its own history has not seen")
+    /// says the next merge removes C: before R-MRG-20 it did.
+    ///
+    /// R-MRG-20 assumes that an input holding a deletion of X "has already weighed" it against the
+    /// input's copies of X. A writer's deletion of X weighs nothing: `VaultWriter.remove` leaves
+    /// C in place. The deleting replica holds C and "keeps" D (its own deletion entry of X), so
+    /// `removeOutdatedCopies` skips D for C (`keepers` = every side holding C), and no merge the
+    /// deleting replica takes part in ever removes C: the rotated-out value v1 survives the
+    /// deletion of its item, spreads to every replica merged with it, and even comes back into a
+    /// replica that had already dropped it.
+    @Test("a conflict copy older than a later local deletion of its item is removed by the next merge")
+    func copyOlderThanLocalDeletion_isRemoved() throws {
+        var base = try Replica.empty(format: .version3)
+        let id = ItemID(random: SystemRandom())
+        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        var a = base
+        try a.set(id, service: "db", secret: "v1 (rotated out)", at: MergeClock.start + 1_000)
+        var b = base
+        try b.set(id, service: "db", secret: "v2", at: MergeClock.start + 2_000)
+        let (conflicted, report) = try merged(b, a)
+        let copyID = try #require(report.conflicts.first?.copyID)
+        #expect(try conflicted.contents()[copyID] != nil, "the merge kept v1 as a conflict copy")
+
+        var deleter = conflicted
+        try deleter.delete(id, at: MergeClock.start + 5_000)
+
+        // The deleting replica merged with each other replica, in both orders.
+        for other in [a, b, conflicted] {
+            for (ours, theirs) in [(deleter, other), (other, deleter)] {
+                let (result, _) = try merged(ours, theirs)
+                let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+                withKnownIssue(
+                    """
+                    R-MRG-20 (atk2 finding 1): the deleting replica keeps D as its own deletion entry of X, \
+                    so D never outdates the copy C it holds (removeOutdatedCopies: keepers = sides holding C); \
+                    R-MRG-9 says a copy no newer than a deletion its history has not seen is removed
+                    """
+                ) {
+                    #expect(!secrets.contains("v1 (rotated out)"), "the copy of v1, older than D, is removed")
+                }
+            }
+        }
+    }
+
+    /// The control: the same deletion at the same time, made on a replica that never held C (b,
+    /// which wrote v2 before the conflict merge), removes C when merged with the replica holding C:
+    /// only which replica the user deleted X on decides whether the rotated-out v1 survives.
+    @Test("control: a deletion made on a replica without the copy removes it")
+    func copyOlderThanRemoteDeletion_isRemoved() throws {
+        var base = try Replica.empty(format: .version3)
+        let id = ItemID(random: SystemRandom())
+        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        var a = base
+        try a.set(id, service: "db", secret: "v1 (rotated out)", at: MergeClock.start + 1_000)
+        var b = base
+        try b.set(id, service: "db", secret: "v2", at: MergeClock.start + 2_000)
+        let (conflicted, _) = try merged(b, a)
+        var deleter = b
+        try deleter.delete(id, at: MergeClock.start + 5_000)
+        for (ours, theirs) in [(deleter, conflicted), (conflicted, deleter)] {
+            let (result, _) = try merged(ours, theirs)
+            let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+            #expect(secrets.isEmpty, "D outdates C and deletes X")
+        }
+    }
+}
