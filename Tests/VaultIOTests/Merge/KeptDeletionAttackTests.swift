@@ -76,3 +76,44 @@ struct KeptDeletionAttackTests {
         }
     }
 }
+
+@Suite("atk2: merge order and a version another replica already replaced")
+struct ReplacedVersionCopyAttackTests {
+    /// Not R-MRG-20 (found by the atk2 random sync exploration while testing it; R-MRG-18 alone).
+    /// Replica A writes X = "old" (t+1 s) and later rotates it to "new" (t+3 s); C is A's copy from
+    /// before the rotation; B edited X concurrently ("b", t+2 s). Merging (A ⊕ B) ⊕ C keeps "new"
+    /// and a copy of "b": "old" was replaced by A and never comes back. Merging A ⊕ (B ⊕ C) first
+    /// makes "old" a conflict copy in B ⊕ C (B wins on time), and A ⊕ (B ⊕ C) keeps that copy,
+    /// although A's version descends from "old" (its history holds old's event, and so does the
+    /// copy's): the rotated-out secret comes back, and three replicas merged in two orders differ,
+    /// against `Spec/format-v3.md` §8 ("a secret rotated out never comes back as a conflict copy")
+    /// and `Spec/merge.md` R-MRG-9/§7 ("merging replicas in any order gives the same items").
+    @Test("a version a replica rotated out does not come back as a conflict copy, in any merge order")
+    func rotatedOutVersion_neverComesBackAsCopy() throws {
+        var base = try Replica.empty(format: .version3)
+        let id = ItemID(random: SystemRandom())
+        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        var a = base
+        try a.set(id, service: "db", secret: "old (rotated out)", at: MergeClock.start + 1_000)
+        let c = a  // A's copy before the rotation (a stale replica, a git branch)
+        try a.set(id, service: "db", secret: "new", at: MergeClock.start + 3_000)
+        var b = base
+        try b.set(id, service: "db", secret: "b", at: MergeClock.start + 2_000)
+
+        let leftFirst = try merged(merged(a, b).0, c).0
+        let rightFirst = try merged(a, merged(b, c).0).0
+        let left = Set(try leftFirst.open().items(includeSecrets: true).map { $0.secret!.utf8String })
+        let right = Set(try rightFirst.open().items(includeSecrets: true).map { $0.secret!.utf8String })
+        #expect(left == ["new", "b"], "(A ⊕ B) ⊕ C: the rotation stands")
+        withKnownIssue(
+            """
+            R-MRG-18 (atk2 finding 2, not R-MRG-20): B ⊕ C makes a conflict copy of C's "old"; A ⊕ (B ⊕ C) \
+            keeps it although A's version descends from "old": no rule removes a copy whose version a kept \
+            version's history holds, so the rotated-out secret comes back and merge order changes the items
+            """
+        ) {
+            #expect(right == left, "A ⊕ (B ⊕ C) gives the same items")
+            #expect(!right.contains("old (rotated out)"), "the rotated-out secret is not revived")
+        }
+    }
+}
