@@ -172,4 +172,39 @@ struct KeptDeletionOrderAttackTests {
             #expect(!results.values.contains { $0.contains("L (deleted by D_b)") }, "no order revives L")
         }
     }
+
+    /// The same flaw breaks idempotence (`Spec/merge.md` §7; `MergePropertyTests.idempotent` checks
+    /// merge(merge(A, B), A) = merge(A, B)). A = z above ({V3, shadow D1, C}), B = y ({D_b}). A ⊕ B
+    /// keeps V3 and removes C (D_b, unseen by A, dates it), and D_b survives only as an event in
+    /// X's history and the shadow's (whose current event stays d1, the later deletion). Merged with
+    /// A again, C comes back: A keeps d1, so R-MRG-20 skips the shadow, and nothing else dates C.
+    @Test("merging the merged file with one of its inputs again changes nothing")
+    func mergeWithInputAgain_changesNothing() throws {
+        var base = try Replica.empty(format: .version3)
+        let id = ItemID(random: SystemRandom())
+        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        var p = base
+        try p.set(id, service: "db", secret: "L (deleted by D_b)", at: MergeClock.start + 1_000)
+        var q = base
+        try q.set(id, service: "db", secret: "W", at: MergeClock.start + 2_000)
+        var a = try merged(q, p).0
+        try a.delete(id, at: MergeClock.start + 5_000)
+        try a.set(id, service: "db", secret: "V3", at: MergeClock.start + 6_000)
+        var b = p
+        try b.delete(id, at: MergeClock.start + 3_000)
+
+        let ab = try merged(a, b).0
+        let abSecrets = Set(try ab.open().items(includeSecrets: true).map { $0.secret!.utf8String })
+        #expect(abSecrets == ["V3"], "A ⊕ B: D_b outdates the copy of L")
+        let again = try merged(ab, a).0
+        let (againContents, abContents) = (try again.contents(), try ab.contents())
+        withKnownIssue(
+            """
+            R-MRG-20 (atk2 finding 3): (A ⊕ B) ⊕ A brings back the copy of L that A ⊕ B removed: the merged \
+            shadow's current event is A's d1, which A keeps, and D_b is folded into it
+            """
+        ) {
+            #expect(againContents == abContents, "merge(merge(A, B), A) = merge(A, B)")
+        }
+    }
 }
