@@ -276,9 +276,10 @@ extension Merger {
             else { continue }
             let origin = ItemID(bytes: marker.value.prefix(16))
             let seen = historyMode ? try writer.currentHistory(of: entry.itemID) : nil
-            // R-MRG-20: a side that holds the copy and keeps the deletion has dated it already.
-            var keepers = [MergeSide.ours, .theirs].filter { inputs[$0].positions.position(of: entry.itemID) != nil }
-            if let side = pending.copySides[entry.itemID] { keepers.append(side) }
+            // R-MRG-20: a copy this merge made of a side's live version is that version, which its
+            // side's shadow says has met the deletion; a copy carried from an input is dated as
+            // its history says.
+            let keepers = pending.copySides[entry.itemID].map { [$0] } ?? []
             guard let deleted = deletionTime(of: origin, unseenBy: seen, keptBy: keepers) else { continue }
             if attributes.modificationDate <= deleted {
                 try writer.discard(entry.itemID)

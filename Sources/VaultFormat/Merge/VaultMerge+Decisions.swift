@@ -127,14 +127,14 @@ extension Merger {
         latestDeletion(of: id, unseenBy: history, keptBy: keepers)?.deletedAt
     }
 
-    /// R-MRG-20: whether `side` keeps `deletion` of `id` itself: a deletion entry of `id`, or its
-    /// shadow in the master scope, whose history holds the deletion's current event. That side's
-    /// own versions of `id` (and copies of them) were written over that deletion or outlived it
-    /// in an earlier merge, so it never dates them again, even once their 16-event histories
-    /// have dropped its event (R3-EV-1).
+    /// R-MRG-20: whether `side` keeps `deletion` of `id` under `id`'s shadow in the master scope,
+    /// whose history holds the deletion's current event. That side's live version of `id` was
+    /// written over that deletion or outlived it (a shadow stands only beside a live item), so it
+    /// never dates that version again, even once its 16-event history has dropped the event
+    /// (R3-EV-1). A deletion entry of `id` itself says nothing of the side's conflict copies of
+    /// `id`: deleting an item leaves its copies as they are.
     func keeps(_ side: MergeSide, _ deletion: Format3Deletion, of id: ItemID) -> Bool {
         let input = inputs[side]
-        if input.deletionEntries[id]?.history.events.contains(deletion.history.current) == true { return true }
         guard let shadow = input.deletionEntries[VaultMerge.shadowID(of: id)], shadow.scope == .master else {
             return false
         }

@@ -1,5 +1,7 @@
-// vault: outside review (atk2) of R-MRG-20: a deletion an input keeps itself no longer removes that
-// input's older conflict copies (Spec/merge.md R-MRG-9 against R-MRG-20).
+// vault: outside review (atk2) of R-MRG-20: its first reading (a deletion an input keeps itself,
+// as its own entry of the item, shields every copy the input holds) kept copies that a deletion
+// should remove, and made merges depend on their order; R-MRG-20 now covers only an input's live
+// version and the copies a merge makes of it (Spec/merge.md R-MRG-9, R-MRG-20).
 
 import Testing
 import VaultFormat
@@ -41,15 +43,7 @@ struct KeptDeletionAttackTests {
             for (ours, theirs) in [(deleter, other), (other, deleter)] {
                 let (result, _) = try merged(ours, theirs)
                 let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
-                withKnownIssue(
-                    """
-                    R-MRG-20 (atk2 finding 1): the deleting replica keeps D as its own deletion entry of X, \
-                    so D never outdates the copy C it holds (removeOutdatedCopies: keepers = sides holding C); \
-                    R-MRG-9 says a copy no newer than a deletion its history has not seen is removed
-                    """
-                ) {
-                    #expect(!secrets.contains("v1 (rotated out)"), "the copy of v1, older than D, is removed")
-                }
+                #expect(!secrets.contains("v1 (rotated out)"), "the copy of v1, older than D, is removed")
             }
         }
     }
@@ -161,16 +155,8 @@ struct KeptDeletionOrderAttackTests {
         for (name, result) in orders {
             results[name] = Set(try result.open().items(includeSecrets: true).map { $0.secret!.utf8String })
         }
-        withKnownIssue(
-            """
-            R-MRG-20 (atk2 finding 3): keeps() looks only at a deletion's current event; a merged deletion \
-            entry with current d1 also stands for the absorbed D_b, which the keeper z never saw, so the \
-            copy of L comes back in (x ⊕ y) ⊕ z and not in (x ⊕ z) ⊕ y
-            """
-        ) {
-            #expect(Set(results.values).count == 1, "every order gives the same items: \(results)")
-            #expect(!results.values.contains { $0.contains("L (deleted by D_b)") }, "no order revives L")
-        }
+        #expect(Set(results.values).count == 1, "every order gives the same items: \(results)")
+        #expect(!results.values.contains { $0.contains("L (deleted by D_b)") }, "no order revives L")
     }
 
     /// The same flaw breaks idempotence (`Spec/merge.md` §7; `MergePropertyTests.idempotent` checks
@@ -198,14 +184,7 @@ struct KeptDeletionOrderAttackTests {
         #expect(abSecrets == ["V3"], "A ⊕ B: D_b outdates the copy of L")
         let again = try merged(ab, a).0
         let (againContents, abContents) = (try again.contents(), try ab.contents())
-        withKnownIssue(
-            """
-            R-MRG-20 (atk2 finding 3): (A ⊕ B) ⊕ A brings back the copy of L that A ⊕ B removed: the merged \
-            shadow's current event is A's d1, which A keeps, and D_b is folded into it
-            """
-        ) {
-            #expect(againContents == abContents, "merge(merge(A, B), A) = merge(A, B)")
-        }
+        #expect(againContents == abContents, "merge(merge(A, B), A) = merge(A, B)")
     }
 }
 
