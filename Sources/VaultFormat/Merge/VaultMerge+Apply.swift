@@ -227,7 +227,15 @@ extension Merger {
         // A synchronizable item stays synchronizable; its copy is a separate item of the same class.
         if historyMode {
             pending.copySides[id] = copy.plain.side
-            try writer.put(draft, history: Self.copyHistory(of: id, losing: copy.plain))
+            var history = Self.copyHistory(of: id, losing: copy.plain)
+            // R-MRG-20: the version met its side's shadow deletion; its copy carries that into
+            // later merges, where no side's shadow stands beside the copy.
+            if let side = copy.plain.side,
+                let shadow = inputs[side].deletionEntries[VaultMerge.shadowID(of: copy.origin)], shadow.scope == .master
+            {
+                history = history.keepingAsOldest(shadow.history.current)
+            }
+            try writer.put(draft, history: history)
         } else {
             try writer.put(draft)
         }

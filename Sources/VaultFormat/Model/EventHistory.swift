@@ -95,6 +95,14 @@ package struct EventHistory: Hashable, Sendable {
         events = [event]
     }
 
+    /// This history with `event` as its oldest event (the oldest one dropped when it is full);
+    /// itself when it holds `event` already. R-MRG-20: a conflict copy takes in the deletion its
+    /// version met.
+    package func keepingAsOldest(_ event: EventID) -> EventHistory {
+        if events.contains(event) { return self }
+        return EventHistory(unchecked: Array(events.prefix(Self.maximumCount - 1)) + [event])
+    }
+
     private init(unchecked events: [EventID]) {
         self.events = events
     }

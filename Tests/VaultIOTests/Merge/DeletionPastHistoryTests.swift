@@ -32,6 +32,12 @@ struct DeletionPastHistoryTests {
             #expect(secrets.contains("vB") && secrets.contains("vC\(writes)"), "the last write is kept as a copy")
             let copyID = try #require(report.conflicts.first?.copyID)
             #expect(items.contains { $0.entry.itemID == copyID }, "the copy the merge reports is in the result")
+            // Carried into a later merge with the deletion, where no shadow stands beside the copy,
+            // the copy's history says it met the deletion (R-MRG-20).
+            for (x, y) in [(result, deleter), (deleter, result)] {
+                let later = try merged(x, y).0.open().items(includeSecrets: true)
+                #expect(later.contains { $0.entry.itemID == copyID }, "the copy outlives the deletion it met")
+            }
         }
     }
 
