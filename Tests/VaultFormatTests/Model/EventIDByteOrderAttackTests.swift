@@ -63,11 +63,18 @@ struct EventIDByteOrderAttackTests {
     @Test("§19.5 absorb vector")
     func absorbVector() throws {
         func h(_ hex: [String]) throws -> EventHistory {
-            try EventHistory(events: hex.map { s in
-                EventID(bytes: stride(from: 0, to: 16, by: 2).map {
-                    UInt8(s[s.index(s.startIndex, offsetBy: $0)..<s.index(s.startIndex, offsetBy: $0 + 2)], radix: 16)!
-                })!
-            })
+            try EventHistory(
+                events: hex.map { s in
+                    EventID(
+                        bytes: stride(from: 0, to: 16, by: 2).map {
+                            UInt8(
+                                s[s.index(s.startIndex, offsetBy: $0)..<s.index(s.startIndex, offsetBy: $0 + 2)],
+                                radix: 16
+                            )!
+                        }
+                    )!
+                }
+            )
         }
         let a = try h(["f0e0d0c0b0a09080", "1111111111111111", "2222222222222222"])
         let b = try h(["0102030405060708", "1111111111111111", "3333333333333333"])
@@ -75,7 +82,10 @@ struct EventIDByteOrderAttackTests {
             a.absorbing(b).events.map(\.description)
                 == ["f0e0d0c0b0a09080", "0102030405060708", "1111111111111111", "2222222222222222", "3333333333333333"]
         )
-        #expect(EventHistory(migratedDeletionOf: ItemID(bytes: Array(0x50...0x5F)), at: 1_700_000_000_000).current.description
-            == "a5d1697aa5253db0")
+        #expect(
+            EventHistory(migratedDeletionOf: ItemID(bytes: Array(0x50...0x5F)), at: 1_700_000_000_000).current
+                .description
+                == "a5d1697aa5253db0"
+        )
     }
 }
