@@ -194,11 +194,10 @@ extension Merger {
     /// the marker attribute; skipped when that copy was deleted after the version was made.
     mutating func placeCopy(_ copy: PendingCopy) throws {
         let id = VaultMerge.copyID(of: copy.origin, hash: copy.plain.hash, key: hashKey)
-        let keepers = copy.plain.side.map { [$0] } ?? []
         guard
             keepsCopy(
                 of: copy.plain,
-                tomb: deletionTime(of: copy.origin, unseenBy: copy.plain.history, keptBy: keepers)
+                tomb: deletionTime(of: copy.origin, unseenBy: copy.plain.history, keptBy: copy.plain.side)
             )
         else { return }
         if try writer.entry(for: id) != nil { return }
@@ -287,8 +286,8 @@ extension Merger {
             // R-MRG-20: a copy this merge made of a side's live version is that version, which its
             // side's shadow says has met the deletion; a copy carried from an input is dated as
             // its history says.
-            let keepers = pending.copySides[entry.itemID].map { [$0] } ?? []
-            guard let deleted = deletionTime(of: origin, unseenBy: seen, keptBy: keepers) else { continue }
+            let keeper = pending.copySides[entry.itemID]
+            guard let deleted = deletionTime(of: origin, unseenBy: seen, keptBy: keeper) else { continue }
             if attributes.modificationDate <= deleted {
                 try writer.discard(entry.itemID)
                 tally.otherChanges += 1

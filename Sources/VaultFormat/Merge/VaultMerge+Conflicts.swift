@@ -74,7 +74,7 @@ extension Merger {
             decision.outdatedBy = latestDeletion(
                 of: item.id,
                 unseenBy: newest.history,
-                keptBy: newest.side.map { [$0] } ?? []
+                keptBy: newest.side
             ).map { ($0, newer) }
             return decision
         }
@@ -85,7 +85,7 @@ extension Merger {
     /// not seen count.
     func deletedAt(_ item: ItemStates, unseenBy version: Plain) -> Int64? {
         historyMode
-            ? deletionTime(of: item.id, unseenBy: version.history, keptBy: version.side.map { [$0] } ?? [])
+            ? deletionTime(of: item.id, unseenBy: version.history, keptBy: version.side)
             : item.deletedAt
     }
 

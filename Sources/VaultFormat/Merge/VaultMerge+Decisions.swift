@@ -120,11 +120,10 @@ extension Merger {
     /// The time of the latest deletion of `id` either side records, under its own ID or its
     /// shadow (R-MRG-9). In format 3, a deletion that `history` has seen (its current event is in
     /// `history`) is left out: a version written after a deletion is never outdated by it,
-    /// whatever its clock says (R-MRG-18); so is a deletion that a side in `keepers` keeps itself
+    /// whatever its clock says (R-MRG-18); so is a deletion that `keeper` keeps under the item's shadow
     /// (R-MRG-20).
-    func deletionTime(of id: ItemID, unseenBy history: EventHistory? = nil, keptBy keepers: [MergeSide] = []) -> Int64?
-    {
-        latestDeletion(of: id, unseenBy: history, keptBy: keepers)?.deletedAt
+    func deletionTime(of id: ItemID, unseenBy history: EventHistory? = nil, keptBy keeper: MergeSide? = nil) -> Int64? {
+        latestDeletion(of: id, unseenBy: history, keptBy: keeper)?.deletedAt
     }
 
     /// R-MRG-20: whether `side` keeps `deletion` of `id` under `id`'s shadow in the master scope,
@@ -148,7 +147,7 @@ extension Merger {
     func latestDeletion(
         of id: ItemID,
         unseenBy history: EventHistory? = nil,
-        keptBy keepers: [MergeSide] = []
+        keptBy keeper: MergeSide? = nil
     ) -> Format3Deletion? {
         var latest: Format3Deletion? = nil
         for input in inputs.both where !input.tombs.isEmpty {
@@ -160,7 +159,7 @@ extension Merger {
                 // recipient's, and dates nothing of `id`.
                 if key != id, deletion.scope != .master { continue }
                 if historyMode, let history, history.events.contains(deletion.history.current) { continue }
-                if historyMode, keepers.contains(where: { keeps($0, deletion, of: id) }) { continue }
+                if historyMode, let keeper, keeps(keeper, deletion, of: id) { continue }
                 if let held = latest,
                     held.deletedAt > time
                         || (held.deletedAt == time && !(held.history.current < deletion.history.current))
