@@ -48,7 +48,7 @@ struct DeletionPastHistoryTests {
         let (_, deleter, slow, _) = try Self.replicas(writes: writes)
         for (ours, theirs) in [(slow, deleter), (deleter, slow)] {
             let (result, report) = try merged(ours, theirs)
-            let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+            let secrets = try result.secrets()
             #expect(secrets == ["vC\(writes)"])
             #expect(report.conflicts.isEmpty)
         }
@@ -57,9 +57,7 @@ struct DeletionPastHistoryTests {
     /// X written at the start (`base`), deleted at +10 s (`deleter`), and a slow replica that took
     /// the deletion and wrote X `writes` times at +5 s and on, below the deletion's time.
     static func replicas(writes: Int) throws -> (base: Replica, deleter: Replica, slow: Replica, id: ItemID) {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var deleter = base
         try deleter.delete(id, at: MergeClock.start + 10_000)
         var (slow, _) = try merged(base, deleter)

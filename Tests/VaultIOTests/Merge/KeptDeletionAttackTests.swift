@@ -24,9 +24,7 @@ struct KeptDeletionAttackTests {
     /// replica that had already dropped it.
     @Test("a conflict copy older than a later local deletion of its item is removed by the next merge")
     func copyOlderThanLocalDeletion_isRemoved() throws {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var a = base
         try a.set(id, service: "db", secret: "v1 (rotated out)", at: MergeClock.start + 1_000)
         var b = base
@@ -42,7 +40,7 @@ struct KeptDeletionAttackTests {
         for other in [a, b, conflicted] {
             for (ours, theirs) in [(deleter, other), (other, deleter)] {
                 let (result, _) = try merged(ours, theirs)
-                let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+                let secrets = try result.secrets()
                 #expect(!secrets.contains("v1 (rotated out)"), "the copy of v1, older than D, is removed")
             }
         }
@@ -53,9 +51,7 @@ struct KeptDeletionAttackTests {
     /// only which replica the user deleted X on decides whether the rotated-out v1 survives.
     @Test("control: a deletion made on a replica without the copy removes it")
     func copyOlderThanRemoteDeletion_isRemoved() throws {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var a = base
         try a.set(id, service: "db", secret: "v1 (rotated out)", at: MergeClock.start + 1_000)
         var b = base
@@ -65,7 +61,7 @@ struct KeptDeletionAttackTests {
         try deleter.delete(id, at: MergeClock.start + 5_000)
         for (ours, theirs) in [(deleter, conflicted), (conflicted, deleter)] {
             let (result, _) = try merged(ours, theirs)
-            let secrets = try result.open().items(includeSecrets: true).map { $0.secret!.utf8String }
+            let secrets = try result.secrets()
             #expect(secrets.isEmpty, "D outdates C and deletes X")
         }
     }
@@ -84,9 +80,7 @@ struct ReplacedVersionCopyAttackTests {
     /// and `Spec/merge.md` R-MRG-9/§7 ("merging replicas in any order gives the same items").
     @Test("a version a replica rotated out does not come back as a conflict copy, in any merge order")
     func rotatedOutVersion_neverComesBackAsCopy() throws {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var a = base
         try a.set(id, service: "db", secret: "old (rotated out)", at: MergeClock.start + 1_000)
         let c = a  // A's copy before the rotation (a stale replica, a git branch)
@@ -96,8 +90,8 @@ struct ReplacedVersionCopyAttackTests {
 
         let leftFirst = try merged(merged(a, b).0, c).0
         let rightFirst = try merged(a, merged(b, c).0).0
-        let left = Set(try leftFirst.open().items(includeSecrets: true).map { $0.secret!.utf8String })
-        let right = Set(try rightFirst.open().items(includeSecrets: true).map { $0.secret!.utf8String })
+        let left = Set(try leftFirst.secrets())
+        let right = Set(try rightFirst.secrets())
         #expect(left == ["new", "b"], "(A ⊕ B) ⊕ C: the rotation stands")
         withKnownIssue(
             """
@@ -129,9 +123,7 @@ struct KeptDeletionOrderAttackTests {
     /// revived in one order.
     @Test("three replicas merged in any order agree on a copy an absorbed deletion outdates")
     func absorbedDeletion_datesCopyInEveryOrder() throws {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var p = base
         try p.set(id, service: "db", secret: "L (deleted by D_b)", at: MergeClock.start + 1_000)
         var q = base
@@ -153,7 +145,7 @@ struct KeptDeletionOrderAttackTests {
         ]
         var results: [String: Set<String>] = [:]
         for (name, result) in orders {
-            results[name] = Set(try result.open().items(includeSecrets: true).map { $0.secret!.utf8String })
+            results[name] = Set(try result.secrets())
         }
         #expect(Set(results.values).count == 1, "every order gives the same items: \(results)")
         #expect(!results.values.contains { $0.contains("L (deleted by D_b)") }, "no order revives L")
@@ -166,9 +158,7 @@ struct KeptDeletionOrderAttackTests {
     /// A again, C comes back: A keeps d1, so R-MRG-20 skips the shadow, and nothing else dates C.
     @Test("merging the merged file with one of its inputs again changes nothing")
     func mergeWithInputAgain_changesNothing() throws {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var p = base
         try p.set(id, service: "db", secret: "L (deleted by D_b)", at: MergeClock.start + 1_000)
         var q = base
@@ -180,7 +170,7 @@ struct KeptDeletionOrderAttackTests {
         try b.delete(id, at: MergeClock.start + 3_000)
 
         let ab = try merged(a, b).0
-        let abSecrets = Set(try ab.open().items(includeSecrets: true).map { $0.secret!.utf8String })
+        let abSecrets = Set(try ab.secrets())
         #expect(abSecrets == ["V3"], "A ⊕ B: D_b outdates the copy of L")
         let again = try merged(ab, a).0
         let (againContents, abContents) = (try again.contents(), try ab.contents())
@@ -198,9 +188,7 @@ struct AbsorbedDeletionOrderTests {
     /// though V never saw D_b. Two orders, two results.
     @Test("three replicas merged in any order agree on an item a slow-clock write and two deletions touch")
     func slowWriteAndTwoDeletions_agreeInEveryOrder() throws {
-        var base = try Replica.empty(format: .version3)
-        let id = ItemID(random: SystemRandom())
-        try base.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        let (base, id) = try Replica.withOneItem()
         var x = base
         try x.delete(id, at: MergeClock.start + 10_000)
         var z = try merged(base, x).0

@@ -48,6 +48,19 @@ struct Replica {
         bytes = try writer.encode(now: MergeClock.end)
     }
 
+    /// A format-3 replica holding one item ("db", secret "v0", written at the start), and its ID.
+    static func withOneItem() throws -> (replica: Replica, id: ItemID) {
+        var replica = try Replica.empty(format: .version3)
+        let id = ItemID(random: SystemRandom())
+        try replica.set(id, service: "db", secret: "v0", at: MergeClock.start)
+        return (replica, id)
+    }
+
+    /// Every item's secret, in index order.
+    func secrets() throws -> [String] {
+        try open().items(includeSecrets: true).map { $0.secret!.utf8String }
+    }
+
     /// Every readable item: ID → "service|account|secret|modified".
     func contents() throws -> [ItemID: String] {
         var out: [ItemID: String] = [:]
