@@ -229,9 +229,7 @@ extension Merger {
             var history = Self.copyHistory(of: id, losing: copy.plain)
             // R-MRG-20: the version met its side's shadow deletion; its copy carries that into
             // later merges, where no side's shadow stands beside the copy.
-            if let side = copy.plain.side,
-                let shadow = inputs[side].deletionEntries[VaultMerge.shadowID(of: copy.origin)], shadow.scope == .master
-            {
+            if let side = copy.plain.side, let shadow = masterShadow(of: copy.origin, on: side) {
                 history = history.keepingAsOldest(shadow.history.current)
             }
             try writer.put(draft, history: history)

@@ -133,11 +133,15 @@ extension Merger {
     /// (R3-EV-1). A deletion entry of `id` itself says nothing of the side's conflict copies of
     /// `id`: deleting an item leaves its copies as they are.
     func keeps(_ side: MergeSide, _ deletion: Format3Deletion, of id: ItemID) -> Bool {
-        let input = inputs[side]
-        guard let shadow = input.deletionEntries[VaultMerge.shadowID(of: id)], shadow.scope == .master else {
-            return false
+        masterShadow(of: id, on: side)?.history.events.contains(deletion.history.current) == true
+    }
+
+    /// `side`'s shadow deletion of `id`, when it stands in the master scope (R-MRG-19).
+    func masterShadow(of id: ItemID, on side: MergeSide) -> Format3Deletion? {
+        guard let shadow = inputs[side].deletionEntries[VaultMerge.shadowID(of: id)], shadow.scope == .master else {
+            return nil
         }
-        return shadow.history.events.contains(deletion.history.current)
+        return shadow
     }
 
     /// The latest deletion of `id` either side records, under its own ID or its shadow, as a
