@@ -1,6 +1,6 @@
 // vaulttool git-merge: git's merge driver for vault files (`vaulttool git-merge %O %A %B %P`).
 
-import Glibc
+import VaultDelivery
 import VaultIO
 
 /// `vaulttool git-merge [<credential options>] <ancestor> <ours> <theirs>`.
@@ -31,7 +31,7 @@ struct GitMerge: Command {
     @OptionalArgument("path", help: "The file's path in the repository (git's %P).") var name: String?
 
     /// The variables that supply credentials when no option does.
-    static let passwordFileVariable = "VAULTTOOL_PASSWORD_FILE"
+    static let passwordFileVariable = GitMergeDriver.passwordFileVariable
     static let keyFileVariable = "VAULTTOOL_KEY_FILE"
 
     /// The credentials given, completed from the environment: a driver never prompts.
@@ -48,42 +48,30 @@ struct GitMerge: Command {
     }
 
     func run() throws {
-        // A merge driver runs without a terminal, often inside another program: never prompt.
-        let explicit =
+        let versions = GitMergeDriver.Versions(ancestor: ancestor, ours: ours, theirs: theirs, name: name)
+        let named =
             credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
             || credentialOptions.identityFile != nil || credentialOptions.tpm2
-        // %A is git's temporary copy of the checked-out branch's file, screened by its vault ID:
-        // a copy under a master key a rekey retired here, or with a removed credential, is refused
-        // (exit 4, `screened`). Merging main into such a copy (an old file committed on a pull
-        // request) would keep its retired key (R-MRG-11 keeps ours' key when ours alone differs
-        // from the ancestor) and seal main's new items under the key a removed recipient holds.
-        // A fork, or a key this user never saw, is let through: the rekeyed upstream of a
-        // `git pull --rebase` racing a rekey looks exactly so (its generation can tie the unpushed
-        // commit's); the merged result is then recorded as accepted, which keeps the key seen
-        // before as known (L-RB-8).
-        var configuration = try VaultAccess.configuration()
-        configuration.rollbackPolicy = .accept
-        let record = RollbackGuard(configuration.rollbackState)
-        let open: (String) throws -> VaultSnapshot
-        let vault: Vault
-        if explicit {
-            let credentials = try credentialOptions.credentials()
-            open = { try VaultFileReader(path: $0).open(with: credentials) }
-            vault = try screened { try Vault(path: ours, credentials: credentials, configuration: configuration) }
-        } else if let keys = try agentKeys() {
-            open = { path in
-                do {
-                    return try VaultFileReader(path: path).open(keys: keys)
-                } catch let error as VaultFormatError where error.code == .headerAuthentication {
-                    throw ToolError(
-                        "the agent's keys do not open \(describe(path)) (re-keyed on one branch?); "
-                            + "give the driver a credential (\(Self.passwordFileVariable))",
-                        exitCode: .wrongCredential
-                    )
-                }
-            }
-            vault = try screened { try Vault(path: ours, keys: keys, configuration: configuration) }
-        } else {
+        let opened: GitMergeDriver?
+        do {
+            opened = try GitMergeDriver(
+                versions,
+                sources: credentialOptions.sources,
+                credentialNamed: named,
+                configuration: try VaultAccess.configuration()
+            )
+        } catch let error as VaultIOError where error.code == .rolledBack {
+            // git-merge takes no `--accept-rollback`: merging into an older copy is never what the
+            // person merging wants.
+            let finding = error.rollback.map { "\($0)" } ?? error.reason
+            throw ToolError(
+                "our \(name.map { "'\($0)'" } ?? "file") is an older copy (\(finding)): merging into it "
+                    + "would seal the other branch's items under what it brings back; check out the other branch "
+                    + "and merge this one into it",
+                exitCode: .damaged
+            )
+        }
+        guard let driver = opened else {
             throw ToolError(
                 "git-merge cannot prompt: set \(Self.passwordFileVariable) to a password file, "
                     + "\(Self.keyFileVariable) to a key file or VAULTTOOL_IDENTITY_FILE to an identity file, "
@@ -91,55 +79,11 @@ struct GitMerge: Command {
                 exitCode: .usage
             )
         }
-        // Git gives an empty ancestor when both branches added the file: merge two-way.
-        var status = stat()
-        guard stat(ancestor, &status) == 0 else {
-            throw ToolError("cannot read \(ancestor): \(String(cString: strerror(errno)))", exitCode: .ioFailure)
-        }
-        let base = status.st_size == 0 ? nil : try open(ancestor)
         let target = name ?? ours
         let other = name.map { "\($0) (their side)" } ?? theirs
-        let theirsSnapshot = try open(theirs)
-        let theirsRetired = record.finding(for: theirsSnapshot)?.kind == .retiredMasterKey
-        let report = try MergeOutput.translating(target, other, keyHint: rekeyRecovery(theirsRetired)) {
-            try record.refuseRemovedCredentials(in: theirsSnapshot, side: "theirs")
-            return try vault.merge(theirsSnapshot, base: base)
-        }
+        let hint = rekeyRecovery(driver.theirsUnderRetiredKey)
+        let report = try MergeOutput.translating(target, other, keyHint: hint) { try driver.merge() }
         MergeOutput.print(report, merged: other, into: target, to: Output.err)
-    }
-
-    /// Opens ours and refuses it when it brings back what this user saw retired or removed
-    /// (git-merge takes no `--accept-rollback`: merging into such a copy is never what the person
-    /// merging wants).
-    private func screened(_ open: () throws -> Vault) throws -> Vault {
-        let vault = try open()
-        guard let finding = vault.rollbackFinding,
-            finding.kind == .retiredMasterKey || finding.kind == .removedCredential
-        else { return vault }
-        throw ToolError(
-            "our \(name.map { "'\($0)'" } ?? "file") is an older copy (\(finding)): merging into it would seal "
-                + "the other branch's items under what it brings back; check out the other branch and merge "
-                + "this one into it",
-            exitCode: .damaged
-        )
-    }
-
-    /// A file git hands over, named as the person knows it.
-    private func describe(_ path: String) -> String {
-        guard let name else { return path }
-        switch path {
-        case ours: return "our '\(name)'"
-        case theirs: return "the other branch's '\(name)'"
-        default: return "the ancestor of '\(name)'"
-        }
-    }
-
-    /// The agent's keys for this vault, found by its ID as `git-diff` finds them (git passes
-    /// temporary copies whose paths the agent does not know); `nil` without an agent holding it.
-    private func agentKeys() throws -> VaultKeys? {
-        guard VaultAgent.fromEnvironment() != nil else { return nil }
-        let vaultID = try VaultFileReader(path: ours).header().vaultID
-        return credentialOptions.sources.agentKeys(forVaultID: vaultID, preferring: name ?? ours)
     }
 
     /// The exact commands that settle a merge of branches with different master keys (R-MRG-11),
