@@ -63,7 +63,7 @@ enum Completion: Equatable {
 /// A subcommand of `vaulttool`: one type per command, one file per type.
 ///
 /// Its options and arguments are its properties, declared once with the property wrappers of
-/// Support/OptionKeys.swift; checks that involve several of them, and values derived from them,
+/// Options/OptionKeys.swift; checks that involve several of them, and values derived from them,
 /// go in ``validate()``, which runs once every property is filled.
 ///
 /// ```swift

@@ -15,7 +15,7 @@ struct ParsedArguments {
 
     /// Every value given to the option `spec` declares, in order (`[""]` for a flag given).
     ///
-    /// Declarations read their values through the typed subscripts of Support/OptionKeys.swift;
+    /// Declarations read their values through the typed subscripts of Options/OptionKeys.swift;
     /// this is for code that walks a group's options (``CredentialOptions/given``).
     func occurrences(of spec: OptionSpec) -> [String] { values[spec.names[0]] ?? [] }
 
