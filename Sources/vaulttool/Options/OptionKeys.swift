@@ -67,6 +67,26 @@ extension Declaration {
     var argumentSpec: ArgumentSpec? { nil }
 }
 
+/// A declaration of one option: `@Flag`, `@Option`, `@RepeatedOption`.
+protocol OptionDeclaration: Declaration {
+    var spec: OptionSpec { get }
+}
+
+extension OptionDeclaration {
+    /// The long name (`--output`), for messages.
+    var name: String { spec.names[0] }
+    var optionSpecs: [OptionSpec] { [spec] }
+}
+
+/// A declaration of one positional argument: `@Argument`, `@OptionalArgument`, `@RemainingArguments`.
+protocol ArgumentDeclaration: Declaration {
+    var spec: ArgumentSpec { get }
+}
+
+extension ArgumentDeclaration {
+    var argumentSpec: ArgumentSpec? { spec }
+}
+
 /// Where the wrappers a command's initialiser creates are noted, so that its declarations are found
 /// without reflection.
 ///
@@ -118,7 +138,7 @@ enum DeclarationLog {
 
 /// A flag (`--json`); `true` when given. A `static let` one is a template that declarations
 /// share (``RollbackOption/flag``).
-@propertyWrapper final class Flag: Declaration, @unchecked Sendable {
+@propertyWrapper final class Flag: OptionDeclaration, @unchecked Sendable {
     let spec: OptionSpec
     /// Whether the flag is among its owner's declared options; one that is not is read when a
     /// command declares it (`--accept-rollback`, through `@Group(specs:)`).
@@ -139,14 +159,12 @@ enum DeclarationLog {
         DeclarationLog.note(self)
     }
 
-    /// The long name (`--json`), for messages.
-    var name: String { spec.names[0] }
     var optionSpecs: [OptionSpec] { listed ? [spec] : [] }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
 /// An option that takes a value (`--output <file>`): its last value, or `nil`.
-@propertyWrapper final class Option: Declaration, @unchecked Sendable {
+@propertyWrapper final class Option: OptionDeclaration, @unchecked Sendable {
     let spec: OptionSpec
     private(set) var wrappedValue: String?
 
@@ -173,14 +191,11 @@ enum DeclarationLog {
         DeclarationLog.note(self)
     }
 
-    /// The long name (`--output`), for messages.
-    var name: String { spec.names[0] }
-    var optionSpecs: [OptionSpec] { [spec] }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
 /// An option that may repeat (`--keep-password-file <file> ...`): every value in order.
-@propertyWrapper final class RepeatedOption: Declaration, @unchecked Sendable {
+@propertyWrapper final class RepeatedOption: OptionDeclaration, @unchecked Sendable {
     let spec: OptionSpec
     private(set) var wrappedValue: [String] = []
 
@@ -189,14 +204,11 @@ enum DeclarationLog {
         DeclarationLog.note(self)
     }
 
-    /// The long name, for messages.
-    var name: String { spec.names[0] }
-    var optionSpecs: [OptionSpec] { [spec] }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
 /// A required positional argument; the parser has already refused a command line without it.
-@propertyWrapper final class Argument: Declaration, @unchecked Sendable {
+@propertyWrapper final class Argument: ArgumentDeclaration, @unchecked Sendable {
     let spec: ArgumentSpec
     private(set) var wrappedValue = ""
 
@@ -214,12 +226,11 @@ enum DeclarationLog {
     /// The vault path that most commands take first: `<vault>`, "The vault file.".
     static var vault: Argument { Argument("vault", help: "The vault file.") }
 
-    var argumentSpec: ArgumentSpec? { spec }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
 /// A positional argument that may be left out: `nil` when it was.
-@propertyWrapper final class OptionalArgument: Declaration, @unchecked Sendable {
+@propertyWrapper final class OptionalArgument: ArgumentDeclaration, @unchecked Sendable {
     let spec: ArgumentSpec
     private(set) var wrappedValue: String?
 
@@ -228,12 +239,11 @@ enum DeclarationLog {
         DeclarationLog.note(self)
     }
 
-    var argumentSpec: ArgumentSpec? { spec }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
 /// The last argument, taking every remaining word (`<name> ...`): the words in order.
-@propertyWrapper final class RemainingArguments: Declaration, @unchecked Sendable {
+@propertyWrapper final class RemainingArguments: ArgumentDeclaration, @unchecked Sendable {
     let spec: ArgumentSpec
     private(set) var wrappedValue: [String] = []
 
@@ -255,7 +265,6 @@ enum DeclarationLog {
         DeclarationLog.note(self)
     }
 
-    var argumentSpec: ArgumentSpec? { spec }
     func fill(from parsed: ParsedArguments) { wrappedValue = parsed[self] }
 }
 
