@@ -6,6 +6,9 @@ import VaultIO
 
 extension SecretServiceProvider {
     /// Answers one call: `reply` gets the out-arguments; a thrown error becomes the error reply.
+    ///
+    /// Every method of every interface is one case. sd-bus itself refuses a member that the
+    /// tables in CSecretService.c do not list, so the `default` case is only a safeguard.
     func call(
         path: String,
         interface: String,
@@ -60,8 +63,40 @@ extension SecretServiceProvider {
             let w = try reply()
             try w.objectPath(c.objectPath)
             try w.objectPath("/")
-        case ("org.freedesktop.Secret.Collection", _): try collectionCall(path, member, caller, r, reply)
-        case ("org.freedesktop.Secret.Item", _): try itemCall(path, member, caller, r, reply)
+        case ("org.freedesktop.Secret.Collection", "SearchItems"):
+            let c = try servedCollection(path)
+            try reply().objectPaths(try search(c, try r.stringMap()))
+        case ("org.freedesktop.Secret.Collection", "CreateItem"):
+            let c = try servedCollection(path)
+            let (item, created) = try createItem(in: c, caller, r)
+            let w = try reply()
+            try w.objectPath(item)
+            try w.objectPath("/")
+            emit(c.objectPath, "org.freedesktop.Secret.Collection", created ? "ItemCreated" : "ItemChanged", item)
+            if created { propertiesChanged(c.objectPath, "org.freedesktop.Secret.Collection", ["Items"]) }
+        case ("org.freedesktop.Secret.Collection", "Delete"):
+            _ = try servedCollection(path)
+            throw .notSupported("a vault file is deleted by its owner, not through the Secret Service")
+        case ("org.freedesktop.Secret.Item", "GetSecret"):
+            let sessionPath = try r.objectPath()
+            let cipher = try session(sessionPath, caller: caller)
+            let (c, item) = try servedItem(path)
+            guard let secret = try c.secret(item.id) else { throw .noSuchObject(path) }
+            try writeSecret(try reply(), secret, cipher, sessionPath, SecretAttributes.contentType(of: item.attributes))
+        case ("org.freedesktop.Secret.Item", "SetSecret"):
+            let (secret, contentType) = try readSecret(r, caller)
+            let (c, item) = try servedItem(path)
+            try rewrite(c, item.id, secret: secret) { a in
+                SecretAttributes.setContentType(contentType, in: &a)
+            }
+            _ = try reply()
+            emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemChanged", path)
+        case ("org.freedesktop.Secret.Item", "Delete"):
+            let (c, item) = try servedItem(path)
+            _ = try c.write { txn in try txn.remove(id: item.id) }
+            try reply().objectPath("/")
+            emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemDeleted", path)
+            propertiesChanged(c.objectPath, "org.freedesktop.Secret.Collection", ["Items"])
         case ("org.freedesktop.Secret.Session", "Close"):
             guard let s = sessions[path], s.owner == caller else { throw .noSession }
             s.cipher.close()
@@ -158,93 +193,50 @@ extension SecretServiceProvider {
         }
     }
 
-    private func collectionCall(
-        _ path: String,
-        _ member: String,
-        _ caller: String,
-        _ r: MessageReader,
-        _ reply: () throws(BusError) -> MessageWriter
-    ) throws(BusError) {
+    /// The collection a path names (by its name or an alias).
+    private func servedCollection(_ path: String) throws(BusError) -> ServedCollection {
         guard case .collection(let c) = object(at: path) else { throw .noSuchObject(path) }
-        switch member {
-        case "SearchItems": try reply().objectPaths(try search(c, try r.stringMap()))
-        case "CreateItem":
-            var label: String? = nil
-            var map: [String: String]? = nil
-            try r.enter("a", "{sv}")
-            var count = 0
-            while !r.atEnd {
-                count += 1
-                if count > BusLimits.attributes { throw .limits("more than \(BusLimits.attributes) properties") }
-                try r.enter("e", "sv")
-                let name = try r.string()
-                let contents = r.peek()?.1
-                switch name {
-                case "org.freedesktop.Secret.Item.Label":
-                    guard contents == "s" else { throw .invalidArgs("\(name) must be a string (s)") }
-                    try r.enter("v", "s")
-                    label = try r.string()
-                    try r.exit()
-                case "org.freedesktop.Secret.Item.Attributes":
-                    guard contents == "a{ss}" else { throw .invalidArgs("\(name) must be a string map (a{ss})") }
-                    try r.enter("v", "a{ss}")
-                    map = try r.stringMap()
-                    try r.exit()
-                default: try r.skip("v")
-                }
-                try r.exit()
-            }
-            try r.exit()
-            let (secret, contentType) = try readSecret(r, caller)
-            _ = try r.bool()
-            if c.isLocked { throw .isLocked }
-            let (item, created) = try store(
-                in: c,
-                map: map ?? [:],
-                label: label,
-                secret: secret,
-                contentType: contentType
-            )
-            let w = try reply()
-            try w.objectPath(item)
-            try w.objectPath("/")
-            emit(c.objectPath, "org.freedesktop.Secret.Collection", created ? "ItemCreated" : "ItemChanged", item)
-            if created { propertiesChanged(c.objectPath, "org.freedesktop.Secret.Collection", ["Items"]) }
-        case "Delete": throw .notSupported("a vault file is deleted by its owner, not through the Secret Service")
-        default: throw .unknownMethod("org.freedesktop.Secret.Collection.\(member) is not implemented")
-        }
+        return c
     }
 
-    private func itemCall(
-        _ path: String,
-        _ member: String,
+    /// Reads `CreateItem`'s properties and secret and stores the item in `c`.
+    ///
+    /// - Returns: The item's path, and whether it is new (not a replaced one).
+    private func createItem(
+        in c: ServedCollection,
         _ caller: String,
-        _ r: MessageReader,
-        _ reply: () throws(BusError) -> MessageWriter
-    ) throws(BusError) {
-        switch member {
-        case "GetSecret":
-            let sessionPath = try r.objectPath()
-            let cipher = try session(sessionPath, caller: caller)
-            let (c, item) = try servedItem(path)
-            guard let secret = try c.secret(item.id) else { throw .noSuchObject(path) }
-            try writeSecret(try reply(), secret, cipher, sessionPath, SecretAttributes.contentType(of: item.attributes))
-        case "SetSecret":
-            let (secret, contentType) = try readSecret(r, caller)
-            let (c, item) = try servedItem(path)
-            try rewrite(c, item.id, secret: secret) { a in
-                SecretAttributes.setContentType(contentType, in: &a)
+        _ r: MessageReader
+    ) throws(BusError) -> (item: String, created: Bool) {
+        var label: String? = nil
+        var map: [String: String]? = nil
+        try r.enter("a", "{sv}")
+        var count = 0
+        while !r.atEnd {
+            count += 1
+            if count > BusLimits.attributes { throw .limits("more than \(BusLimits.attributes) properties") }
+            try r.enter("e", "sv")
+            let name = try r.string()
+            let contents = r.peek()?.1
+            switch name {
+            case "org.freedesktop.Secret.Item.Label":
+                guard contents == "s" else { throw .invalidArgs("\(name) must be a string (s)") }
+                try r.enter("v", "s")
+                label = try r.string()
+                try r.exit()
+            case "org.freedesktop.Secret.Item.Attributes":
+                guard contents == "a{ss}" else { throw .invalidArgs("\(name) must be a string map (a{ss})") }
+                try r.enter("v", "a{ss}")
+                map = try r.stringMap()
+                try r.exit()
+            default: try r.skip("v")
             }
-            _ = try reply()
-            emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemChanged", path)
-        case "Delete":
-            let (c, item) = try servedItem(path)
-            _ = try c.write { txn in try txn.remove(id: item.id) }
-            try reply().objectPath("/")
-            emit(c.objectPath, "org.freedesktop.Secret.Collection", "ItemDeleted", path)
-            propertiesChanged(c.objectPath, "org.freedesktop.Secret.Collection", ["Items"])
-        default: throw .unknownMethod("org.freedesktop.Secret.Item.\(member) is not implemented")
+            try r.exit()
         }
+        try r.exit()
+        let (secret, contentType) = try readSecret(r, caller)
+        _ = try r.bool()
+        if c.isLocked { throw .isLocked }
+        return try store(in: c, map: map ?? [:], label: label, secret: secret, contentType: contentType)
     }
 
     /// A `(oayays)` secret, decrypted with the caller's session.

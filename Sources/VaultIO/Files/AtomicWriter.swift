@@ -65,7 +65,15 @@ struct AtomicWriter {
         let file = try step("create temporary file", temporaryPath) { () throws(Errno) in
             try directory.createExclusive(temporaryName, mode: 0o600)
         }
-        do {
+        // Steps (2) to (4) run inside `fill`, which then closes the file (5) and removes it when
+        // any of these steps fails.
+        try DurableFile.fill(
+            file,
+            named: temporaryName,
+            in: directory,
+            path: temporaryPath,
+            closing: "close temporary file"
+        ) { () throws(VaultIOError) in
             // (2) When replacing, give the new file the old one's permissions and owner.
             if case .replace(let old) = disposition {
                 let new = try step("fstat temporary file", temporaryPath) { () throws(Errno) in try file.status() }
@@ -87,18 +95,8 @@ struct AtomicWriter {
             }
             // (4) Make the bytes durable before any name points at them. Never retried.
             try step("fsync temporary file", temporaryPath) { () throws(Errno) in try file.sync() }
-        } catch {
-            try? file.close()
-            try? directory.unlink(temporaryName)
-            throw error
         }
-        // (5) Close it. A failed close (EIO on some file systems) fails the commit too.
-        do {
-            try step("close temporary file", temporaryPath) { () throws(Errno) in try file.close() }
-        } catch {
-            try? directory.unlink(temporaryName)
-            throw error
-        }
+        // (5) Closed by `fill`: a failed close (EIO on some file systems) fails the commit too.
 
         // (6) Put the new file under the vault's name in one atomic step.
         let swapped: Bool

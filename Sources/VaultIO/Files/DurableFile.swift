@@ -54,7 +54,7 @@ public enum DurableFile {
         } catch {
             throw VaultIOError.system("create", error, path: path)
         }
-        do {
+        try fill(file, named: name, in: directory, path: path, closing: "close") { () throws(VaultIOError) in
             // (2) Every byte; short writes loop and EINTR retries.
             try step("write", path) { () throws(Errno) in
                 try contents.withUnsafeBytes { buffer in Result { () throws(Errno) in try file.writeAll(buffer) } }
@@ -62,15 +62,44 @@ public enum DurableFile {
             }
             // (3) Durable bytes before the call reports success. A failed fsync is never retried.
             try step("fsync", path) { () throws(Errno) in try file.sync() }
+        }
+        do {
+            // (4) The name itself.
+            try step("fsync directory", directoryPath) { () throws(Errno) in try directory.sync() }
+        } catch {
+            try? directory.unlink(name)
+            throw error
+        }
+    }
+
+    /// Runs `body` on `file`, just created as `name` in `directory`, then closes it; when `body`
+    /// or the close fails, `name` is removed, so that no partial file stays behind.
+    ///
+    /// A failed `close` (`EIO` on some file systems) fails too. ``create(at:contents:mode:)``
+    /// and the atomic writer fill their new files with it.
+    ///
+    /// - Parameters:
+    ///   - path: The file's path, for the errors.
+    ///   - closing: The name of the `close` step, such as `"close temporary file"`.
+    ///   - body: The steps that fill the file, such as `write` and `fsync`.
+    /// - Throws: `body`'s error, or a ``VaultIOError`` naming the `close` step.
+    static func fill(
+        _ file: FileDescriptor,
+        named name: String,
+        in directory: FileDescriptor,
+        path: String,
+        closing: String,
+        _ body: () throws(VaultIOError) -> Void
+    ) throws(VaultIOError) {
+        do {
+            try body()
         } catch {
             try? file.close()
             try? directory.unlink(name)
             throw error
         }
         do {
-            try step("close", path) { () throws(Errno) in try file.close() }
-            // (4) The name itself.
-            try step("fsync directory", directoryPath) { () throws(Errno) in try directory.sync() }
+            try step(closing, path) { () throws(Errno) in try file.close() }
         } catch {
             try? directory.unlink(name)
             throw error

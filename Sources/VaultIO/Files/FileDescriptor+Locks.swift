@@ -54,17 +54,7 @@ extension FileDescriptor {
     ///
     /// The corresponding C function is `pwrite`.
     func writeAll(_ bytes: [UInt8], at offset: Int) throws(Errno) {
-        let table = Syscalls.current
-        var done = 0
-        while done < bytes.count {
-            let n = try bytes.withUnsafeBytes { buffer in
-                Syscalls.retryingOnInterrupt {
-                    table.pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-                }
-            }.get()
-            if n == 0 { throw Errno.ioError }
-            done += n
-        }
+        try writeAll(bytes, at: offset, through: Syscalls.current.pwrite)
     }
 
     private func ofdLock(_ command: Int, _ type: Int, _ range: LockRange) -> Result<CInt, Errno> {

@@ -110,14 +110,8 @@ struct FileDescriptor: Hashable, Sendable {
     /// The corresponding C function is `write`.
     func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         let table = Syscalls.current
-        var done = 0
-        while done < bytes.count {
-            let n = try Syscalls.retryingOnInterrupt {
-                table.write(rawValue, bytes.baseAddress.map { $0 + done }, bytes.count - done)
-            }.get()
-            // A regular file never accepts zero bytes of a non-empty write; guard against a loop.
-            if n == 0 { throw Errno.ioError }
-            done += n
+        try Self.loopingOverShortWrites(bytes.count) { done in
+            table.write(rawValue, bytes.baseAddress.map { $0 + done }, bytes.count - done)
         }
     }
 
@@ -136,14 +130,31 @@ struct FileDescriptor: Hashable, Sendable {
     ///
     /// The corresponding C function is `pwrite`.
     func writeVault(_ bytes: [UInt8], at offset: Int) throws(Errno) {
-        let table = Syscalls.current
+        try writeAll(bytes, at: offset, through: Syscalls.current.pwriteVault)
+    }
+
+    /// Writes every byte of `bytes` at `offset` with `pwrite`, one of the table's `pwrite`
+    /// entries, without moving the file position, looping over short writes.
+    func writeAll(
+        _ bytes: [UInt8],
+        at offset: Int,
+        through pwrite: (CInt, UnsafeRawPointer?, Int, off_t) -> Int
+    ) throws(Errno) {
+        try Self.loopingOverShortWrites(bytes.count) { done in
+            bytes.withUnsafeBytes { buffer in
+                pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            }
+        }
+    }
+
+    /// Calls `write` with the number of bytes written so far until `count` bytes are written:
+    /// the loop over short writes of ``writeAll(_:)`` and ``writeAll(_:at:through:)``, each
+    /// call retried on `EINTR`.
+    private static func loopingOverShortWrites(_ count: Int, _ write: (_ done: Int) -> Int) throws(Errno) {
         var done = 0
-        while done < bytes.count {
-            let n = try bytes.withUnsafeBytes { buffer in
-                Syscalls.retryingOnInterrupt {
-                    table.pwriteVault(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-                }
-            }.get()
+        while done < count {
+            let n = try Syscalls.retryingOnInterrupt { write(done) }.get()
+            // A regular file never accepts zero bytes of a non-empty write; guard against a loop.
             if n == 0 { throw Errno.ioError }
             done += n
         }
