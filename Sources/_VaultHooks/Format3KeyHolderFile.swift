@@ -124,38 +124,29 @@ public struct Format3KeyHolderFile: Sendable {
 
 /// Where the chunks of each complete commit of a format-3 file lie (the current commit first), as
 /// `keys` read them: for the tamper matrix's regions.
+///
+/// Forwards `Format3CommitLayout` (package) to the `Reliability/` package.
 public struct Format3Layout: Sendable {
     /// One chunk: `"header"`, `"root"`, `"node"` or `"record"`, its scope, its bytes.
     public struct Chunk: Sendable {
-        public let kind: String
-        public let scope: String?
-        public let range: Range<Int>
+        fileprivate let chunk: Format3CommitLayout.Chunk
+
+        public var kind: String { chunk.kind.rawValue }
+        public var scope: String? { chunk.scope.map { Format3KeyHolderFile.ScopeName($0).description } }
+        public var range: Range<Int> { chunk.range }
     }
 
+    private let layout: Format3CommitLayout
+
     /// The slot's position (0 or 1).
-    public let slotIndex: Int
-    public let generation: UInt64
+    public var slotIndex: Int { layout.slotIndex }
+    public var generation: UInt64 { layout.generation }
     /// The bytes the commit appended (its commit hash covers them); empty for a full rewrite.
-    public let appended: Range<Int>
-    public let chunks: [Chunk]
+    public var appended: Range<Int> { layout.appended }
+    public var chunks: [Chunk] { layout.chunks.map(Chunk.init) }
 
     /// The layouts of `file`'s complete commits that `keys` open, the current one first.
     public static func commits(of file: [UInt8], keys: VaultKeys) throws -> [Format3Layout] {
-        try Format3CommitLayout.commits(of: file, keys: keys).map { layout in
-            Format3Layout(
-                slotIndex: layout.slotIndex,
-                generation: layout.generation,
-                appended: layout.appended,
-                chunks: layout.chunks.map { chunk in
-                    Chunk(
-                        kind: chunk.kind.rawValue,
-                        scope: chunk.scope.map {
-                            Format3KeyHolderFile.ScopeName(kind: $0.kind, domain: $0.domain).description
-                        },
-                        range: chunk.range
-                    )
-                }
-            )
-        }
+        try Format3CommitLayout.commits(of: file, keys: keys).map(Format3Layout.init)
     }
 }

@@ -9,18 +9,25 @@ import VaultFormat
 /// Forwards `KeyHolderRewrite` (package) to the `Reliability/` package, which cannot see package
 /// code. It applies no rule of the format.
 public struct KeyHolderFile: Sendable {
-    /// One item: its index entry and its record bytes.
+    /// One item: its index entry and its record bytes (the package `SealedRecord`, made public).
     public struct Record: Sendable {
+        fileprivate var sealed: SealedRecord
+
         /// The index entry (its `domain` is written in a file of major 2).
-        public var entry: IndexEntry
+        public var entry: IndexEntry {
+            get { sealed.entry }
+            set { sealed.entry = newValue }
+        }
         /// The record bytes.
-        public var bytes: [UInt8]
+        public var bytes: [UInt8] {
+            get { sealed.bytes }
+            set { sealed.bytes = newValue }
+        }
 
         /// Pairs an entry with its bytes.
-        public init(entry: IndexEntry, bytes: [UInt8]) {
-            self.entry = entry
-            self.bytes = bytes
-        }
+        public init(entry: IndexEntry, bytes: [UInt8]) { sealed = SealedRecord(entry: entry, bytes: bytes) }
+
+        fileprivate init(_ sealed: SealedRecord) { self.sealed = sealed }
     }
 
     private var file: KeyHolderRewrite
@@ -52,8 +59,8 @@ public struct KeyHolderFile: Sendable {
     }
     /// The items, in index order.
     public var records: [Record] {
-        get { file.records.map { Record(entry: $0.entry, bytes: $0.bytes) } }
-        set { file.records = newValue.map { SealedRecordForwarding.make($0.entry, $0.bytes) } }
+        get { file.records.map(Record.init) }
+        set { file.records = newValue.map(\.sealed) }
     }
     /// The deletion records, in index order.
     public var deletions: [DeletionRecord] {
@@ -70,13 +77,12 @@ public struct KeyHolderFile: Sendable {
 
     /// Seals `draft` with the key holder's keys in key domain `domain`, at the file's generation.
     public func seal(_ draft: ItemDraft, domain: UInt8, random: some RandomSource) throws -> Record {
-        let sealed = try file.seal(draft, domain: domain, random: random)
-        return Record(entry: sealed.entry, bytes: sealed.bytes)
+        Record(try file.seal(draft, domain: domain, random: random))
     }
 
     /// Puts `record` in index order, replacing a record of the same item ID.
     public mutating func insert(_ record: Record) {
-        file.insert(SealedRecordForwarding.make(record.entry, record.bytes))
+        file.insert(record.sealed)
     }
 
     /// The file, with the checksum, the MAC and the index recomputed under the key holder's keys.
@@ -116,9 +122,4 @@ public struct KeyHolderFile: Sendable {
             random: random
         )
     }
-}
-
-/// Builds the package `SealedRecord` from public parts.
-private enum SealedRecordForwarding {
-    static func make(_ entry: IndexEntry, _ bytes: [UInt8]) -> SealedRecord { SealedRecord(entry: entry, bytes: bytes) }
 }

@@ -175,20 +175,17 @@ package struct Format3KeyHolderRewrite: Sendable {
                 random: random
             )
         )
-        let index = 1 - Int(slot.index)
-        let newSlot = CommitSlot(
+        let newSlot = slot.next(
             minor: slot.minor,
-            index: UInt8(index),
             generation: generation,
-            commitStart: slot.committedLength,
-            committedLength: slot.committedLength + UInt64(heap.appended.count),
-            commitHash: BLAKE2b.hash(heap.appended, length: 32),
+            appended: heap.appended,
             header: headerReference,
             root: rootReference
         )
+        let slotOffset = Int(newSlot.index) * CommitSlot.byteCount
         var result = file + heap.appended
         result.replaceSubrange(
-            index * CommitSlot.byteCount..<(index + 1) * CommitSlot.byteCount,
+            slotOffset..<slotOffset + CommitSlot.byteCount,
             with: newSlot.encoded(mac: { BLAKE2b.hash($0, key: keys.headerKey, length: 32) })
         )
         return result

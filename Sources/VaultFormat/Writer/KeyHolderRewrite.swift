@@ -15,19 +15,9 @@
 /// field (a fresh nonce, the counts, the records length), the header length, the checksum, the
 /// MAC under `HK` and the index under `IK`, with ``keys``.
 package struct KeyHolderRewrite: Sendable {
-    /// One header field, as stored.
-    package struct Field: Hashable, Sendable {
-        /// The field type, critical bit included.
-        package var type: UInt16
-        /// The value.
-        package var value: [UInt8]
-
-        /// Creates a field.
-        package init(type: UInt16, value: [UInt8]) {
-            self.type = type
-            self.value = value
-        }
-    }
+    /// One header field, as stored: its type, critical bit included, and its value. The raw
+    /// type-and-value pair a header keeps for a field it does not know serves every field here.
+    package typealias Field = VaultHeader.UnknownField
 
     /// The major version written in the preamble; 40-byte index entries (with the key domain)
     /// from major 2 on.
@@ -58,16 +48,7 @@ package struct KeyHolderRewrite: Sendable {
         )
         major = snapshot.header.major
         minor = snapshot.header.minor
-        fields = []
-        var offset = VaultHeader.preambleByteCount
-        let end = length - VaultHeader.trailerByteCount
-        while offset < end {
-            let type = UInt16(file[offset]) | UInt16(file[offset + 1]) << 8
-            var size = 0
-            for shift in 0..<4 { size |= Int(file[offset + 2 + shift]) << (8 * shift) }
-            fields.append(Field(type: type, value: Array(file[offset + 6..<offset + 6 + size])))
-            offset += 6 + size
-        }
+        fields = Field.parse(Array(file[VaultHeader.preambleByteCount..<length - VaultHeader.trailerByteCount]))
         records = []
         let index = try snapshot.index
         for position in 0..<index.count {

@@ -128,12 +128,17 @@ extension VaultWriter {
         try recordDeletion(of: VaultMerge.shadowID(of: id), at: deletion.deletedAt, history: deletion.history)
     }
 
-    /// Records the deletion entry of the item whose entry was `entry`: in the scope and under the
-    /// key of the previous generation's entry when there is one, so that it takes that entry's
-    /// place (R3-ENT-2).
+    /// Records the deletion entry of the item whose entry was `entry` (R3-ENT-2).
     mutating func recordDeletionEntry(of entry: IndexEntry, at deletedAt: Int64, history: EventHistory) throws {
+        deletedEntries[entry.itemID] = try deletionEntry(of: entry, at: deletedAt, history: history)
+    }
+
+    /// The deletion entry of the item whose entry was `entry`: in the scope and under the key of
+    /// the previous generation's entry when there is one, so that it takes that entry's place
+    /// (R3-ENT-2).
+    func deletionEntry(of entry: IndexEntry, at deletedAt: Int64, history: EventHistory) throws -> Format3Deletion {
         let place = try baseLocated(entry.itemID)?.entry ?? entry
-        deletedEntries[entry.itemID] = Format3Deletion(
+        return Format3Deletion(
             key: TreeKey(tag: place.tag, itemID: entry.itemID),
             scope: ScopeID(protectionClass: place.protectionClass, domain: place.domain),
             deletedAt: deletedAt,

@@ -94,13 +94,7 @@ extension VaultWriter {
         if header.isVersion3 {
             for entry in current where entry.protectionClass.isDeviceBound {
                 let history = try nextHistory(of: entry.itemID, random: random)
-                let place = try baseLocated(entry.itemID)?.entry ?? entry
-                foreignDeletions[entry.itemID] = Format3Deletion(
-                    key: TreeKey(tag: place.tag, itemID: entry.itemID),
-                    scope: ScopeID(protectionClass: place.protectionClass, domain: place.domain),
-                    deletedAt: now,
-                    history: history
-                )
+                foreignDeletions[entry.itemID] = try deletionEntry(of: entry, at: now, history: history)
             }
         }
         // Format 3: a rekey changes no item, so each record keeps its current event (§8).

@@ -50,6 +50,28 @@ package struct CommitSlot: Hashable, Sendable {
         self.root = root
     }
 
+    /// The slot of an in-place commit on top of this one (Spec/format-v3.md §9.1, step 4): at the
+    /// other position (`1 − i`), its commit `appended`, the bytes that follow this commit's
+    /// `committedLength`, fingerprinted by their BLAKE2b.
+    package func next(
+        minor: UInt16,
+        generation: UInt64,
+        appended: [UInt8],
+        header: ChunkReference,
+        root: ChunkReference
+    ) -> CommitSlot {
+        CommitSlot(
+            minor: minor,
+            index: 1 - index,
+            generation: generation,
+            commitStart: committedLength,
+            committedLength: committedLength + UInt64(appended.count),
+            commitHash: BLAKE2b.hash(appended, length: 32),
+            header: header,
+            root: root
+        )
+    }
+
     /// The slot's 512 bytes; `mac` computes the 32-byte MAC of the first 480 under `HK`.
     package func encoded(mac: ([UInt8]) -> [UInt8]) -> [UInt8] {
         var writer = ByteWriter(capacity: Self.byteCount)

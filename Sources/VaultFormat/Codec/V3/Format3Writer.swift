@@ -260,25 +260,20 @@ package enum Format3Writer {
             random: random
         )
         let liveBytes = store.root.liveBytes + appendedBeforeRoot - released + UInt64(rootReference.length)
-        let committedLength = current.committedLength + UInt64(heap.appended.count)
-        let index = 1 - Int(current.index)
-        let slot = CommitSlot(
+        let slot = current.next(
             minor: header.minor,
-            index: UInt8(index),
             generation: generation,
-            commitStart: current.committedLength,
-            committedLength: committedLength,
-            commitHash: BLAKE2b.hash(heap.appended, length: 32),
+            appended: heap.appended,
             header: headerReference,
             root: rootReference
         )
         return Format3Commit(
             offset: current.committedLength,
             appended: heap.appended,
-            slotOffset: index * CommitSlot.byteCount,
+            slotOffset: Int(slot.index) * CommitSlot.byteCount,
             slot: slot.encoded(mac: { BLAKE2b.hash($0, key: keys.headerKey, length: 32) }),
             headerChunk: chunk,
-            waste: committedLength - CommitSlot.heapStart - liveBytes,
+            waste: slot.committedLength - CommitSlot.heapStart - liveBytes,
             liveBytes: liveBytes
         )
     }
