@@ -105,6 +105,32 @@ public enum TerminalText {
         }
     }
 
+    /// `value` as a JSON string literal: quotes and backslashes escaped, `\n`, `\r`, `\t`, and
+    /// `\uXXXX` for every other scalar ``needsEscape(_:)`` names. A newline or control character
+    /// in an attribute can then never forge a line of a view or of a message, nor reorder how a
+    /// line is shown.
+    public static func quoted(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                // C0, DEL, C1, line separators and bidi controls (which reorder how a line is shown).
+                if TerminalText.needsEscape(scalar) {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
     /// `text` followed by spaces up to `columns` display columns.
     public static func padded(_ text: String, to columns: Int) -> String {
         text + String(repeating: " ", count: max(0, columns - width(text)))

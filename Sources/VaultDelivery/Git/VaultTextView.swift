@@ -50,7 +50,7 @@ public enum VaultTextView {
         if header.followsVersion12Rules {
             out += "recipients: \(header.recipientCount)\n"
             switch recipients {
-            case .success(let list)?: for r in list { out += "  \(r.key) \(quoted(r.name))\n" }
+            case .success(let list)?: for r in list { out += "  \(r.key) \(TerminalText.quoted(r.name))\n" }
             case .failure(let error)?: out += "  damaged: \(describe(error))\n"
             case nil: break
             }
@@ -149,7 +149,7 @@ public enum VaultTextView {
     static func fields(_ a: ItemAttributes, itemClass: ItemClass) -> String {
         var out = ""
         func text(_ name: String, _ value: String, always: Bool = false) {
-            if always || !value.isEmpty { out += "  \(name): \(quoted(value))\n" }
+            if always || !value.isEmpty { out += "  \(name): \(TerminalText.quoted(value))\n" }
         }
         if itemClass == .internetPassword {
             text("server", a.server, always: true)
@@ -186,29 +186,5 @@ public enum VaultTextView {
                 : "another device's item"
         }
         return "the credential does not hold the key of class \(entry.protectionClass)"
-    }
-
-    /// A value as a JSON string literal, so that a newline or control character in an attribute
-    /// can never forge a line of the view.
-    static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                // C0, DEL, C1, line separators and bidi controls (which reorder how a line is shown).
-                if TerminalText.needsEscape(scalar) {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

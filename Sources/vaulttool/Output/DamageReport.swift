@@ -1,5 +1,6 @@
 // vaulttool: naming damaged items, on one line or in JSON, never with a secret.
 
+import VaultDelivery
 import VaultIO
 
 /// How commands name a damaged item: by ID always, by service (or server) and account when its
@@ -24,7 +25,8 @@ enum DamageReport {
         if let attributes = damage.attributes {
             let internet = damage.entry.itemClass == .internetPassword
             let place = internet ? attributes.server : attributes.service
-            text += " (\(internet ? "internet" : "generic") \(quoted(place))/\(quoted(attributes.account)))"
+            text +=
+                " (\(internet ? "internet" : "generic") \(TerminalText.quoted(place))/\(TerminalText.quoted(attributes.account)))"
         }
         return text + ": " + damage.error.reason
     }
@@ -59,20 +61,5 @@ enum DamageReport {
                 + "'vaulttool backup' (see 'vaulttool help backup')",
             exitCode: .damaged
         )
-    }
-
-    /// `"text"` with quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
