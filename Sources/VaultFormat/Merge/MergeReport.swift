@@ -36,23 +36,6 @@ public struct MergeConflict: Sendable, Hashable {
     public let service: String
     /// The winning (or, when deleted, the losing) version's account, for listing.
     public let account: String
-
-    /// Creates a conflict description.
-    public init(
-        itemID: ItemID,
-        kind: Kind,
-        winner: MergeSide?,
-        copyID: ItemID?,
-        service: String = "",
-        account: String = ""
-    ) {
-        self.itemID = itemID
-        self.kind = kind
-        self.winner = winner
-        self.copyID = copyID
-        self.service = service
-        self.account = account
-    }
 }
 
 /// What a merge of two vault files did (`Vault.merge` in VaultIO, Spec/merge.md).

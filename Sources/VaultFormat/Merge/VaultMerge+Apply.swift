@@ -98,7 +98,9 @@ extension Merger {
         case .deletionNewer(than: let version, listed: true):
             tally.conflicts.append(changedAndDeletedConflict(id, winner: nil, version))
         case .unreadable:
-            tally.conflicts.append(MergeConflict(itemID: id, kind: .unreadable, winner: winner, copyID: nil))
+            tally.conflicts.append(
+                MergeConflict(itemID: id, kind: .unreadable, winner: winner, copyID: nil, service: "", account: "")
+            )
         case .sameVersion, .noVersion, .changedOnOneSide, .deletionUnproven, .unrecorded, .newerThanDeletion,
             .deletionNewer, .outdated, .descends:
             break
