@@ -35,16 +35,15 @@ extension VaultSnapshot {
                 (recordsOffset, header.recordsLength)
             }
         let bytes = Array(try source.read(offset: offset, count: count))
-        var loaded = VaultSnapshot(
+        return VaultSnapshot(
             header: header,
             headerBytes: headerBytes,
             keys: keys,
-            index: storedIndex,
+            storedIndex: storedIndex,
             format3: format3,
             openedKeyslot: openedKeyslot,
-            source: RecordsInMemory(offset: offset, bytes: bytes, fallback: source)
+            source: RecordsInMemory(offset: offset, bytes: bytes, fallback: source),
+            skippedIncompleteCommit: skippedIncompleteCommit
         )
-        loaded.skippedIncompleteCommit = skippedIncompleteCommit
-        return loaded
     }
 }

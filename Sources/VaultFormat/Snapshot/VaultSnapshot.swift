@@ -64,24 +64,6 @@ public struct VaultSnapshot: Sendable {
     /// itself: a reader goes on with the commit it has, and says so.
     public internal(set) var skippedIncompleteCommit = false
 
-    init(
-        header: VaultHeader,
-        headerBytes: [UInt8],
-        keys: VaultKeys,
-        index: VaultIndex,
-        format3: Format3Store? = nil,
-        openedKeyslot: Int,
-        source: any RecordSource
-    ) {
-        self.header = header
-        self.headerBytes = headerBytes
-        self.keys = keys
-        self.storedIndex = index
-        self.format3 = format3
-        self.openedKeyslot = openedKeyslot
-        self.source = source
-    }
-
     /// The index: every live entry in `(tag, itemID)` order, and the deletion records.
     ///
     /// A format-3 file reads its scope trees whole the first time (Spec/format-v3.md §10 step 8),
@@ -158,7 +140,7 @@ public struct VaultSnapshot: Sendable {
                 header: header,
                 headerBytes: headerBytes,
                 keys: keys,
-                index: .empty,
+                storedIndex: .empty,
                 format3: try Format3Store(header: header, keys: keys, source: source),
                 openedKeyslot: openedKeyslot,
                 source: source
@@ -170,7 +152,8 @@ public struct VaultSnapshot: Sendable {
             header: header,
             headerBytes: headerBytes,
             keys: keys,
-            index: index,
+            storedIndex: index,
+            format3: nil,
             openedKeyslot: openedKeyslot,
             source: source
         )
