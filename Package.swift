@@ -77,6 +77,8 @@ let package = Package(
         .testTarget(name: "VaultDeliveryTests", dependencies: ["VaultDelivery", "VaultIO"]),
         // Written as an app outside this package would: depends on VaultIO only, imports VaultIO only.
         .testTarget(name: "AppStyleTests", dependencies: ["VaultIO"]),
+        // vaulttool's parsing and printing, in-process (`@testable import vaulttool`), without the binary.
+        .testTarget(name: "vaulttoolUnitTests", dependencies: ["vaulttool"]),
         .testTarget(
             name: "vaulttoolTests",
             dependencies: ["VaultFormat", "VaultIO", "VaultTestSupport"],
