@@ -1,10 +1,12 @@
-// vaulttool tests: findings of the security review of recipients (format 1.2) and git-diff.
+// vaulttool tests: recipient identities (`--identity`): what opening with one says, a vault forged from
+// a public key alone, and `recipients rm --unreadable` on a healthy vault.
+// Found by the security review of recipients (format 1.2) and git-diff.
 
 import Foundation
 import Testing
 
-@Suite("Recipients review")
-struct RecipientReviewTests {
+@Suite("Recipients: identities")
+struct RecipientIdentityTests {
     /// A 1.2 vault with one item whose only recipient is `alice.id`; `eve.id` is no recipient.
     func vaultForAlice() throws -> Workspace {
         let w = try Workspace()
@@ -72,101 +74,7 @@ struct RecipientReviewTests {
         #expect(wrong.status == 3)
         #expect(wrong.stderr == "Error: Wrong password or key file\n")
     }
-}
 
-@Suite("git-diff review")
-struct GitDiffReviewTests {
-    /// R-GD-1: a bidirectional override in an attribute is escaped in the view, so a crafted label
-    /// cannot make its line (or the next) display reordered in a terminal or a review UI.
-    @Test func bidiControlsInAttributes_areEscaped() throws {
-        let w = try Workspace()
-        try w.makeVault(format: "1.1")
-        let label = "deploy\u{202E}txt.exe\u{2066}x\u{2069}"
-        let set = try w.set("s3cret", ["--service", "db", "--account", "app", "--label", label])
-        #expect(set.status == 0, "\(set.stderr)")
-        let view = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
-        #expect(view.status == 0, "\(view.stderr)")
-        #expect(view.stdout.contains(#"  label: "deploy\u202etxt.exe\u2066x\u2069""#), "\(view.stdout)")
-        #expect(
-            !view.stdout.unicodeScalars.contains {
-                (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
-            }
-        )
-        #expect(!view.stdout.contains("s3cret"))
-    }
-}
-
-@Suite("git-setup review")
-struct GitSetupReviewTests {
-    typealias Git = CredentialHelperIntegrationTests
-
-    /// A credential path with shell syntax and a '%' placeholder: one quoted word for git's shell
-    /// in both drivers, never run as a command, and '%' doubled where git expands placeholders.
-    @Test(.enabled(if: Git.hasGit)) func gitSetup_pathWithShellSyntaxAndPercent_isOneWordForGit() throws {
-        let w = try Workspace()
-        try GitDriverTests.committedVault(w)
-        let name = "p;$(touch pwned)`touch pwned2` 100%A"
-        try w.write(name, Workspace.password + "\n")
-        try w.write(".git/info/exclude", "pw\n\(name)\n.state/\nhome/\nrun/\n")
-        let setup = try w.run(["git-setup", "--password-file", name])
-        #expect(setup.status == 0, "\(setup.stderr)")
-        let textconv = try GitDriverTests.git(["config", "--get", "diff.vault.textconv"], in: w).stdout
-        #expect(textconv.hasSuffix(" git-diff --password-file '\(w.file(name))'\n"), "\(textconv)")
-        let merge = try GitDriverTests.git(["config", "--get", "merge.vault.driver"], in: w).stdout
-        let doubled = w.file(name).replacingOccurrences(of: "%", with: "%%")
-        #expect(merge.hasSuffix(" git-merge --password-file '\(doubled)' %O %A %B %P\n"), "\(merge)")
-        try w.set("NEW-db-Secret-3333", ["--service", "db", "--account", "app"])
-        let diff = try GitDriverTests.git(["diff"], in: w).stdout
-        #expect(diff.contains("+  secret: fingerprint "), "\(diff)")
-        #expect(!FileManager.default.fileExists(atPath: w.file("pwned")))
-        #expect(!FileManager.default.fileExists(atPath: w.file("pwned2")))
-    }
-}
-
-extension GitDiffReviewTests {
-    /// R-GD-1: a commit that adds a recipient (full read access to every later generation) is
-    /// visible in the view: the count without a key, and key and name with the master key.
-    @Test func addedRecipient_showsInTheView() throws {
-        let w = try Workspace()
-        try w.makeVault(format: "1.1")
-        let migrate = try w.run(["migrate", "--to", "1.2", "--password-file", "pw"] + Workspace.fastKDF + ["v.vault"])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
-        let before = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
-        #expect(before.stdout.contains("keyslots: 1\n  #0 password master argon2id"), "\(before.stdout)")
-        #expect(before.stdout.contains("\nrecipients: 0\nitems: 0\n"), "\(before.stdout)")
-        let key = try w.run(["keygen", "eve.id"]).stdout.trimmingCharacters(in: .newlines)
-        let added = try w.run([
-            "recipients", "add", "--password-file", "pw", "--recipient", key, "--name", "eve\u{202E}", "v.vault",
-        ])
-        #expect(added.status == 0, "\(added.stderr)")
-        let after = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
-        #expect(after.stdout.contains("\nrecipients: 1\n  \(key) \"eve\\u202e\"\nitems: 0\n"), "\(after.stdout)")
-        let locked = try w.run(["git-diff", "v.vault"])
-        #expect(locked.status == 0)
-        #expect(locked.stdout.contains("\nrecipients: 1\nitems: 0\n"), "\(locked.stdout)")
-        #expect(!locked.stdout.contains(key))
-        // Opened by the identity (master key): the same lines.
-        let byIdentity = try w.run(["git-diff", "--identity", "eve.id", "v.vault"])
-        #expect(
-            byIdentity.stdout.contains(
-                "\nheader: authenticated by a recipient identity (anyone with its public key can write such a file)\n"
-            ),
-            "\(byIdentity.stdout)"
-        )
-        #expect(after.stdout.contains("\nheader: authenticated\n"), "a password's MAC check stays plain")
-        #expect(byIdentity.stdout.contains("\nrecipients: 1\n  \(key) \"eve\\u202e\"\n"), "\(byIdentity.stdout)")
-    }
-
-    /// Views of a 1.1 file do not change (no recipients line).
-    @Test func version11View_hasNoRecipientsLine() throws {
-        let w = try Workspace()
-        try w.makeVault(format: "1.1")
-        let view = try w.run(["git-diff", "--password-file", "pw", "v.vault"])
-        #expect(!view.stdout.contains("recipients"))
-    }
-}
-
-extension RecipientReviewTests {
     /// Spec/threat-model.md 3.12: the public recipient key alone makes a vault the identity opens
     /// (here a whole new one, by someone who never held the team's keys); git-diff says how
     /// little the header check proves then.
@@ -194,9 +102,7 @@ extension RecipientReviewTests {
         let view = try w.run(["git-diff", "--identity", "victim.id", "f.vault"])
         #expect(view.stdout.contains("header: authenticated by a recipient identity"), "\(view.stdout)")
     }
-}
 
-extension RecipientReviewTests {
     /// `recipients rm --unreadable`: only for 'rm', alone; on a healthy vault it changes nothing.
     /// (A vault with such a stanza is made in VaultIOTests, UnreadableRecipientTests.)
     @Test func rmUnreadable_onAHealthyVault_changesNothing() throws {

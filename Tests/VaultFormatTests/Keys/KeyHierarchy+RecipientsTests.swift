@@ -1,11 +1,12 @@
-// vault: R12-RCP-4 checks of a stanza's sealed info, found in the security review.
+// vault: KeyHierarchy.recipient(of:master:vaultID:), the R12-RCP-4 checks of a stanza's sealed info.
+// Found by the security review of recipients (format 1.2).
 
 import Testing
 
 @testable import VaultFormat
 
 @Suite("Recipient info (R12-RCP-4)")
-struct RecipientInfoReviewTests {
+struct RecipientInfoTests {
     static let master = MasterKey(secret: SecretBytes(bytes: (0..<32).map { UInt8($0) }))
     static let vaultID = (0..<16).map { 0x40 + UInt8($0) }
 
@@ -51,32 +52,5 @@ struct RecipientInfoReviewTests {
         } catch {
             #expect(error.code == .structure, "\(error)")
         }
-    }
-}
-
-@Suite("Recipient keys are canonical (R12-RCP-2, R12-TXT-1)")
-struct RecipientKeyCanonicalTests {
-    /// The top bit of a key is ignored by X25519, but the KEK binds R's bytes: a stanza made for
-    /// R with the top bit set would never open with R's identity. Such a key is refused.
-    @Test func topBitSet_isRefused_notAStanzaNoIdentityOpens() throws {
-        let identity = RecipientIdentity.generate()
-        var bytes = identity.recipient.bytes
-        bytes[31] |= 0x80
-        #expect(throws: VaultFormatError.self) { try RecipientKey(bytes: bytes) }
-        do {
-            _ = try RecipientKey(bytes: bytes)
-        } catch {
-            #expect(error.code == .invalidParameter)
-        }
-    }
-
-    /// u >= p (2^255 - 19 ... 2^255 - 1) is the non-canonical encoding of a small u: refused.
-    @Test func encodingAtOrAboveP_isRefused() throws {
-        for low: UInt8 in [0xED, 0xF0, 0xFF] {
-            let bytes = [low] + [UInt8](repeating: 0xFF, count: 30) + [0x7F]
-            #expect(throws: VaultFormatError.self) { try RecipientKey(bytes: bytes) }
-        }
-        // Every generated key is canonical.
-        for _ in 0..<64 { _ = try RecipientKey(bytes: RecipientIdentity.generate().recipient.bytes) }
     }
 }

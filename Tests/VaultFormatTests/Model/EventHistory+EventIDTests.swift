@@ -1,13 +1,15 @@
-// vault: outside review (atk2) of EventID as one big-endian UInt64 (f326e09): the bytes in file
-// order, LE64(version) for a migrated entry, and `<` as the bytes' lexicographic order.
+// vault: EventID as the 8 bytes in file order: LE64(version) for a migrated entry, and `<` as the
+// bytes' lexicographic order (Spec/format-v3.md §11, §19.5).
+//
+// Found by an outside review (atk2) of EventID as one big-endian UInt64 (f326e09).
 
 import Testing
 import VaultTestSupport
 
 @testable import VaultFormat
 
-@Suite("atk2: EventID byte order")
-struct EventIDByteOrderAttackTests {
+@Suite("EventID byte order")
+struct EventIDByteOrderTests {
     @Test("a migrated event is the 8 bytes LE64(version) (Spec/format-v3.md §11, §19.5)")
     func migratedVersionIsLittleEndianBytes() throws {
         #expect(EventID(migratedVersion: 7).description == "0700000000000000", "§19.5 migratedVersion7")
