@@ -2,7 +2,7 @@
 
 import Testing
 
-/// Commands read arguments through typed keys (Support/OptionKeys.swift) that find a word by
+/// Commands read arguments through typed keys (Options/OptionKeys.swift) that find a word by
 /// the command's declaration; these runs pin which word each argument receives.
 @Suite("Argument declarations")
 struct ArgumentDeclarationTests {
