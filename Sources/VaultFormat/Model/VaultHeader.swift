@@ -34,9 +34,12 @@ public struct VaultHeader: Sendable {
     /// The most deletion records a vault may hold.
     public static let maximumDeletionCount = 1_000_000
 
-    /// A header field this library does not know, kept for rewriting (R-FLD-3).
+    /// A header field as type and raw value: in ``unknownFields``, one this library does not
+    /// know, kept for rewriting (R-FLD-3); a key holder's rewrite of the header holds every field
+    /// so.
     public struct UnknownField: Hashable, Sendable {
-        /// The field type; the critical bit is clear.
+        /// The field type. In ``unknownFields`` its critical bit is clear (R-FLD-2 refuses a
+        /// critical field it does not know).
         public var type: UInt16
         /// The raw value.
         public var value: [UInt8]
