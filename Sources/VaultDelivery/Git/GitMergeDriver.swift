@@ -8,9 +8,10 @@ public import VaultIO
 ///
 /// Opening it reads everything a merge needs and refuses what must not be merged:
 ///
-/// - The versions open with the credentials the sources name, when the caller says one was
-///   named; else with the keys an agent holds for a vault of ours' ID (git passes temporary
-///   copies whose paths the agent never saw). With neither, the initialiser returns `nil`.
+/// - The versions open with the credentials the sources name, when they name one other than a
+///   device secret (a password source, a key file, an identity, the TPM); else with the keys an
+///   agent holds for a vault of ours' ID (git passes temporary copies whose paths the agent never
+///   saw). With neither, the initialiser returns `nil`. Nothing is prompted for.
 /// - Ours is screened by the rollback record: a copy under a master key a rekey retired here, or
 ///   with a removed credential, is refused. Merging main into such a copy (an old file committed
 ///   on a pull request) would keep its retired key (R-MRG-11 keeps ours' key when ours alone
@@ -21,10 +22,11 @@ public import VaultIO
 /// - An empty ancestor (git's when both branches added the file) makes the merge two-way.
 ///
 /// ```swift
-/// var sources = CredentialSources(password: .file("pw"))
-/// sources.mayPrompt = false
+/// import VaultDelivery
+/// import VaultIO
+///
 /// let versions = GitMergeDriver.Versions(ancestor: "%O", ours: "%A", theirs: "%B", name: "team.vault")
-/// if let driver = try GitMergeDriver(versions, sources: sources, credentialNamed: true) {
+/// if let driver = try GitMergeDriver(versions, sources: CredentialSources(password: .file("pw"))) {
 ///     let report = try driver.merge()
 /// }
 /// ```
@@ -52,9 +54,6 @@ public struct GitMergeDriver {
         }
     }
 
-    /// The variable `vaulttool git-merge` reads a password file's path from, which messages name.
-    public static let passwordFileVariable = "VAULTTOOL_PASSWORD_FILE"
-
     /// The files.
     public let versions: Versions
     /// Ours, opened for the write, screened.
@@ -73,29 +72,29 @@ public struct GitMergeDriver {
     ///
     /// - Parameters:
     ///   - versions: The files.
-    ///   - sources: The credentials; they should not prompt.
-    ///   - credentialNamed: Whether a credential was named (the sources are then used, and no agent).
+    ///   - sources: The credentials; they are read without a prompt.
     ///   - configuration: Where the rollback record is; its policy is set to accept, since ours
     ///     is screened here.
     ///   - agent: The agent to ask for keys when no credential is named; `nil` asks none.
     /// - Returns: `nil` when no credential is named and no agent holds keys for this vault.
     /// - Throws: `VaultIOError.Code.rolledBack` when ours brings back a retired master
     ///   key or a removed credential (its `rollback` says which);
-    ///   `VaultFormatError.Code.wrongCredential` when the agent's keys do not open the ancestor
-    ///   or theirs; ``VaultDeliveryError/Code/system`` when the ancestor cannot be read; the
+    ///   `VaultFormatError.Code.wrongCredential` for a wrong credential, and when the agent's keys
+    ///   do not open one of the versions (its reason names which, by ``Versions/name``); ``VaultDeliveryError/Code/system`` when the ancestor cannot be read; the
     ///   errors of opening a vault otherwise.
     public init?(
         _ versions: Versions,
         sources: CredentialSources,
-        credentialNamed: Bool,
         configuration: VaultConfiguration = VaultConfiguration(),
         agent: VaultAgent? = VaultAgent.fromEnvironment()
     ) throws {
         var configuration = configuration
         configuration.rollbackPolicy = .accept
+        var sources = sources
+        sources.mayPrompt = false  // a driver runs inside git, often without a terminal (R12-TXT-3)
         let open: (String) throws -> VaultSnapshot
         let vault: Vault
-        if credentialNamed {
+        if sources.namesCredentialOtherThanDeviceSecret {
             let credentials = try sources.credentials()
             open = { try VaultFileReader(path: $0).open(with: credentials) }
             vault = try Vault(path: versions.ours, credentials: credentials, configuration: configuration)
@@ -106,25 +105,35 @@ public struct GitMergeDriver {
                 agent: agent
             )
         {
-            open = { path in
+            // Keys of one branch do not open a version re-keyed on another: that is a missing
+            // credential, not damage.
+            func opening<T>(_ path: String, _ body: () throws -> T) throws -> T {
                 do {
-                    return try VaultFileReader(path: path).open(keys: keys)
+                    return try body()
                 } catch let error as VaultFormatError where error.code == .headerAuthentication {
                     throw VaultFormatError(
                         .wrongCredential,
-                        "the agent's keys do not open \(versions.describe(path)) (re-keyed on one branch?); "
-                            + "give the driver a credential (\(Self.passwordFileVariable))"
+                        "the agent's keys do not open \(versions.describe(path)) (re-keyed on one branch?)"
                     )
                 }
             }
-            vault = try Vault(path: versions.ours, keys: keys, configuration: configuration)
+            open = { path in try opening(path) { try VaultFileReader(path: path).open(keys: keys) } }
+            vault = try opening(versions.ours) {
+                try Vault(path: versions.ours, keys: keys, configuration: configuration)
+            }
         } else {
             return nil
         }
         if let finding = vault.rollbackFinding,
             finding.kind == .retiredMasterKey || finding.kind == .removedCredential
         {
-            throw VaultIOError(.rolledBack, path: versions.ours, rollback: finding)
+            throw VaultIOError(
+                .rolledBack,
+                path: versions.ours,
+                reason: "\(versions.describe(versions.ours)) is an older copy (\(finding)): merging into it would "
+                    + "seal the other branch's items under what it brings back",
+                rollback: finding
+            )
         }
         var status = stat()
         guard stat(versions.ancestor, &status) == 0 else {

@@ -78,6 +78,13 @@ public struct CredentialSources: Sendable {
         password == nil && keyFile == nil && deviceSecretFile == nil && identityFile == nil && !tpm2
     }
 
+    /// Whether a credential other than a device secret is named: a password source, a key file,
+    /// an identity or the TPM. A device secret alone opens only a device keyslot, so tools that
+    /// can also use an agent's keys (git's drivers) ask the agent when this is `false`.
+    public var namesCredentialOtherThanDeviceSecret: Bool {
+        password != nil || keyFile != nil || identityFile != nil || tpm2
+    }
+
     /// These sources with this user's device secret (``DeviceSecretFile/defaultPath``) when they
     /// name no credential and that file exists; `nil` otherwise. The one statement of "no
     /// credential named: this user's device secret", as ``Vault/standard(directory:configuration:)``

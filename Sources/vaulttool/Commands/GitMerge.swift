@@ -31,7 +31,7 @@ struct GitMerge: Command {
     @OptionalArgument("path", help: "The file's path in the repository (git's %P).") var name: String?
 
     /// The variables that supply credentials when no option does.
-    static let passwordFileVariable = GitMergeDriver.passwordFileVariable
+    static let passwordFileVariable = "VAULTTOOL_PASSWORD_FILE"
     static let keyFileVariable = "VAULTTOOL_KEY_FILE"
 
     /// The credentials given, completed from the environment: a driver never prompts.
@@ -49,15 +49,11 @@ struct GitMerge: Command {
 
     func run() throws {
         let versions = GitMergeDriver.Versions(ancestor: ancestor, ours: ours, theirs: theirs, name: name)
-        let named =
-            credentialOptions.hasPasswordSource || credentialOptions.keyFile != nil
-            || credentialOptions.identityFile != nil || credentialOptions.tpm2
         let opened: GitMergeDriver?
         do {
             opened = try GitMergeDriver(
                 versions,
                 sources: credentialOptions.sources,
-                credentialNamed: named,
                 configuration: try VaultAccess.configuration()
             )
         } catch let error as VaultIOError where error.code == .rolledBack {
@@ -69,6 +65,14 @@ struct GitMerge: Command {
                     + "would seal the other branch's items under what it brings back; check out the other branch "
                     + "and merge this one into it",
                 exitCode: .damaged
+            )
+        } catch let error as VaultFormatError
+            where error.code == .wrongCredential && !credentialOptions.namesCredentialOtherThanDeviceSecret
+        {
+            // The agent's keys: a credential opens what another branch re-keyed.
+            throw ToolError(
+                "\(error.reason); give the driver a credential (\(Self.passwordFileVariable))",
+                exitCode: .wrongCredential
             )
         }
         guard let driver = opened else {

@@ -44,16 +44,17 @@ struct GitMergeDriverTests {
             }
         }
 
+        /// The driver with `password` in a file, or with no credential and a prompt that must
+        /// never be called (a driver runs inside git).
         func driver(password: String?) throws -> GitMergeDriver? {
-            var sources = CredentialSources(password: try password.map { .file(try scratch.file("pw", $0)) })
-            sources.mayPrompt = false
-            return try GitMergeDriver(
-                versions,
-                sources: sources,
-                credentialNamed: password != nil,
-                configuration: configuration,
-                agent: nil
+            let sources = CredentialSources(
+                password: try password.map { .file(try scratch.file("pw", $0)) },
+                prompt: { _ in
+                    Issue.record("the driver prompted")
+                    return Array("test".utf8)
+                }
             )
+            return try GitMergeDriver(versions, sources: sources, configuration: configuration, agent: nil)
         }
 
         func services() throws -> [String] {
@@ -119,6 +120,7 @@ struct GitMergeDriverTests {
         let error = try #require(throws: VaultIOError.self) { _ = try branches.driver(password: "test") }
         #expect(error.code == .rolledBack)
         #expect(error.rollback?.kind == .retiredMasterKey)
+        #expect(error.reason.hasPrefix("our 'team.vault' is an older copy ("), "\(error.reason)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: ours)) == before, "ours is untouched")
     }
 

@@ -320,4 +320,41 @@ struct GitMergeSetupTests {
             #expect(get.stdout == service, "\(get.stderr)")
         }
     }
+    /// The agent holds the keys of trunk, which was re-keyed; the feature branch is still under
+    /// the old master key. Merging trunk into it is a missing credential (exit 3) naming our file,
+    /// not damage (it was exit 4, "damaged or was tampered with", before GitMergeDriver).
+    @Test func gitMerge_intoABranchTheAgentsKeysDoNotOpen_asksForACredential() throws {
+        let w = try Workspace()
+        try GitDriverTests.committedVault(w)
+        #expect(try w.run(["git-setup"]).status == 0)
+        let agent = try AgentCommandTests.RunningAgent(in: w)
+        let environment = agent.environment.merging([
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.org",
+        ]) { $1 }
+        func git(_ arguments: [String]) throws -> RunResult {
+            try Git.git(arguments, in: w, environment: environment)
+        }
+        let trunk = try git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .newlines)
+        #expect(try git(["checkout", "-q", "-b", "feature"]).status == 0)
+        try w.set("feature", ["--service", "feature", "--account", "a"])
+        #expect(try git(["commit", "-q", "-am", "feature"]).status == 0)
+        #expect(try git(["checkout", "-q", trunk]).status == 0)
+        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"], environment: agent.environment)
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(try git(["commit", "-q", "-am", "rekey"]).status == 0)
+        #expect(try git(["checkout", "-q", "feature"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault")))
+        let merge = try git(["merge", "--no-edit", trunk])
+        #expect(merge.status != 0)
+        #expect(
+            merge.stderr.contains(
+                "Error: The agent's keys do not open our 'v.vault' (re-keyed on one branch?); give the driver a "
+                    + "credential (VAULTTOOL_PASSWORD_FILE)"
+            ),
+            "\(merge.stderr)"
+        )
+        #expect(try Data(contentsOf: URL(fileURLWithPath: w.file("v.vault"))) == before, "ours is untouched")
+    }
 }
