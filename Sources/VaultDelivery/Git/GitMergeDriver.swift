@@ -80,8 +80,9 @@ public struct GitMergeDriver {
     /// - Throws: `VaultIOError.Code.rolledBack` when ours brings back a retired master
     ///   key or a removed credential (its `rollback` says which);
     ///   `VaultFormatError.Code.wrongCredential` for a wrong credential, and when the agent's keys
-    ///   do not open one of the versions (its reason names which, by ``Versions/name``); ``VaultDeliveryError/Code/system`` when the ancestor cannot be read; the
-    ///   errors of opening a vault otherwise.
+    ///   do not open one of the versions (its reason names which, by ``Versions/name``);
+    ///   ``VaultDeliveryError/Code/system`` when the ancestor cannot be read; the errors of
+    ///   opening a vault otherwise.
     public init?(
         _ versions: Versions,
         sources: CredentialSources,
