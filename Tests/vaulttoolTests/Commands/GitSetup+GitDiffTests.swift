@@ -287,31 +287,58 @@ struct GitDriverTests {
 struct GitMergeSetupTests {
     typealias Git = CredentialHelperIntegrationTests
 
+    /// A committed vault with git-setup's drivers, an agent, and a branch `feature` that added the
+    /// item `feature`; trunk is checked out again.
+    private struct Repository {
+        let w: Workspace
+        let agent: AgentCommandTests.RunningAgent
+        let trunk: String
+
+        init() throws {
+            w = try Workspace()
+            try GitDriverTests.committedVault(w)
+            #expect(try w.run(["git-setup"]).status == 0)
+            let agent = try AgentCommandTests.RunningAgent(in: w)
+            self.agent = agent
+            let git = { [w] (arguments: [String]) in try Self.git(arguments, in: w, agent: agent) }
+            trunk = try git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .newlines)
+            #expect(try git(["checkout", "-q", "-b", "feature"]).status == 0)
+            try w.set("feature", ["--service", "feature", "--account", "a"])
+            #expect(try git(["commit", "-q", "-am", "feature"]).status == 0)
+            #expect(try git(["checkout", "-q", trunk]).status == 0)
+        }
+
+        /// git in the workspace, with the agent and a committer identity.
+        func git(_ arguments: [String]) throws -> RunResult { try Self.git(arguments, in: w, agent: agent) }
+
+        private static func git(
+            _ arguments: [String],
+            in w: Workspace,
+            agent: AgentCommandTests.RunningAgent
+        ) throws -> RunResult {
+            let identity = [
+                "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+                "GIT_COMMITTER_EMAIL": "t@example.org",
+            ]
+            return try Git.git(arguments, in: w, environment: agent.environment.merging(identity) { $1 })
+        }
+
+        /// `vaulttool unlock` of the vault in the agent.
+        func unlock() throws -> Int32 {
+            try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status
+        }
+    }
+
     /// Before, with `vaulttool unlock` and no credential in git-setup, `git merge` ended in a binary
     /// `CONFLICT (content)`, and messages named git's `.merge_file_*` copies. The driver now asks
     /// the agent by vault ID, as git-diff does, and names the file git names (%P).
     @Test func gitMerge_usesTheAgent_andNamesTheFile() throws {
-        let w = try Workspace()
-        try GitDriverTests.committedVault(w)
-        #expect(try w.run(["git-setup"]).status == 0)
-        let agent = try AgentCommandTests.RunningAgent(in: w)
-        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
-        let identity = [
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@example.org",
-        ]
-        let environment = agent.environment.merging(identity) { $1 }
-        func git(_ arguments: [String]) throws -> RunResult {
-            try Git.git(arguments, in: w, environment: environment)
-        }
-        let trunk = try git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .newlines)
-        #expect(try git(["checkout", "-q", "-b", "feature"]).status == 0)
-        try w.set("feature", ["--service", "feature", "--account", "a"])
-        #expect(try git(["commit", "-q", "-am", "feature"]).status == 0)
-        #expect(try git(["checkout", "-q", trunk]).status == 0)
+        let repository = try Repository()
+        let w = repository.w
+        #expect(try repository.unlock() == 0)
         try w.set("main", ["--service", "main", "--account", "a"])
-        #expect(try git(["commit", "-q", "-am", "main"]).status == 0)
-        let merge = try git(["merge", "--no-edit", "feature"])
+        #expect(try repository.git(["commit", "-q", "-am", "main"]).status == 0)
+        let merge = try repository.git(["merge", "--no-edit", "feature"])
         #expect(merge.status == 0, "\(merge.stdout) \(merge.stderr)")
         #expect(merge.stderr.contains("merged v.vault (their side) into v.vault:"), "\(merge.stderr)")
         #expect(!merge.stderr.contains(".merge_file_"))
@@ -320,27 +347,15 @@ struct GitMergeSetupTests {
             #expect(get.stdout == service, "\(get.stderr)")
         }
     }
+
     /// The agent holds the keys of trunk, which was re-keyed; the feature branch is still under
     /// the old master key. Merging trunk into it is a missing credential (exit 3) naming our file,
     /// not damage (it was exit 4, "damaged or was tampered with", before GitMergeDriver).
     @Test func gitMerge_intoABranchTheAgentsKeysDoNotOpen_asksForACredential() throws {
-        let w = try Workspace()
-        try GitDriverTests.committedVault(w)
-        #expect(try w.run(["git-setup"]).status == 0)
-        let agent = try AgentCommandTests.RunningAgent(in: w)
-        let environment = agent.environment.merging([
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@example.org",
-        ]) { $1 }
-        func git(_ arguments: [String]) throws -> RunResult {
-            try Git.git(arguments, in: w, environment: environment)
-        }
-        let trunk = try git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .newlines)
-        #expect(try git(["checkout", "-q", "-b", "feature"]).status == 0)
-        try w.set("feature", ["--service", "feature", "--account", "a"])
-        #expect(try git(["commit", "-q", "-am", "feature"]).status == 0)
-        #expect(try git(["checkout", "-q", trunk]).status == 0)
-        #expect(try w.run(["unlock", "--password-file", "pw", "v.vault"], environment: agent.environment).status == 0)
+        let repository = try Repository()
+        let (w, agent, trunk) = (repository.w, repository.agent, repository.trunk)
+        func git(_ arguments: [String]) throws -> RunResult { try repository.git(arguments) }
+        #expect(try repository.unlock() == 0)
         let rekey = try w.run(["rekey", "--password-file", "pw", "v.vault"], environment: agent.environment)
         #expect(rekey.status == 0, "\(rekey.stderr)")
         #expect(try git(["commit", "-q", "-am", "rekey"]).status == 0)
